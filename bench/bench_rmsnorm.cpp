@@ -1,0 +1,105 @@
+// RMSNorm benchmarks: every variant of kernels/rmsnorm/variants.def and, with libtorch, the PyTorch
+// baselines, over shapes x dtypes x {cold, hot}. Case names: rmsnorm/<impl>/<dtype>/t<rows>_h<hidden>/<mode>.
+// GB/s counts the minimal traffic (2 * rows * hidden + hidden) * sizeof(dtype) (RmsNormProblem::bytes()).
+#include <map>
+#include <memory>
+
+#include "harness/gbench.h"
+#include "rmsnorm/rmsnorm.h"
+#include "rmsnorm_case.h"
+#include "rmsnorm_shapes.h"
+#ifdef SOLBENCH_HAVE_TORCH
+#include "ref/torch/torch_baselines.h"
+#endif
+
+namespace sb::bench {
+namespace {
+
+using ProblemFn = std::function<void(const rmsnorm::Problem&, cudaStream_t)>;
+
+struct Impl {
+  std::string name;
+  std::function<std::string(const rmsnorm::Problem&)> supports;
+  ProblemFn launch;     // what is timed
+  ProblemFn write_y;    // what is verified: the same computation, leaving its result in problem.y
+  CaptureFn capture = capture_cuda_graph;
+};
+
+std::vector<Impl> implementations() {
+  std::vector<Impl> impls;
+  for (const rmsnorm::Variant& v : rmsnorm::variants()) {
+    auto run = [&v](const rmsnorm::Problem& p, cudaStream_t s) { rmsnorm::run(v, p, s); };
+    impls.push_back({v.name, v.supports, run, run});
+  }
+#ifdef SOLBENCH_HAVE_TORCH
+  auto none = [](const rmsnorm::Problem&) { return std::string(); };
+  impls.push_back({"torch_rms_norm", none,
+                   [](const rmsnorm::Problem& p, cudaStream_t s) { torch_ref::rms_norm(p, s, false); },
+                   [](const rmsnorm::Problem& p, cudaStream_t s) { torch_ref::rms_norm(p, s, true); },
+                   torch_ref::capture_graph});
+  impls.push_back({"torch_composite", none,
+                   [](const rmsnorm::Problem& p, cudaStream_t s) { torch_ref::rms_norm_composite(p, s, false); },
+                   [](const rmsnorm::Problem& p, cudaStream_t s) { torch_ref::rms_norm_composite(p, s, true); },
+                   torch_ref::capture_graph});
+#endif
+  return impls;
+}
+
+// Inputs live while consecutive cases share (shape, dtype): registration order keeps them together.
+RmsNormData& data_for(const RmsNormShape& shape, DType dtype) {
+  static std::unique_ptr<RmsNormData> data;
+  static std::string key;
+  const std::string k = shape.name() + std::string(name(dtype));
+  if (!data || key != k) {
+    data.reset();
+    const uint64_t seed = static_cast<uint64_t>(shape.rows) * 1000003u ^ static_cast<uint64_t>(shape.hidden) * 7919u ^
+                          static_cast<uint64_t>(dtype);
+    data = std::make_unique<RmsNormData>(shape.rows, shape.hidden, dtype, 1e-6, seed, env().stream.get());
+    key = k;
+  }
+  return *data;
+}
+
+void register_cases(const Options& opt) {
+  const std::vector<RmsNormShape> shapes = parse_rmsnorm_shapes(opt.shapes.empty() ? "default" : opt.shapes);
+  static std::map<std::string, Check> verified;  // one verification per impl x dtype x shape
+  for (const RmsNormShape& shape : shapes) {
+    for (DType dtype : kAllDTypes) {
+      for (const Impl& impl : implementations()) {
+        const std::string base = "rmsnorm/" + impl.name + "/" + std::string(name(dtype)) + "/" + shape.name();
+        for (Mode mode : {Mode::cold, Mode::hot}) {
+          const std::string case_name = base + "/" + mode_name(mode);
+          register_case(case_name, [=](benchmark::State& st) {
+            RmsNormData& data = data_for(shape, dtype);
+            const rmsnorm::Problem p = data.problem();
+            if (const std::string why = impl.supports(p); !why.empty()) return skip_unsupported(st, why);
+            auto it = verified.find(base);
+            if (it == verified.end()) {
+              data.poison_output();
+              impl.write_y(p, env().stream.get());
+              it = verified.emplace(base, data.verify()).first;
+            }
+            if (!it->second.ok) return fail_case(st, case_name, "verification failed: " + it->second.message);
+            run_timed(st, mode,
+                      Timed{case_name, [launch = impl.launch, p](cudaStream_t s) { launch(p, s); }, impl.capture,
+                            static_cast<double>(p.bytes()), p.flops(), it->second.err});
+          });
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace sb::bench
+
+int main(int argc, char** argv) {
+  sb::bench::BenchSpec spec;
+  spec.binary = "bench_rmsnorm";
+  spec.shapes_grammar = sb::bench::rmsnorm_shapes_grammar();
+#ifdef SOLBENCH_HAVE_TORCH
+  spec.torch_version = sb::torch_ref::version();
+#endif
+  spec.register_cases = sb::bench::register_cases;
+  return sb::bench::bench_main(argc, argv, spec);
+}

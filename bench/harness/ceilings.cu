@@ -1,0 +1,104 @@
+#include "harness/ceilings.h"
+
+#include <cublas_v2.h>
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "common/check.h"
+#include "harness/device.h"
+#include "harness/fill.h"
+#include "harness/timer.h"
+
+namespace sb::bench {
+
+namespace {
+
+__global__ void copy_kernel(const uint4* __restrict__ src, uint4* __restrict__ dst, std::size_t n) {
+  for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < n; i += std::size_t{gridDim.x} * blockDim.x)
+    dst[i] = src[i];
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
+}
+
+double median_ms(GpuTimer& timer, const LaunchFn& launch, int warmup, int reps) {
+  for (int i = 0; i < warmup; ++i) launch(timer.stream());
+  std::vector<double> ms;
+  for (int i = 0; i < reps; ++i) ms.push_back(timer.cold_ms(launch));
+  return median(ms);
+}
+
+void cublas_check(cublasStatus_t st, const char* what) {
+  if (st != CUBLAS_STATUS_SUCCESS)
+    throw std::runtime_error(std::string(what) + " failed: " + cublasGetStatusString(st));
+}
+
+}  // namespace
+
+void launch_copy(const void* src, void* dst, std::size_t bytes, cudaStream_t s) {
+  int dev = 0, sms = 0;
+  SB_CUDA_CHECK(cudaGetDevice(&dev));
+  SB_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+  copy_kernel<<<sms * 8, 256, 0, s>>>(static_cast<const uint4*>(src), static_cast<uint4*>(dst), bytes / sizeof(uint4));
+  SB_LAUNCH_CHECK();
+}
+
+double measure_copy_gbps(cudaStream_t s, std::size_t bytes, int reps) {
+  const std::size_t n = bytes / sizeof(uint4);
+  DeviceBuffer src(n * sizeof(uint4)), dst(n * sizeof(uint4));
+  fill_normal(src.get(), n * sizeof(uint4) / 4, DType::f32, 1, 0.0f, 1.0f, s);
+  GpuTimer timer(s);
+  const double ms = median_ms(timer, [&](cudaStream_t st) { launch_copy(src.get(), dst.get(), n * sizeof(uint4), st); },
+                              3, reps);
+  return 2.0 * static_cast<double>(n * sizeof(uint4)) / (ms * 1e-3) / 1e9;
+}
+
+double measure_memcpy_gbps(cudaStream_t s, std::size_t bytes, int reps) {
+  DeviceBuffer src(bytes), dst(bytes);
+  fill_normal(src.get(), bytes / 4, DType::f32, 2, 0.0f, 1.0f, s);
+  GpuTimer timer(s);
+  const double ms = median_ms(timer, [&](cudaStream_t st) {
+    SB_CUDA_CHECK(cudaMemcpyAsync(dst.get(), src.get(), bytes, cudaMemcpyDeviceToDevice, st));
+  }, 3, reps);
+  return 2.0 * static_cast<double>(bytes) / (ms * 1e-3) / 1e9;
+}
+
+double measure_gemm_tflops(cudaStream_t s, int n, int reps) {
+  const std::size_t elems = std::size_t(n) * n;
+  DeviceBuffer a(elems * 2), b(elems * 2), c(elems * 2);
+  fill_normal(a.get(), elems, DType::bf16, 3, 0.0f, 1.0f, s);
+  fill_normal(b.get(), elems, DType::bf16, 4, 0.0f, 1.0f, s);
+  cublasHandle_t h = nullptr;
+  cublas_check(cublasCreate(&h), "cublasCreate");
+  double ms = 0;
+  try {
+    cublas_check(cublasSetStream(h, s), "cublasSetStream");
+    const float alpha = 1.0f, beta = 0.0f;
+    GpuTimer timer(s);
+    ms = median_ms(timer, [&](cudaStream_t) {
+      cublas_check(cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &alpha, a.get(), CUDA_R_16BF, n, b.get(),
+                                CUDA_R_16BF, n, &beta, c.get(), CUDA_R_16BF, n, CUBLAS_COMPUTE_32F,
+                                CUBLAS_GEMM_DEFAULT),
+                   "cublasGemmEx");
+    }, 3, reps);
+  } catch (...) {
+    cublasDestroy(h);
+    throw;
+  }
+  cublasDestroy(h);
+  return 2.0 * n * double(n) * n / (ms * 1e-3) / 1e12;
+}
+
+Ceilings measure_ceilings(cudaStream_t s) {
+  Ceilings c;
+  c.copy_gbps = measure_copy_gbps(s, std::size_t{1} << 30);
+  c.gemm_tflops = measure_gemm_tflops(s);
+  return c;
+}
+
+}  // namespace sb::bench

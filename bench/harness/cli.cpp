@@ -1,0 +1,76 @@
+#include "harness/cli.h"
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+
+namespace sb::bench {
+
+namespace {
+bool starts_with(const char* s, const char* prefix) { return std::strncmp(s, prefix, std::strlen(prefix)) == 0; }
+}  // namespace
+
+Options extract_options(int* argc, char** argv) {
+  Options o;
+  int out = 1;
+  for (int i = 1; i < *argc; ++i) {
+    const char* a = argv[i];
+    if (starts_with(a, "--shapes=")) {
+      o.shapes = a + std::strlen("--shapes=");
+      if (o.shapes.empty()) throw UsageError("--shapes= needs a value (see --help)");
+      continue;
+    }
+    if (std::strcmp(a, "--shapes") == 0) throw UsageError("--shapes needs a value: write --shapes=SPEC (see --help)");
+    if (std::strcmp(a, "--profile") == 0) {
+      o.profile = true;
+      continue;
+    }
+    if (starts_with(a, "--profile=")) throw UsageError("--profile takes no value");
+    if (std::strcmp(a, "--benchmark_list_tests") == 0 || std::strcmp(a, "--benchmark_list_tests=true") == 0 ||
+        std::strcmp(a, "--benchmark_list_tests=1") == 0)
+      o.list_only = true;  // left in argv: Google Benchmark does the listing
+    argv[out++] = argv[i];
+  }
+  *argc = out;
+  argv[out] = nullptr;
+  return o;
+}
+
+std::string options_help(const std::string& shapes_grammar) {
+  return "\nsolbench options (besides Google Benchmark's, above):\n"
+         "  --shapes=SPEC   run these shapes instead of the default set.\n" +
+         shapes_grammar +
+         "  --profile       run each case for a fixed 3 launches after 1 warm-up (no timing loop),\n"
+         "                  for ncu --nvtx --nvtx-include 'solbench@<case with : for />/'.\n"
+         "Every case is verified against a reference before it is timed; a failure is reported as an\n"
+         "error for that case and the binary exits with status 1. A bad flag exits with status 2;\n"
+         "no usable GPU exits with status 77.\n";
+}
+
+std::vector<std::string> split_list(const std::string& value, const std::string& flag) {
+  std::vector<std::string> items;
+  std::size_t start = 0;
+  while (start <= value.size()) {
+    const std::size_t comma = value.find(',', start);
+    const std::string item = value.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    if (!item.empty()) items.push_back(item);
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  if (items.empty()) throw UsageError(flag + ": empty list");
+  return items;
+}
+
+long long parse_int(const std::string& s, long long lo, long long hi, const std::string& what) {
+  if (s.empty() || s[0] == '+' || s[0] == '-' || s[0] == ' ')
+    throw UsageError(what + ": '" + s + "' is not a positive integer");
+  errno = 0;
+  char* end = nullptr;
+  const long long v = std::strtoll(s.c_str(), &end, 10);
+  if (errno == ERANGE || *end != '\0') throw UsageError(what + ": '" + s + "' is not a positive integer");
+  if (v < lo || v > hi)
+    throw UsageError(what + ": " + s + " is out of range [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
+  return v;
+}
+
+}  // namespace sb::bench

@@ -1,0 +1,60 @@
+#include "harness/device.h"
+
+#include <utility>
+
+#include "common/check.h"
+
+namespace sb::bench {
+
+std::string gpu_unavailable_reason() {
+  int n = 0;
+  const cudaError_t e = cudaGetDeviceCount(&n);
+  if (e != cudaSuccess) {
+    cudaGetLastError();  // clear the sticky-free error so later calls start clean
+    return std::string("cudaGetDeviceCount: ") + cudaGetErrorName(e) + ": " + cudaGetErrorString(e);
+  }
+  if (n == 0) return "cudaGetDeviceCount found no CUDA device";
+  return "";
+}
+
+DeviceInfo device_info() {
+  DeviceInfo d;
+  SB_CUDA_CHECK(cudaGetDevice(&d.id));
+  cudaDeviceProp prop{};
+  SB_CUDA_CHECK(cudaGetDeviceProperties(&prop, d.id));
+  d.name = prop.name;
+  d.sm_count = prop.multiProcessorCount;
+  d.cc_major = prop.major;
+  d.cc_minor = prop.minor;
+  int v = 0;
+  SB_CUDA_CHECK(cudaDeviceGetAttribute(&v, cudaDevAttrL2CacheSize, d.id));
+  d.l2_bytes = static_cast<std::size_t>(v);
+  SB_CUDA_CHECK(cudaDeviceGetAttribute(&d.sm_clock_khz, cudaDevAttrClockRate, d.id));
+  SB_CUDA_CHECK(cudaDeviceGetAttribute(&d.mem_clock_khz, cudaDevAttrMemoryClockRate, d.id));
+  SB_CUDA_CHECK(cudaDeviceGetAttribute(&d.mem_bus_bits, cudaDevAttrGlobalMemoryBusWidth, d.id));
+  SB_CUDA_CHECK(cudaDriverGetVersion(&d.driver_version));
+  SB_CUDA_CHECK(cudaRuntimeGetVersion(&d.runtime_version));
+  return d;
+}
+
+DeviceBuffer::DeviceBuffer(std::size_t bytes) : bytes_(bytes) {
+  if (bytes) SB_CUDA_CHECK(cudaMalloc(&ptr_, bytes));
+}
+DeviceBuffer::~DeviceBuffer() {
+  if (ptr_) cudaFree(ptr_);
+}
+DeviceBuffer::DeviceBuffer(DeviceBuffer&& o) noexcept
+    : ptr_(std::exchange(o.ptr_, nullptr)), bytes_(std::exchange(o.bytes_, 0)) {}
+DeviceBuffer& DeviceBuffer::operator=(DeviceBuffer&& o) noexcept {
+  std::swap(ptr_, o.ptr_);
+  std::swap(bytes_, o.bytes_);
+  return *this;
+}
+
+Stream::Stream() { SB_CUDA_CHECK(cudaStreamCreateWithFlags(&s_, cudaStreamNonBlocking)); }
+Stream::~Stream() {
+  if (s_) cudaStreamDestroy(s_);
+}
+void Stream::sync() const { SB_CUDA_CHECK(cudaStreamSynchronize(s_)); }
+
+}  // namespace sb::bench

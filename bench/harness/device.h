@@ -1,0 +1,60 @@
+// The GPU the process runs on, and device memory that frees itself.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <string>
+
+namespace sb::bench {
+
+// "" when a CUDA device is usable, else why not (no driver, no device, ...). Never throws.
+std::string gpu_unavailable_reason();
+
+struct DeviceInfo {
+  int id = 0;
+  std::string name;
+  int sm_count = 0;
+  std::size_t l2_bytes = 0;
+  int sm_clock_khz = 0;   // peak SM clock (cudaDevAttrClockRate)
+  int mem_clock_khz = 0;  // peak memory clock
+  int mem_bus_bits = 0;
+  int driver_version = 0;   // e.g. 13000
+  int runtime_version = 0;
+  int cc_major = 0, cc_minor = 0;
+};
+DeviceInfo device_info();  // of the current device; throws CudaError
+
+class DeviceBuffer {
+ public:
+  DeviceBuffer() = default;
+  explicit DeviceBuffer(std::size_t bytes);
+  ~DeviceBuffer();
+  DeviceBuffer(DeviceBuffer&& o) noexcept;
+  DeviceBuffer& operator=(DeviceBuffer&& o) noexcept;
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+  void* get() const { return ptr_; }
+  template <typename T> T* as() const { return static_cast<T*>(ptr_); }
+  std::size_t bytes() const { return bytes_; }
+
+ private:
+  void* ptr_ = nullptr;
+  std::size_t bytes_ = 0;
+};
+
+// A non-blocking stream that is destroyed with the object.
+class Stream {
+ public:
+  Stream();
+  ~Stream();
+  Stream(const Stream&) = delete;
+  Stream& operator=(const Stream&) = delete;
+  cudaStream_t get() const { return s_; }
+  void sync() const;
+
+ private:
+  cudaStream_t s_ = nullptr;
+};
+
+}  // namespace sb::bench

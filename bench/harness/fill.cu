@@ -1,0 +1,84 @@
+#include "harness/fill.h"
+
+#include "common/check.h"
+#include "common/dispatch.cuh"
+#include "common/vec.cuh"
+#include "harness/device.h"
+
+namespace sb::bench {
+
+namespace {
+
+constexpr int kThreads = 256;
+
+unsigned grid_for(std::size_t n) {
+  const std::size_t blocks = (n + kThreads - 1) / kThreads;
+  return static_cast<unsigned>(blocks < 65536 ? (blocks ? blocks : 1) : 65536);
+}
+
+__device__ inline std::uint64_t splitmix64(std::uint64_t z) {
+  z += 0x9e3779b97f4a7c15ull;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+template <typename T>
+__global__ void normal_kernel(T* p, std::size_t n, std::uint64_t seed, float mean, float stddev) {
+  for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < n; i += std::size_t{gridDim.x} * blockDim.x) {
+    const std::uint64_t h = splitmix64(seed ^ splitmix64(i));
+    // Two 24-bit uniforms in (0, 1]; Box-Muller's first output.
+    const float u1 = (static_cast<float>(h >> 40) + 1.0f) * 0x1p-24f;
+    const float u2 = static_cast<float>((h >> 16) & 0xffffffu) * 0x1p-24f;
+    const float z = sqrtf(-2.0f * logf(u1)) * cospif(2.0f * u2);
+    p[i] = from_float<T>(mean + stddev * z);
+  }
+}
+
+template <typename T>
+__global__ void nan_kernel(T* p, std::size_t n) {
+  for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < n; i += std::size_t{gridDim.x} * blockDim.x)
+    p[i] = from_float<T>(__int_as_float(0x7fffffff));
+}
+
+template <typename T>
+__global__ void nonfinite_kernel(const T* p, std::size_t n, unsigned long long* count) {
+  unsigned long long local = 0;
+  for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < n; i += std::size_t{gridDim.x} * blockDim.x)
+    local += !isfinite(to_float(p[i]));
+  if (local) atomicAdd(count, local);
+}
+
+}  // namespace
+
+void fill_normal(void* p, std::size_t n, DType t, std::uint64_t seed, float mean, float stddev, cudaStream_t s) {
+  dispatch(t, [&](auto tag) {
+    using T = decltype(tag);
+    normal_kernel<T><<<grid_for(n), kThreads, 0, s>>>(static_cast<T*>(p), n, seed, mean, stddev);
+  });
+  SB_LAUNCH_CHECK();
+}
+
+void fill_nan(void* p, std::size_t n, DType t, cudaStream_t s) {
+  dispatch(t, [&](auto tag) {
+    using T = decltype(tag);
+    nan_kernel<T><<<grid_for(n), kThreads, 0, s>>>(static_cast<T*>(p), n);
+  });
+  SB_LAUNCH_CHECK();
+}
+
+std::size_t count_nonfinite(const void* p, std::size_t n, DType t, cudaStream_t s) {
+  DeviceBuffer count(sizeof(unsigned long long));
+  SB_CUDA_CHECK(cudaMemsetAsync(count.get(), 0, count.bytes(), s));
+  dispatch(t, [&](auto tag) {
+    using T = decltype(tag);
+    nonfinite_kernel<T><<<grid_for(n), kThreads, 0, s>>>(static_cast<const T*>(p), n, count.as<unsigned long long>());
+  });
+  SB_LAUNCH_CHECK();
+  unsigned long long host = 0;
+  SB_CUDA_CHECK(cudaMemcpyAsync(&host, count.get(), sizeof(host), cudaMemcpyDeviceToHost, s));
+  SB_CUDA_CHECK(cudaStreamSynchronize(s));
+  return static_cast<std::size_t>(host);
+}
+
+}  // namespace sb::bench

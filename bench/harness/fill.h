@@ -1,0 +1,21 @@
+// Device-side input generation and output checks, so multi-GiB problems need no host round trip.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+
+#include "common/dtype.h"
+
+namespace sb::bench {
+
+// n values of N(mean, stddev^2), rounded to dtype. Deterministic in (seed, index): the same seed gives
+// the same data on any GPU and launch shape (counter-based hash + Box-Muller).
+void fill_normal(void* p, std::size_t n, DType t, std::uint64_t seed, float mean, float stddev, cudaStream_t s);
+// NaN everywhere: an element that the kernel under test does not write fails verification.
+void fill_nan(void* p, std::size_t n, DType t, cudaStream_t s);
+// Number of NaN/Inf elements; synchronizes the stream.
+std::size_t count_nonfinite(const void* p, std::size_t n, DType t, cudaStream_t s);
+
+}  // namespace sb::bench

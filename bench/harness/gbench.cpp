@@ -1,0 +1,184 @@
+#include "harness/gbench.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <iterator>
+#include <map>
+#include <memory>
+#include <vector>
+
+#include "common/check.h"
+#include "harness/build_info.h"
+#include "harness/nvtx.h"
+
+namespace sb::bench {
+
+namespace {
+
+// Defaults for Google Benchmark's own flags, placed before the user's (the last value given wins).
+// Set as flags, not per benchmark, so that case names carry no "/min_time:..." suffix and stay stable.
+// min_time counts kernel time (manual time): 10 ms of it per repetition.
+const char* const kDefaultFlags[] = {"--benchmark_min_time=0.01", "--benchmark_min_warmup_time=0.002"};
+constexpr int kProfileLaunches = 3;
+
+std::unique_ptr<Env> g_env;
+bool g_profile = false;
+std::map<std::string, std::string> g_failures;  // case -> message
+
+std::string join_args(int argc, char** argv) {
+  std::string s;
+  for (int i = 0; i < argc; ++i) s += (i ? " " : "") + std::string(argv[i]);
+  return s;
+}
+
+std::string fmt(double v, const char* f) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, f, v);
+  return buf;
+}
+
+void add_context(const Env& e, const BenchSpec& spec, const std::string& command) {
+  const DeviceInfo& d = e.device;
+  benchmark::AddCustomContext("gpu_name", d.name);
+  benchmark::AddCustomContext("compute_capability", std::to_string(d.cc_major) + "." + std::to_string(d.cc_minor));
+  benchmark::AddCustomContext("sm_count", std::to_string(d.sm_count));
+  benchmark::AddCustomContext("l2_bytes", std::to_string(d.l2_bytes));
+  benchmark::AddCustomContext("sm_clock_mhz", std::to_string(d.sm_clock_khz / 1000));
+  benchmark::AddCustomContext("mem_clock_mhz", std::to_string(d.mem_clock_khz / 1000));
+  benchmark::AddCustomContext("mem_bus_bits", std::to_string(d.mem_bus_bits));
+  benchmark::AddCustomContext("driver", std::to_string(d.driver_version / 1000) + "." + std::to_string(d.driver_version % 1000 / 10));
+  benchmark::AddCustomContext("cuda_runtime", std::to_string(d.runtime_version / 1000) + "." + std::to_string(d.runtime_version % 1000 / 10));
+  benchmark::AddCustomContext("torch_version", spec.torch_version.empty() ? "none" : spec.torch_version);
+  benchmark::AddCustomContext("git_commit", kGitCommit);
+  benchmark::AddCustomContext("kernels_fingerprint", kKernelsFingerprint);
+  benchmark::AddCustomContext("build_type", kBuildType);
+  benchmark::AddCustomContext("cuda_architectures", kCudaArchitectures);
+  benchmark::AddCustomContext("copy_gbps", fmt(e.ceilings.copy_gbps, "%.1f"));
+  benchmark::AddCustomContext("gemm_tflops", fmt(e.ceilings.gemm_tflops, "%.1f"));
+  benchmark::AddCustomContext("flush_bytes", std::to_string(e.timer.flush_bytes()));
+  benchmark::AddCustomContext("profile_mode", e.profile ? "true" : "false");
+  benchmark::AddCustomContext("binary_command", command);
+}
+
+}  // namespace
+
+Env& env() {
+  if (!g_env) throw std::logic_error("sb::bench::env() used before bench_main found a GPU");
+  return *g_env;
+}
+
+void run_timed(benchmark::State& state, Mode mode, const Timed& t) {
+  Env& e = env();
+  GpuTimer& timer = e.timer;
+  const cudaStream_t s = timer.stream();
+  NvtxRange range(nvtx_name(t.case_name));
+
+  t.launch(s);  // warm-up outside GB's loop too: module load, allocator caches, clocks
+  const double single_ms = timer.warm_ms(t.launch);
+  std::unique_ptr<Replay> graph;
+  int launches = 1;
+  if (mode == Mode::hot) {
+    graph = t.capture(s, e.profile ? kProfileLaunches : hot_launch_count(single_ms), t.launch);
+    launches = graph->launches();
+    graph->replay(s);
+  }
+  SB_CUDA_CHECK(cudaStreamSynchronize(s));
+
+  for (auto _ : state) {
+    const double ms = mode == Mode::cold ? timer.cold_ms(t.launch) : timer.replay_ms(*graph) / launches;
+    state.SetIterationTime(ms * 1e-3);
+  }
+
+  using benchmark::Counter;
+  const double sol_s = std::max(t.bytes / (e.ceilings.copy_gbps * 1e9), t.flops / (e.ceilings.gemm_tflops * 1e12));
+  state.counters["GB/s"] = Counter(t.bytes * 1e-9, Counter::kIsIterationInvariantRate);
+  state.counters["TFLOP/s"] = Counter(t.flops * 1e-12, Counter::kIsIterationInvariantRate);
+  state.counters["sol_pct"] = Counter(100.0 * sol_s, Counter::kIsIterationInvariantRate);
+  state.counters["err"] = t.err;
+  state.counters["bytes"] = t.bytes;
+  state.counters["flops"] = t.flops;
+  state.counters["launches"] = launches;
+}
+
+void fail_case(benchmark::State& state, const std::string& case_name, const std::string& message) {
+  g_failures.emplace(case_name, message);
+  state.SkipWithError(message.c_str());
+}
+
+void skip_unsupported(benchmark::State& state, const std::string& reason) {
+  const std::string msg = "skipped: " + reason;
+  state.SkipWithError(msg.c_str());
+}
+
+void register_case(const std::string& name, std::function<void(benchmark::State&)> fn) {
+  // Google Benchmark does not catch exceptions: a CUDA error or a bad problem fails this case only.
+  auto* b = benchmark::RegisterBenchmark(name.c_str(), [name, fn](benchmark::State& st) {
+    try {
+      fn(st);
+    } catch (const std::exception& e) {
+      fail_case(st, name, e.what());
+    }
+  });
+  b->UseManualTime()->Unit(benchmark::kMicrosecond);
+  if (g_profile) b->Iterations(kProfileLaunches)->Repetitions(1);
+}
+
+int bench_main(int argc_in, char** argv_in, const BenchSpec& spec) {
+  const std::string command = join_args(argc_in, argv_in);
+  std::vector<char*> args(argv_in, argv_in + argc_in);
+  args.insert(args.begin() + 1, const_cast<char**>(std::begin(kDefaultFlags)), const_cast<char**>(std::end(kDefaultFlags)));
+  args.push_back(nullptr);
+  int argc = static_cast<int>(args.size()) - 1;
+  char** argv = args.data();
+  Options opt;
+  try {
+    opt = extract_options(&argc, argv);
+    g_profile = opt.profile;
+    static std::string help;  // GB's help printer takes no arguments
+    help = options_help(spec.shapes_grammar);
+    benchmark::Initialize(&argc, argv, [] {
+      benchmark::PrintDefaultHelp();
+      std::fputs(help.c_str(), stdout);
+    });
+    if (benchmark::ReportUnrecognizedArguments(argc, argv)) return kUsageExit;
+    for (Mode m : {Mode::cold, Mode::hot}) {
+      register_case(std::string("floor/empty_kernel/") + mode_name(m), [m](benchmark::State& st) {
+        run_timed(st, m, Timed{"floor/empty_kernel", launch_empty_kernel});
+      });
+    }
+    spec.register_cases(opt);
+  } catch (const UsageError& e) {
+    std::fprintf(stderr, "%s: error: %s\n", spec.binary.c_str(), e.what());
+    return kUsageExit;
+  }
+  if (opt.list_only) {
+    benchmark::RunSpecifiedBenchmarks();
+    return 0;
+  }
+  if (const std::string why = gpu_unavailable_reason(); !why.empty()) {
+    std::fprintf(stderr, "%s: no usable CUDA device (%s); nothing was measured\n", spec.binary.c_str(), why.c_str());
+    return kNoGpuExit;
+  }
+  try {
+    g_env = std::make_unique<Env>();
+    g_env->profile = opt.profile;
+    g_env->device = device_info();
+    g_env->ceilings = measure_ceilings(g_env->stream.get());
+    add_context(*g_env, spec, command);
+    std::fprintf(stderr, "%s: %s, copy ceiling %.0f GB/s, bf16 GEMM ceiling %.0f TFLOP/s\n", spec.binary.c_str(),
+                 g_env->device.name.c_str(), g_env->ceilings.copy_gbps, g_env->ceilings.gemm_tflops);
+    benchmark::RunSpecifiedBenchmarks();
+    benchmark::Shutdown();
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "%s: error: %s\n", spec.binary.c_str(), e.what());
+    return 1;
+  }
+  if (!g_failures.empty()) {
+    std::fprintf(stderr, "%s: %zu case(s) FAILED verification or raised an error:\n", spec.binary.c_str(), g_failures.size());
+    for (const auto& [name, msg] : g_failures) std::fprintf(stderr, "  %s: %s\n", name.c_str(), msg.c_str());
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace sb::bench

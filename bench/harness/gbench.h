@@ -1,0 +1,64 @@
+// Glue between Google Benchmark and the GPU timer: one process-wide environment (device, stream,
+// timer, ceilings), the timed loop for a case, the counters, failure bookkeeping and main().
+#pragma once
+
+#include <benchmark/benchmark.h>
+
+#include <functional>
+#include <string>
+
+#include "harness/ceilings.h"
+#include "harness/cli.h"
+#include "harness/device.h"
+#include "harness/timer.h"
+
+namespace sb::bench {
+
+struct Env {
+  DeviceInfo device;
+  Ceilings ceilings;
+  Stream stream;
+  GpuTimer timer{stream.get()};
+  bool profile = false;
+};
+// Valid only once bench_main has found a GPU (benchmark bodies run after that).
+Env& env();
+
+// One timed case: what to launch and what it moves.
+struct Timed {
+  std::string case_name;
+  LaunchFn launch;
+  CaptureFn capture = capture_cuda_graph;  // hot mode; PyTorch baselines bring their own
+  double bytes = 0;
+  double flops = 0;
+  double err = 0;  // verification error / tolerance of this case (<= 1 passed)
+};
+
+// The measurement loop: warm-up, then per GB iteration one cold launch or one hot replay; sets the
+// time per launch (SetIterationTime) and the GB/s, TFLOP/s, sol_pct, err, bytes, flops, launches counters.
+void run_timed(benchmark::State& state, Mode mode, const Timed& t);
+
+// A case that fails verification or throws: SkipWithError and remembered, so main exits 1.
+void fail_case(benchmark::State& state, const std::string& case_name, const std::string& message);
+// A case the implementation does not support: SkipWithError("skipped: <reason>"), not a failure
+// (Google Benchmark 1.7.1 has no SkipWithMessage; the scripts read the prefix).
+void skip_unsupported(benchmark::State& state, const std::string& reason);
+
+// Registers `fn` under `name` (manual time, microseconds; fixed launches in profile mode). A
+// std::exception escaping `fn` fails that case only.
+void register_case(const std::string& name, std::function<void(benchmark::State&)> fn);
+
+struct BenchSpec {
+  std::string binary;          // "bench_rmsnorm"
+  std::string shapes_grammar;  // the --shapes paragraph of --help
+  std::string torch_version;   // "" without libtorch
+  // Registers the op's cases for the parsed options; throws UsageError for a bad --shapes.
+  std::function<void(const Options&)> register_cases;
+};
+
+// Parses flags (exit 2 on error), registers cases, lists them without a GPU if asked, otherwise needs
+// a GPU (exit 77 without one), measures the ceilings, records the run context, runs, and returns 1 if
+// any case failed verification.
+int bench_main(int argc, char** argv, const BenchSpec& spec);
+
+}  // namespace sb::bench

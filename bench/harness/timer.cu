@@ -1,0 +1,122 @@
+#include "harness/timer.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "common/check.h"
+
+namespace sb::bench {
+
+const char* mode_name(Mode m) { return m == Mode::cold ? "cold" : "hot"; }
+
+namespace {
+
+class CudaGraphReplay final : public Replay {
+ public:
+  CudaGraphReplay(cudaStream_t stream, int launches, const LaunchFn& launch) : launches_(launches) {
+    SB_CUDA_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
+    try {
+      for (int i = 0; i < launches; ++i) launch(stream);
+    } catch (...) {
+      cudaGraph_t g = nullptr;
+      cudaStreamEndCapture(stream, &g);
+      if (g) cudaGraphDestroy(g);
+      throw;
+    }
+    SB_CUDA_CHECK(cudaStreamEndCapture(stream, &graph_));
+    SB_CUDA_CHECK(cudaGraphInstantiate(&exec_, graph_, 0));
+    SB_CUDA_CHECK(cudaGraphUpload(exec_, stream));
+  }
+  ~CudaGraphReplay() override {
+    if (exec_) cudaGraphExecDestroy(exec_);
+    if (graph_) cudaGraphDestroy(graph_);
+  }
+  void replay(cudaStream_t stream) override { SB_CUDA_CHECK(cudaGraphLaunch(exec_, stream)); }
+  int launches() const override { return launches_; }
+
+ private:
+  int launches_;
+  cudaGraph_t graph_ = nullptr;
+  cudaGraphExec_t exec_ = nullptr;
+};
+
+__global__ void empty_kernel() {}
+
+__global__ void spin_kernel(long long cycles, long long* out) {
+  unsigned long long t0, t1;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+  const long long start = clock64();
+  long long now = start;
+  while (now - start < cycles) now = clock64();
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t1));
+  if (out) {
+    out[0] = now - start;
+    out[1] = static_cast<long long>(t1 - t0);
+  }
+}
+
+}  // namespace
+
+std::unique_ptr<Replay> capture_cuda_graph(cudaStream_t stream, int launches, const LaunchFn& launch) {
+  return std::make_unique<CudaGraphReplay>(stream, launches, launch);
+}
+
+GpuTimer::GpuTimer(cudaStream_t stream) : stream_(stream) {
+  int dev = 0, l2 = 0;
+  SB_CUDA_CHECK(cudaGetDevice(&dev));
+  SB_CUDA_CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, dev));
+  flush_ = DeviceBuffer(static_cast<std::size_t>(l2));
+  SB_CUDA_CHECK(cudaEventCreate(&start_));
+  SB_CUDA_CHECK(cudaEventCreate(&stop_));
+}
+
+GpuTimer::~GpuTimer() {
+  if (start_) cudaEventDestroy(start_);
+  if (stop_) cudaEventDestroy(stop_);
+}
+
+void GpuTimer::flush_l2() { SB_CUDA_CHECK(cudaMemsetAsync(flush_.get(), 0, flush_.bytes(), stream_)); }
+
+double GpuTimer::elapsed_ms() {
+  SB_CUDA_CHECK(cudaEventSynchronize(stop_));
+  float ms = 0.0f;
+  SB_CUDA_CHECK(cudaEventElapsedTime(&ms, start_, stop_));
+  return ms;
+}
+
+double GpuTimer::cold_ms(const LaunchFn& launch) {
+  flush_l2();
+  return warm_ms(launch);
+}
+
+double GpuTimer::warm_ms(const LaunchFn& launch) {
+  SB_CUDA_CHECK(cudaEventRecord(start_, stream_));
+  launch(stream_);
+  SB_CUDA_CHECK(cudaEventRecord(stop_, stream_));
+  return elapsed_ms();
+}
+
+double GpuTimer::replay_ms(Replay& r) {
+  SB_CUDA_CHECK(cudaEventRecord(start_, stream_));
+  r.replay(stream_);
+  SB_CUDA_CHECK(cudaEventRecord(stop_, stream_));
+  return elapsed_ms();
+}
+
+int hot_launch_count(double single_launch_ms) {
+  constexpr double kWindowMs = 0.05;
+  const double k = std::ceil(kWindowMs / std::max(single_launch_ms, 1e-6));
+  return static_cast<int>(std::clamp(k, 2.0, 100.0));
+}
+
+void launch_empty_kernel(cudaStream_t stream) {
+  empty_kernel<<<1, 32, 0, stream>>>();
+  SB_LAUNCH_CHECK();
+}
+
+void launch_spin_kernel(cudaStream_t stream, long long cycles, long long* out) {
+  spin_kernel<<<1, 1, 0, stream>>>(cycles, out);
+  SB_LAUNCH_CHECK();
+}
+
+}  // namespace sb::bench

@@ -1,0 +1,68 @@
+// The GPU timer. Only CUDA events recorded on the benchmark's stream bound a measurement, and only the
+// launch sits between them:
+//   cold: an L2-sized cudaMemsetAsync (outside the events), then event, launch, event. The flush also
+//         keeps the GPU busy while the host enqueues the launch, so submission latency stays out.
+//   hot:  K launches captured once in a CUDA graph; event, replay, event; time / K. Inputs stay in L2
+//         when they fit, and graph replay removes the host's launch cost between the K launches.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <functional>
+#include <memory>
+
+#include "harness/device.h"
+
+namespace sb::bench {
+
+enum class Mode { cold, hot };
+const char* mode_name(Mode m);
+
+using LaunchFn = std::function<void(cudaStream_t)>;
+
+// K launches recorded once and replayed as a unit.
+class Replay {
+ public:
+  virtual ~Replay() = default;
+  virtual void replay(cudaStream_t stream) = 0;
+  virtual int launches() const = 0;
+};
+using CaptureFn = std::function<std::unique_ptr<Replay>(cudaStream_t, int launches, const LaunchFn&)>;
+
+// Stream capture into a plain CUDA graph: right for launches that never allocate (all our kernels).
+std::unique_ptr<Replay> capture_cuda_graph(cudaStream_t stream, int launches, const LaunchFn& launch);
+
+class GpuTimer {
+ public:
+  explicit GpuTimer(cudaStream_t stream);  // allocates the L2-sized flush buffer once
+  ~GpuTimer();
+  GpuTimer(const GpuTimer&) = delete;
+  GpuTimer& operator=(const GpuTimer&) = delete;
+
+  cudaStream_t stream() const { return stream_; }
+  std::size_t flush_bytes() const { return flush_.bytes(); }
+
+  void flush_l2();                         // enqueue the flush
+  double cold_ms(const LaunchFn& launch);  // flush, then time one launch
+  double warm_ms(const LaunchFn& launch);  // time one launch, no flush
+  double replay_ms(Replay& r);             // time one replay of all its launches (not divided)
+
+ private:
+  double elapsed_ms();
+  cudaStream_t stream_;
+  DeviceBuffer flush_;
+  cudaEvent_t start_ = nullptr, stop_ = nullptr;
+};
+
+// How many launches a hot measurement captures, from one warm launch's time: enough for a ~50 us
+// window (event resolution is ~0.5 us), at least 2, at most 100. Google Benchmark then repeats the
+// replay until min_time of per-launch time has accumulated, so the wall cost is about K x min_time.
+int hot_launch_count(double single_launch_ms);
+
+// An empty kernel: the launch floor that small kernels are compared against.
+void launch_empty_kernel(cudaStream_t stream);
+// A single-thread kernel that spins until clock64() has advanced `cycles`; writes the cycles it saw
+// and the %globaltimer nanoseconds that elapsed to out[0], out[1] (device memory, may be null).
+void launch_spin_kernel(cudaStream_t stream, long long cycles, long long* out);
+
+}  // namespace sb::bench

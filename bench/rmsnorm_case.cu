@@ -1,0 +1,125 @@
+#include "rmsnorm_case.h"
+
+#include <cmath>
+#include <cstdio>
+#include <limits>
+
+#include "common/check.h"
+#include "common/dispatch.cuh"
+#include "common/vec.cuh"
+#include "harness/fill.h"
+#include "ref/cpu/rmsnorm_ref.h"
+
+namespace sb::bench {
+
+double rmsnorm_tolerance(DType out, int64_t hidden, double ref) {
+  const double rel = 4.0 * unit_roundoff(out) +
+                     unit_roundoff(DType::f32) * (16.0 + 4.0 * std::sqrt(static_cast<double>(hidden)));
+  return std::fabs(ref) * rel + 2.0 * min_subnormal(out);
+}
+
+RmsNormData::RmsNormData(int64_t rows, int64_t hidden, DType dtype, double eps, uint64_t seed, cudaStream_t stream)
+    : rows_(rows), hidden_(hidden), dtype_(dtype), eps_(eps), stream_(stream),
+      x_(rows * hidden * size_bytes(dtype)), w_(hidden * size_bytes(dtype)), y_(rows * hidden * size_bytes(dtype)) {
+  fill_normal(x_.get(), rows * hidden, dtype, seed, 0.0f, 1.0f, stream);
+  fill_normal(w_.get(), hidden, dtype, seed ^ 0x5eed, 1.0f, 0.5f, stream);
+  poison_output();
+  if (rows <= kFullCheckRows) {
+    for (int64_t r = 0; r < rows; ++r) check_rows_.push_back(r);
+  } else {
+    const int64_t step = rows / kSampledRows;
+    for (int64_t i = 0; i < kSampledRows; ++i) check_rows_.push_back(i * step);
+    if (check_rows_.back() != rows - 1) check_rows_.push_back(rows - 1);
+  }
+}
+
+rmsnorm::Problem RmsNormData::problem() const {
+  rmsnorm::Problem p;
+  p.rows = rows_;
+  p.hidden = hidden_;
+  p.eps = eps_;
+  p.dtype = dtype_;
+  p.x = x_.get();
+  p.w = w_.get();
+  p.y = y_.get();
+  return p;
+}
+
+void RmsNormData::set_x(const std::vector<float>& x) {
+  if (static_cast<int64_t>(x.size()) != rows_ * hidden_)
+    throw std::invalid_argument("set_x: expected rows * hidden values");
+  dispatch(dtype_, [&](auto tag) {
+    using T = decltype(tag);
+    std::vector<T> host(x.size());
+    for (std::size_t i = 0; i < x.size(); ++i) host[i] = from_float<T>(x[i]);
+    SB_CUDA_CHECK(cudaMemcpyAsync(x_.get(), host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice, stream_));
+    SB_CUDA_CHECK(cudaStreamSynchronize(stream_));
+  });
+  ref_.clear();
+}
+
+void RmsNormData::poison_output() { fill_nan(y_.get(), rows_ * hidden_, dtype_, stream_); }
+
+std::vector<double> RmsNormData::copy_rows(const void* base, const std::vector<int64_t>& rows) const {
+  const std::size_t row_bytes = hidden_ * size_bytes(dtype_);
+  std::vector<unsigned char> raw(rows.size() * row_bytes);
+  for (std::size_t i = 0; i < rows.size(); ++i)
+    SB_CUDA_CHECK(cudaMemcpyAsync(raw.data() + i * row_bytes, static_cast<const unsigned char*>(base) + rows[i] * row_bytes,
+                                  row_bytes, cudaMemcpyDeviceToHost, stream_));
+  SB_CUDA_CHECK(cudaStreamSynchronize(stream_));
+  std::vector<double> out(rows.size() * hidden_);
+  dispatch(dtype_, [&](auto tag) {
+    using T = decltype(tag);
+    const T* t = reinterpret_cast<const T*>(raw.data());
+    for (std::size_t i = 0; i < out.size(); ++i) out[i] = to_float(t[i]);
+  });
+  return out;
+}
+
+void RmsNormData::compute_reference() {
+  const std::vector<double> x = copy_rows(x_.get(), check_rows_);
+  const std::vector<double> w = copy_rows(w_.get(), {0});
+  ref_.resize(x.size());
+  for (std::size_t i = 0; i < check_rows_.size(); ++i)
+    ref::rmsnorm_row(x.data() + i * hidden_, w.data(), ref_.data() + i * hidden_, hidden_, eps_);
+}
+
+Check RmsNormData::verify() {
+  if (ref_.empty()) compute_reference();
+  Check c{true, 0.0, ""};
+  const std::vector<double> y = copy_rows(y_.get(), check_rows_);
+  char buf[256];
+  for (std::size_t i = 0; i < check_rows_.size(); ++i) {
+    for (int64_t j = 0; j < hidden_; ++j) {
+      const double got = y[i * hidden_ + j], want = ref_[i * hidden_ + j];
+      double e;
+      if (std::isnan(want))
+        e = std::isnan(got) ? 0.0 : std::numeric_limits<double>::infinity();
+      else if (std::isinf(want))
+        e = got == want ? 0.0 : std::numeric_limits<double>::infinity();
+      else
+        e = std::isfinite(got) ? std::fabs(got - want) / rmsnorm_tolerance(dtype_, hidden_, want)
+                               : std::numeric_limits<double>::infinity();
+      if (e > c.err) {
+        c.err = e;
+        if (e > 1.0) {
+          c.ok = false;
+          std::snprintf(buf, sizeof buf, "row %lld col %lld: got %.9g, reference %.9g (error %.3g x tolerance %.3g)",
+                        static_cast<long long>(check_rows_[i]), static_cast<long long>(j), got, want, e,
+                        rmsnorm_tolerance(dtype_, hidden_, want));
+          c.message = buf;
+        }
+      }
+    }
+  }
+  if (c.ok && static_cast<int64_t>(check_rows_.size()) < rows_) {
+    if (const std::size_t bad = count_nonfinite(y_.get(), rows_ * hidden_, dtype_, stream_); bad) {
+      c.ok = false;
+      c.err = std::numeric_limits<double>::infinity();
+      c.message = std::to_string(bad) + " output element(s) are NaN/Inf (unwritten or overflowed); inputs are finite";
+    }
+  }
+  return c;
+}
+
+}  // namespace sb::bench

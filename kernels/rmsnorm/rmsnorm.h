@@ -1,0 +1,54 @@
+// RMSNorm forward: y[r, :] = x[r, :] * rsqrt(mean(x[r, :]^2) + eps) * w, over rows x hidden, row-major,
+// contiguous. x, w and y share one dtype; every variant accumulates in fp32.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+#include <string>
+
+#include "common/dtype.h"
+#include "common/registry.h"
+
+namespace sb::rmsnorm {
+
+struct Problem {
+  int64_t rows = 0;
+  int64_t hidden = 0;
+  double eps = 1e-6;
+  DType dtype = DType::bf16;
+  const void* x = nullptr;  // [rows, hidden]
+  const void* w = nullptr;  // [hidden]
+  void* y = nullptr;        // [rows, hidden]
+
+  // The least traffic any implementation can have: read x and w once, write y once.
+  std::size_t bytes() const { return (2 * rows * hidden + hidden) * size_bytes(dtype); }
+  // x*x, the sum, x*rstd, *w: 4 per element (the per-row rsqrt is not counted).
+  double flops() const { return 4.0 * static_cast<double>(rows) * static_cast<double>(hidden); }
+
+  // Throws std::invalid_argument naming the offending field.
+  void validate() const;
+};
+
+using Variant = sb::Variant<Problem>;
+
+// Every variant in kernels/rmsnorm/variants.def, in file (teaching) order.
+const std::vector<Variant>& variants();
+// Throws std::invalid_argument for an unknown name.
+const Variant& variant(const std::string& name);
+
+// validate(), then supports() (an unsupported problem throws std::invalid_argument with the reason),
+// then launch(). What tests and benchmarks call.
+void run(const Variant& v, const Problem& p, cudaStream_t stream);
+
+// Launch geometry of the vectorized variant, exposed for its CPU unit tests (kernels/rmsnorm/vectorized.cu).
+struct VectorizedConfig {
+  int vec;              // elements per access: 16 bytes' worth, or 1 (scalar) when hidden is not a multiple
+  int vectors_per_thread;  // 1, 2, 4 or 8: the part of the row a thread keeps in registers; 0 = two-pass
+  int threads_per_row;     // a power of two, 1..512 (1024 for two-pass)
+  int rows_per_block;
+  int block_threads;
+};
+VectorizedConfig vectorized_config(int64_t hidden, DType dtype);
+
+}  // namespace sb::rmsnorm

@@ -1,0 +1,40 @@
+#include <ATen/cuda/CUDAGraph.h>
+#include <c10/cuda/CUDAGuard.h>
+
+#include "ref/torch/torch_baselines.h"
+
+namespace sb::torch_ref {
+
+namespace {
+
+class TorchGraphReplay final : public bench::Replay {
+ public:
+  TorchGraphReplay(cudaStream_t stream, int launches, const bench::LaunchFn& launch) : launches_(launches) {
+    c10::cuda::CUDAStreamGuard guard(external(stream));
+    graph_.capture_begin();
+    for (int i = 0; i < launches; ++i) launch(stream);
+    graph_.capture_end();
+  }
+  void replay(cudaStream_t stream) override {
+    c10::cuda::CUDAStreamGuard guard(external(stream));
+    graph_.replay();
+  }
+  int launches() const override { return launches_; }
+
+ private:
+  static c10::cuda::CUDAStream external(cudaStream_t stream) {
+    int device = 0;
+    cudaGetDevice(&device);
+    return c10::cuda::getStreamFromExternal(stream, static_cast<c10::DeviceIndex>(device));
+  }
+  int launches_;
+  at::cuda::CUDAGraph graph_;
+};
+
+}  // namespace
+
+std::unique_ptr<bench::Replay> capture_graph(cudaStream_t stream, int launches, const bench::LaunchFn& launch) {
+  return std::make_unique<TorchGraphReplay>(stream, launches, launch);
+}
+
+}  // namespace sb::torch_ref

@@ -1,0 +1,67 @@
+#include <ATen/ATen.h>
+#include <ATen/cuda/CUDAContext.h>
+#include <c10/cuda/CUDAGuard.h>
+#include <torch/version.h>
+
+#include "ref/torch/torch_baselines.h"
+
+namespace sb::torch_ref {
+
+namespace {
+
+at::ScalarType scalar_type(DType t) {
+  switch (t) {
+    case DType::f32: return at::kFloat;
+    case DType::f16: return at::kHalf;
+    case DType::bf16: return at::kBFloat16;
+  }
+  throw std::invalid_argument("torch baseline: unsupported dtype");
+}
+
+struct Tensors {
+  at::Tensor x, w, y;
+};
+
+Tensors wrap(const rmsnorm::Problem& p) {
+  int device = 0;
+  cudaGetDevice(&device);
+  const auto opts = at::TensorOptions().dtype(scalar_type(p.dtype)).device(at::kCUDA, device);
+  return {at::from_blob(const_cast<void*>(p.x), {p.rows, p.hidden}, opts),
+          at::from_blob(const_cast<void*>(p.w), {p.hidden}, opts),
+          at::from_blob(p.y, {p.rows, p.hidden}, opts)};
+}
+
+template <typename F>
+void on_stream(cudaStream_t stream, F&& f) {
+  int device = 0;
+  cudaGetDevice(&device);
+  c10::cuda::CUDAStreamGuard guard(c10::cuda::getStreamFromExternal(stream, static_cast<c10::DeviceIndex>(device)));
+  f();
+}
+
+}  // namespace
+
+const char* version() { return TORCH_VERSION; }
+
+void rms_norm(const rmsnorm::Problem& p, cudaStream_t stream, bool write_y) {
+  p.validate();
+  on_stream(stream, [&] {
+    Tensors t = wrap(p);
+    at::Tensor out = at::rms_norm(t.x, {p.hidden}, t.w, p.eps);
+    if (write_y) t.y.copy_(out);
+  });
+}
+
+void rms_norm_composite(const rmsnorm::Problem& p, cudaStream_t stream, bool write_y) {
+  p.validate();
+  on_stream(stream, [&] {
+    Tensors t = wrap(p);
+    at::Tensor h = t.x.to(at::kFloat);
+    const at::Tensor variance = h.pow(2).mean(-1, /*keepdim=*/true);
+    h = h * at::rsqrt(variance + p.eps);
+    at::Tensor out = t.w * h.to(t.x.scalar_type());
+    if (write_y) t.y.copy_(out);
+  });
+}
+
+}  // namespace sb::torch_ref

@@ -1,0 +1,73 @@
+#!/usr/bin/env python3
+"""Outside check of the harness: time the PyTorch ops the suite uses as baselines with triton's
+do_bench (its own events, its own 256 MB L2 flush, median) on the same GPU, in the same command as a
+bench run, and compare with the harness's cold figures for the same cases.
+
+    python3 scripts/crosscheck_torch.py RUN.json [-o crosscheck.json] [--tolerance 0.05]
+
+Cases: torch_rms_norm (= torch.rms_norm = at::rms_norm), cold, every shape and dtype in the run.
+Exit 1 when any case differs by more than the tolerance, 2 on bad input, 0 otherwise.
+"""
+import argparse
+import json
+import pathlib
+import sys
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+import sbresults  # noqa: E402
+
+OPS = {
+    # impl name in the suite -> (callable builder): same op, same arguments as ref/torch/
+    "torch_rms_norm": lambda torch, x, w, h: (lambda: torch.rms_norm(x, (h,), w, 1e-6)),
+}
+DTYPES = {"fp32": "float32", "fp16": "float16", "bf16": "bfloat16"}
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("run", help="bench JSON of the same machine (file or directory)")
+    ap.add_argument("-o", "--out", help="write the comparison as JSON here")
+    ap.add_argument("--tolerance", type=float, default=0.05, help="relative difference allowed (default 0.05)")
+    a = ap.parse_args()
+    try:
+        run = sbresults.load(a.run)
+    except sbresults.ResultsError as e:
+        print(f"crosscheck_torch: {e}", file=sys.stderr)
+        return 2
+    import torch
+    import triton.testing
+
+    rows, worst = [], 0.0
+    for case in run.cases:
+        if case.impl not in OPS or case.mode != "cold" or not case.ok:
+            continue
+        r, h = case.shape["rows"], case.shape["hidden"]
+        dtype = getattr(torch, DTYPES[case.dtype])
+        x = torch.randn(r, h, device="cuda", dtype=dtype)
+        w = torch.randn(h, device="cuda", dtype=dtype) * 0.5 + 1
+        fn = OPS[case.impl](torch, x, w, h)
+        do_bench_us = 1e3 * triton.testing.do_bench(fn, warmup=25, rep=200, return_mode="median")
+        ratio = case.median_us / do_bench_us
+        worst = max(worst, abs(ratio - 1))
+        rows.append({"case": case.name, "harness_us": case.median_us, "do_bench_us": do_bench_us, "ratio": ratio,
+                     "ok": abs(ratio - 1) <= a.tolerance})
+        print(f"{case.name:55s} harness {case.median_us:9.2f} us  do_bench {do_bench_us:9.2f} us  "
+              f"ratio {ratio:6.3f}  {'ok' if rows[-1]['ok'] else 'DIFFERS'}")
+        del x, w
+    if not rows:
+        print("crosscheck_torch: the run has no cold PyTorch baseline cases (built without libtorch?)", file=sys.stderr)
+        return 2
+    bad = [r for r in rows if not r["ok"]]
+    summary = {"tolerance": a.tolerance, "cases": len(rows), "failed": len(bad), "worst_rel_diff": worst,
+               "torch_version": torch.__version__, "triton_version": triton.__version__,
+               "gpu_name": torch.cuda.get_device_name(), "run_context_gpu": run.context.get("gpu_name"),
+               "rows": rows}
+    if a.out:
+        pathlib.Path(a.out).write_text(json.dumps(summary, indent=1) + "\n")
+    print(f"{len(rows) - len(bad)} passed, {len(bad)} failed (harness vs do_bench within {a.tolerance:.0%}; "
+          f"worst {worst:.1%})")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# On a machine with an NVIDIA GPU: configure (with the PyTorch baselines when PyTorch is installed),
+# build, run every test with the GPU tests required, run the benchmarks, cross-check the harness
+# against triton's do_bench, and run compute-sanitizer over the GPU tests. Writes into OUTDIR:
+#   bench_rmsnorm.json   Google Benchmark JSON (repetitions + aggregates, run context)
+#   crosscheck.json      harness vs do_bench on the same PyTorch op, same GPU, same command
+#   env.txt              nvidia-smi, compilers, PyTorch: the machine the numbers came from
+#   test.log bench.log crosscheck.log sanitizer.log
+# Exit status: non-zero if any stage failed (every stage still runs). Stages can be skipped with
+# SKIP_TESTS=1, SKIP_BENCH=1, SKIP_SANITIZER=1; BENCH_ARGS adds flags to the bench run
+# (e.g. BENCH_ARGS='--benchmark_filter=vectorized').
+set -uo pipefail
+out=${1:?usage: scripts/gpu_run.sh OUTDIR}
+root=$(cd "$(dirname "$0")/.." && pwd)
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+build=${BUILD_DIR:-$root/build/release}
+reps=${REPETITIONS:-5}
+status=0
+stage() { echo "== $(date +%T) $*" >&2; }
+fail() { echo "FAILED: $*" >&2; status=1; }
+
+if ! nvidia-smi -L >/dev/null 2>&1; then
+  echo "gpu_run.sh: no NVIDIA GPU here (nvidia-smi -L failed); this script measures on a GPU." >&2
+  echo "To build and run the tests on any machine: cmake --workflow --preset ci" >&2
+  exit 3
+fi
+
+{
+  date -u +%FT%TZ; nvidia-smi; nvidia-smi -q -d CLOCK,POWER,PERFORMANCE
+  nvcc --version; cmake --version | head -1
+  python3 -c 'import torch, triton; print("torch", torch.__version__, "cuda", torch.version.cuda, "triton", triton.__version__)'
+} >"$out/env.txt" 2>&1
+
+stage configure + build
+cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DSOLBENCH_WITH_TORCH=AUTO -DCMAKE_POLICY_VERSION_MINIMUM=3.5 >"$out/test.log" 2>&1 &&
+  cmake --build "$build" -j "$(nproc)" >>"$out/test.log" 2>&1 || { fail build; tail -50 "$out/test.log" >&2; exit 1; }
+grep -E "solbench: libtorch" "$out/test.log" >&2
+
+if [ -z "${SKIP_TESTS:-}" ]; then
+  stage ctest
+  SOLBENCH_REQUIRE_GPU=1 ctest --test-dir "$build" -j 4 --output-on-failure -E bench_rmsnorm_smoke >>"$out/test.log" 2>&1 || fail ctest
+  # The bench smoke run times kernels: alone, not beside other tests.
+  ctest --test-dir "$build" -R bench_rmsnorm_smoke --output-on-failure >>"$out/test.log" 2>&1 || fail bench smoke
+  grep -E "tests passed|tests failed|^spin|^copy|^H200" "$out/test.log" >&2
+  "$build/tests/test_gpu" --gtest_filter='HarnessGpu.*' >>"$out/test.log" 2>&1 || fail harness self-test
+fi
+
+if [ -z "${SKIP_BENCH:-}" ]; then
+  stage bench_rmsnorm
+  "$build/bench/bench_rmsnorm" --benchmark_repetitions="$reps" --benchmark_display_aggregates_only=true \
+    --benchmark_out="$out/bench_rmsnorm.json" --benchmark_out_format=json \
+    "--benchmark_context=command=scripts/gpu_run.sh OUTDIR" ${BENCH_ARGS:-} >"$out/bench.log" 2>&1 || fail bench_rmsnorm
+  tail -3 "$out/bench.log" >&2
+  stage crosscheck with triton do_bench
+  python3 "$root/scripts/crosscheck_torch.py" "$out/bench_rmsnorm.json" -o "$out/crosscheck.json" >"$out/crosscheck.log" 2>&1 ||
+    fail crosscheck
+  cat "$out/crosscheck.log" >&2
+fi
+
+if [ -z "${SKIP_SANITIZER:-}" ]; then
+  stage compute-sanitizer
+  : >"$out/sanitizer.log"
+  for tool in memcheck racecheck; do
+    compute-sanitizer --tool "$tool" --error-exitcode 1 "$build/tests/test_gpu" --gtest_filter='*RmsNorm*' \
+      --gtest_brief=1 >>"$out/sanitizer.log" 2>&1 || fail "compute-sanitizer $tool"
+    echo "$tool: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/sanitizer.log" | tail -1)" >&2
+  done
+fi
+stage done, status $status
+exit $status

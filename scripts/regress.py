@@ -1,0 +1,158 @@
+#!/usr/bin/env python3
+"""Compare a solbench run against a baseline, case by case (median of repetitions).
+
+Decision rule: a case REGRESSED when its median is slower than the baseline median by more than
+the relative threshold (new > base * (1 + threshold)) AND the difference exceeds noise_k times
+the noise, where noise is the larger of the two runs' spreads of the per-repetition times
+(1.4826 * MAD, a robust standard deviation; (max - min) / 2 for a run with 2 repetitions; 0,
+threshold only, with fewer). A case slower by more than the threshold but within the noise is
+SLOWER-BUT-NOISE; the same test in the other direction gives FAST; everything else is SAME.
+Faster cases pass. A case with an error in the run is ERROR (a failure); a case skipped in the
+run, or failed or skipped in the baseline, has no comparison and passes. Cases in the baseline
+but not in the run (MISSING) and in the run but not in the baseline (NEW) are listed, not failed.
+Hot and cold are different case names, so they are never compared with each other.
+
+Exit status: 1 on any REGRESSED or ERROR case, 0 otherwise, 2 on bad usage or malformed input.
+"""
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import sbresults  # noqa: E402
+
+MAD_TO_SIGMA = 1.4826
+FAILING = ("REGRESSED", "ERROR")
+
+
+def spread(times: list) -> tuple[float, str]:
+    """Robust spread of per-repetition times and how it was computed."""
+    if len(times) >= 3:
+        med = statistics.median(times)
+        return MAD_TO_SIGMA * statistics.median(abs(t - med) for t in times), "mad"
+    if len(times) == 2:
+        return (max(times) - min(times)) / 2, "range/2 of 2 repetitions"
+    return 0.0, f"none ({len(times)} repetitions): threshold only"
+
+
+def verdict(base: float, new: float, noise: float, threshold: float, noise_k: float) -> str:
+    diff = new - base
+    beyond_noise = abs(diff) > noise_k * noise
+    if new > base * (1 + threshold):
+        return "REGRESSED" if beyond_noise else "SLOWER-BUT-NOISE"
+    if new < base * (1 - threshold) and beyond_noise:
+        return "FAST"
+    return "SAME"
+
+
+def compare(base_run: sbresults.Run, new_run: sbresults.Run, threshold: float, noise_k: float):
+    """Rows (name, base_us, new_us, ratio, noise_us, verdict) in baseline order, plus the
+    missing and new case names and notes on cases whose noise is not a MAD."""
+    base, new = base_run.by_name(), new_run.by_name()
+    rows, notes, odd_noise = [], [], {}
+    for name, b in base.items():
+        n = new.get(name)
+        if n is None:
+            continue
+        if n.failed:
+            rows.append((name, b.median_us, None, None, None, "ERROR"))
+        elif not (n.ok and b.ok):
+            side, case = ("run", n) if not n.ok else ("baseline", b)
+            why = f"{side}: {case.error or 'no time'}"
+            rows.append((name, b.median_us, n.median_us, None, None, "NO-COMPARISON"))
+            notes.append(f"{name}: not compared, {why}")
+        else:
+            (nb, how_b), (nn, how_n) = spread(b.times_us), spread(n.times_us)
+            for side, how in (("baseline", how_b), ("run", how_n)):
+                if how != "mad":
+                    odd_noise.setdefault(f"{side} noise {how}", []).append(name)
+            noise = max(nb, nn)
+            rows.append((name, b.median_us, n.median_us, n.median_us / b.median_us, noise,
+                         verdict(b.median_us, n.median_us, noise, threshold, noise_k)))
+    for how, names in odd_noise.items():
+        more = ", ..." if len(names) > 3 else ""
+        notes.append(f"{how}: {len(names)} cases ({', '.join(names[:3])}{more})")
+    missing = [name for name in base if name not in new]
+    added = [name for name in new if name not in base]
+    return rows, missing, added, notes
+
+
+def _us(x) -> str:
+    return "-" if x is None else f"{x:.2f}"
+
+
+def print_table(rows) -> None:
+    width = max([len("case")] + [len(r[0]) for r in rows])
+    print(f"{'case':<{width}}  {'base us':>10}  {'new us':>10}  {'ratio':>6}  {'noise us':>8}  "
+          "verdict")
+    for name, b, n, ratio, noise, v in rows:
+        r = "-" if ratio is None else f"{ratio:.3f}"
+        print(f"{name:<{width}}  {_us(b):>10}  {_us(n):>10}  {r:>6}  {_us(noise):>8}  {v}")
+
+
+def describe(label: str, run: sbresults.Run) -> str:
+    ctx = run.context
+    return (f"{label}: {', '.join(run.files)} ({ctx.get('gpu_name', '?')}, commit "
+            f"{ctx.get('git_commit', '?')}, kernels {ctx.get('kernels_fingerprint', '?')})")
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("baseline", metavar="BASELINE", help="baseline JSON file or directory")
+    parser.add_argument("run", metavar="RUN", help="JSON file or directory of the run to check")
+    parser.add_argument("--threshold", type=float, default=0.05,
+                        help="relative slowdown that counts (default 0.05 = 5%%)")
+    parser.add_argument("--noise-k", type=float, default=3.0,
+                        help="the slowdown must also exceed this many noise units (default 3)")
+    parser.add_argument("--fingerprint-check", metavar="REPO_ROOT",
+                        help="warn when the run's kernels_fingerprint differs from the sources")
+    args = parser.parse_args(argv)
+    if args.threshold < 0 or args.noise_k < 0:
+        parser.error("--threshold and --noise-k must be >= 0")
+    try:
+        base_run, new_run = sbresults.load(args.baseline), sbresults.load(args.run)
+        sources = args.fingerprint_check and sbresults.kernels_fingerprint(args.fingerprint_check)
+    except (sbresults.ResultsError, OSError) as e:
+        print(f"regress.py: error: {e}", file=sys.stderr)
+        return 2
+
+    print(f"regressed = slower by > {args.threshold:.1%} and by > {args.noise_k:g} x noise "
+          "(1.4826 x MAD of repetitions)")
+    print(describe("baseline", base_run))
+    print(describe("run     ", new_run))
+    if base_run.context.get("gpu_name") != new_run.context.get("gpu_name"):
+        print(f"WARNING: different GPUs: baseline {base_run.context.get('gpu_name')!r}, "
+              f"run {new_run.context.get('gpu_name')!r}")
+    if sources:
+        recorded = new_run.context.get("kernels_fingerprint")
+        if recorded != sources:
+            print(f"WARNING: stale results: run kernels_fingerprint {recorded!r} != {sources!r} "
+                  f"of {args.fingerprint_check}/kernels")
+    print()
+
+    rows, missing, added, notes = compare(base_run, new_run, args.threshold, args.noise_k)
+    print_table(rows)
+    for title, names in ((f"MISSING (in baseline, not in run): {len(missing)}", missing),
+                         (f"NEW (in run, not in baseline): {len(added)}", added),
+                         ("notes:", notes)):
+        if names:
+            print(f"\n{title}")
+            print("\n".join(f"  {n}" for n in names))
+
+    counts = {v: sum(r[5] == v for r in rows) for v in dict.fromkeys(r[5] for r in rows)}
+    failing = [r for r in rows if r[5] in FAILING]
+    print(f"\n{len(rows)} compared: " + ", ".join(f"{k} {v}" for k, v in counts.items()))
+    for name, b, n, ratio, _, v in failing:
+        detail = (f"{_us(b)} -> {_us(n)} us ({ratio - 1:+.1%})" if ratio
+                  else new_run.by_name()[name].error)
+        print(f"{v}: {name}: {detail}")
+    print("FAIL" if failing else "PASS")
+    return 1 if failing else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,300 @@
+#!/usr/bin/env python3
+"""Load solbench results (Google Benchmark JSON, v1.7.1 and v1.8.3) into one Case per benchmark.
+
+A run is one or more `--benchmark_out` JSON files (one per bench binary), or a directory of them.
+Rows are grouped by `run_name`; the suffixes Google Benchmark appends (`/manual_time`,
+`/repeats:5`, `/min_time:0.500`, ...) are stripped, so the case name is the one benchmarks and
+tests share, e.g. `rmsnorm/vectorized/bf16/t4096_h8192/cold`. Name grammar:
+
+    <op>/<impl>[/<dtype>][/<workload>][/<shape>]/<mode>
+    shape tokens, joined by `_`: t=rows h=hidden b=batch hq=heads_q hkv=heads_kv d=head_dim
+                                 q=q_len kv=kv_len, and the flag `causal`
+
+A case's time is the median of its per-repetition `real_time`s (Google Benchmark's `median`
+aggregate when the file holds aggregates only); its counters are those of the `median` aggregate.
+A case is *failed* when a row has `error_occurred` (SkipWithError), and *skipped*, not failed,
+when the message starts with `skipped:` (how a 1.7.1 binary reports a `supports()` reason) or when
+Google Benchmark >= 1.8 reports `skipped` (SkipWithMessage).
+
+CLI: `python3 scripts/sbresults.py fingerprint REPO_ROOT` prints the kernels fingerprint.
+"""
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import re
+import statistics
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+DTYPES = ("fp32", "fp16", "bf16")
+WORKLOADS = ("prefill", "decode")
+SHAPE_TOKENS = {"t": "rows", "h": "hidden", "b": "batch", "hq": "heads_q", "hkv": "heads_kv",
+                "d": "head_dim", "q": "q_len", "kv": "kv_len"}
+SHAPE_FIELDS = ("rows", "hidden", "batch", "heads_q", "heads_kv", "head_dim", "q_len", "kv_len",
+                "causal")
+TORCH_PREFIX = "torch_"
+SKIP_PREFIX = "skipped:"
+US_PER_UNIT = {"ns": 1e-3, "us": 1.0, "ms": 1e3, "s": 1e6}
+GB_NAME_SUFFIX = re.compile(r"manual_time|real_time|process_time|threads:\d+|repeats:\d+|"
+                            r"iterations:\d+|min_time:[0-9.]+[sx]?|min_warmup_time:[0-9.]+")
+GB_ROW_KEYS = {"name", "family_index", "per_family_instance_index", "run_name", "run_type",
+               "repetitions", "repetition_index", "threads", "aggregate_name", "aggregate_unit",
+               "error_occurred", "error_message", "skipped", "skip_message", "iterations",
+               "real_time", "cpu_time", "time_unit", "label", "allocs_per_iter", "max_bytes_used",
+               "total_allocated_bytes", "net_heap_growth"}
+
+
+class ResultsError(ValueError):
+    """Malformed or inconsistent results; the message names the file and what is wrong."""
+
+
+@dataclass
+class Case:
+    name: str                 # benchmark name without Google Benchmark's suffixes
+    op: str
+    impl: str
+    dtype: str                # "" when the name has none (the launch floor)
+    workload: str             # "prefill" / "decode", "" for rmsnorm
+    shape: dict               # canonical SHAPE_FIELDS keys present in the name
+    shape_label: str          # the shape component as written, e.g. "t4096_h8192"
+    mode: str                 # "cold" / "hot"
+    times_us: list = field(default_factory=list)   # per repetition, error rows excluded
+    median_us: float | None = None
+    counters: dict = field(default_factory=dict)   # median over repetitions
+    repetitions: int = 0
+    error: str = ""           # the error or skip message
+    skipped: bool = False     # error is a skip reason, not a failure
+    source: str = ""          # file the case came from
+
+    @property
+    def failed(self) -> bool:
+        return bool(self.error) and not self.skipped
+
+    @property
+    def ok(self) -> bool:
+        return not self.error and self.median_us is not None
+
+    @property
+    def is_torch(self) -> bool:
+        return self.impl.startswith(TORCH_PREFIX)
+
+
+@dataclass
+class Run:
+    cases: list               # in order of first appearance
+    context: dict             # the first file's context
+    files: list
+
+    def by_name(self) -> dict:
+        return {c.name: c for c in self.cases}
+
+    def ceiling(self, key: str) -> float | None:
+        """A numeric context value (AddCustomContext stores strings), None when absent."""
+        try:
+            return float(self.context[key])
+        except (KeyError, TypeError, ValueError):
+            return None
+
+
+def case_name(run_name: str) -> str:
+    parts = run_name.split("/")
+    while len(parts) > 1 and GB_NAME_SUFFIX.fullmatch(parts[-1]):
+        parts.pop()
+    return "/".join(parts)
+
+
+def parse_shape(label: str) -> dict:
+    shape = {}
+    for token in label.split("_"):
+        if token == "causal":
+            shape["causal"] = True
+            continue
+        m = re.fullmatch(r"([a-z]+)(\d+)", token)
+        if not m:
+            raise ResultsError(f"bad shape token {token!r} in {label!r}")
+        shape[SHAPE_TOKENS.get(m[1], m[1])] = int(m[2])
+    return shape
+
+
+def parse_name(name: str) -> dict:
+    """Split a case name into op, impl, dtype, workload, shape and mode (see module docstring)."""
+    parts = name.split("/")
+    if len(parts) < 3:
+        raise ResultsError(f"benchmark name {name!r} is not <op>/<impl>/.../<mode>")
+    op, impl, *middle, mode = parts
+    fields = {"op": op, "impl": impl, "dtype": "", "workload": "", "shape": {}, "shape_label": "",
+              "mode": mode}
+    for part in middle:
+        if part in DTYPES and not fields["dtype"]:
+            fields["dtype"] = part
+        elif part in WORKLOADS and not fields["workload"]:
+            fields["workload"] = part
+        elif not fields["shape_label"]:
+            fields["shape"], fields["shape_label"] = parse_shape(part), part
+        else:
+            raise ResultsError(f"unexpected component {part!r} in benchmark name {name!r}")
+    if fields["workload"]:
+        fields["shape"].setdefault("causal", False)
+    return fields
+
+
+def _require(row: dict, key: str, where: str):
+    if key not in row:
+        raise ResultsError(f"{where}: missing key {key!r}")
+    return row[key]
+
+
+def _counters(row: dict) -> dict:
+    return {k: float(v) for k, v in row.items()
+            if k not in GB_ROW_KEYS and isinstance(v, (int, float)) and not isinstance(v, bool)}
+
+
+def _to_us(row: dict, where: str) -> float:
+    unit = _require(row, "time_unit", where)
+    if unit not in US_PER_UNIT:
+        raise ResultsError(f"{where}: unknown time_unit {unit!r}")
+    return float(_require(row, "real_time", where)) * US_PER_UNIT[unit]
+
+
+def load_file(path: str | Path) -> tuple[dict, list]:
+    """Parse one Google Benchmark JSON file into (context, cases)."""
+    path = Path(path)
+    try:
+        doc = json.loads(path.read_text())
+    except json.JSONDecodeError as e:
+        raise ResultsError(f"{path}: not valid JSON ({e.msg} at line {e.lineno}, column "
+                           f"{e.colno}); truncated or not a --benchmark_out file?") from None
+    if not isinstance(doc, dict) or not isinstance(doc.get("benchmarks"), list):
+        raise ResultsError(f"{path}: no 'benchmarks' list; not a Google Benchmark JSON file")
+    context = doc.get("context")
+    if not isinstance(context, dict):
+        raise ResultsError(f"{path}: no 'context' object; not a Google Benchmark JSON file")
+
+    groups: dict[str, list] = {}
+    for i, row in enumerate(doc["benchmarks"]):
+        where = f"{path}: benchmarks[{i}]"
+        if not isinstance(row, dict):
+            raise ResultsError(f"{where}: not an object")
+        run_name = row.get("run_name", _require(row, "name", where))
+        groups.setdefault(case_name(run_name), []).append((where, row))
+
+    cases = []
+    for name, rows in groups.items():
+        try:
+            case = Case(name=name, source=str(path), **parse_name(name))
+        except ResultsError as e:
+            raise ResultsError(f"{rows[0][0]}: {e}") from None
+        per_rep_counters = []
+        for where, row in rows:
+            run_type = _require(row, "run_type", where)
+            if run_type not in ("iteration", "aggregate"):
+                raise ResultsError(f"{where}: unknown run_type {run_type!r}")
+            case.repetitions = max(case.repetitions, int(row.get("repetitions", 1)))
+            if row.get("error_occurred") or row.get("skipped"):
+                message = row.get("error_message") or row.get("skip_message") or "(no message)"
+                case.error = case.error or message
+                case.skipped = bool(row.get("skipped")) or message.startswith(SKIP_PREFIX)
+            elif run_type == "iteration":
+                case.times_us.append(_to_us(row, where))
+                per_rep_counters.append(_counters(row))
+            elif run_type == "aggregate" and _require(row, "aggregate_name", where) == "median":
+                case.median_us = _to_us(row, where)
+                case.counters = _counters(row)
+        if case.times_us:
+            case.median_us = statistics.median(case.times_us)
+            case.repetitions = len(case.times_us)
+            if not case.counters:
+                keys = set().union(*per_rep_counters)
+                case.counters = {k: statistics.median(c[k] for c in per_rep_counters if k in c)
+                                 for k in sorted(keys)}
+        cases.append(case)
+    return context, cases
+
+
+def expand(paths) -> list[Path]:
+    """Files as given; a directory stands for the *.json files directly in it (sorted)."""
+    files = []
+    for p in map(Path, paths):
+        if p.is_dir():
+            found = sorted(p.glob("*.json"))
+            if not found:
+                raise ResultsError(f"{p}: directory holds no *.json files")
+            files += found
+        elif p.is_file():
+            files.append(p)
+        else:
+            raise ResultsError(f"{p}: no such file or directory")
+    return files
+
+
+def load(paths) -> Run:
+    """Load and merge the files of one run: contexts must agree on gpu_name, names be unique."""
+    if isinstance(paths, (str, Path)):
+        paths = [paths]
+    files = expand(paths)
+    run = Run(cases=[], context={}, files=[str(f) for f in files])
+    seen = {}
+    for f in files:
+        context, cases = load_file(f)
+        if not run.context:
+            run.context = context
+        elif context.get("gpu_name") != run.context.get("gpu_name"):
+            raise ResultsError(f"{f}: gpu_name {context.get('gpu_name')!r} differs from "
+                               f"{run.context.get('gpu_name')!r} in {files[0]}; one run = one GPU")
+        for c in cases:
+            if c.name in seen:
+                raise ResultsError(f"{f}: case {c.name} also appears in {seen[c.name]}")
+            seen[c.name] = f
+        run.cases += cases
+    return run
+
+
+def kernels_fingerprint(repo_root: str | Path) -> str:
+    """Fingerprint of the kernel sources: first 16 hex digits of a sha256 over a manifest.
+
+    Recipe: list every regular file under REPO_ROOT/kernels (recursively, symlinks not followed or
+    listed) as the path relative to kernels/ prefixed with "./"; sort these paths bytewise; for
+    each, the manifest gets the line "<sha256 hex of the file's bytes>  <path>\\n" (two spaces,
+    the format of `sha256sum`); the fingerprint is sha256(manifest)[:16]. Equivalent shell (for
+    names without newlines or backslashes):
+
+        cd REPO_ROOT/kernels && find . -type f -print0 | LC_ALL=C sort -z \\
+            | xargs -0 sha256sum | sha256sum | cut -c1-16
+    """
+    root = Path(repo_root) / "kernels"
+    if not root.is_dir():
+        raise ResultsError(f"{root}: no kernels/ directory")
+    paths = []
+    for dirpath, _, filenames in os.walk(root):
+        for name in filenames:
+            p = Path(dirpath) / name
+            if p.is_file() and not p.is_symlink():
+                paths.append((b"./" + os.fsencode(p.relative_to(root).as_posix()), p))
+    manifest = hashlib.sha256()
+    for rel, p in sorted(paths):
+        manifest.update(hashlib.sha256(p.read_bytes()).hexdigest().encode() + b"  " + rel + b"\n")
+    return manifest.hexdigest()[:16]
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    fp = sub.add_parser("fingerprint", help="print the fingerprint of REPO_ROOT/kernels",
+                        description=kernels_fingerprint.__doc__,
+                        formatter_class=argparse.RawDescriptionHelpFormatter)
+    fp.add_argument("repo_root")
+    args = parser.parse_args(argv)
+    try:
+        print(kernels_fingerprint(args.repo_root))
+    except (ResultsError, OSError) as e:
+        print(f"sbresults.py: error: {e}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,143 @@
+"""regress.py through its command line: verdicts, listing and exit codes."""
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+from pathlib import Path
+
+SCRIPTS = Path(__file__).resolve().parents[1]
+DATA = Path(__file__).resolve().parent / "data"
+sys.path.insert(0, str(SCRIPTS))
+import gbfake  # noqa: E402
+import regress  # noqa: E402
+
+CASES = gbfake.rmsnorm_grid() + gbfake.rmsnorm_grid(mode="hot") + gbfake.attention_set() + \
+    [gbfake.floor("cold"), gbfake.floor("hot")]
+PLANTED = "rmsnorm/vectorized/bf16/t4096_h4096/cold"
+
+
+class Regress(unittest.TestCase):
+    def setUp(self):
+        self.tmp = Path(tempfile.mkdtemp(prefix="sbregress_"))
+        self.addCleanup(shutil.rmtree, self.tmp)
+        self.n = 0
+
+    def json(self, cases=CASES, **kwargs):
+        self.n += 1
+        return gbfake.write(self.tmp / f"run{self.n}.json", gbfake.run(cases, **kwargs))
+
+    def regress(self, *args):
+        out = subprocess.run([sys.executable, str(SCRIPTS / "regress.py"), *map(str, args)],
+                             capture_output=True, text=True)
+        return out.returncode, out.stdout, out.stderr
+
+    def verdicts(self, stdout):
+        return {line.split()[0]: line.split()[-1] for line in stdout.splitlines()
+                if line.split() and line.split()[0] in {c["name"] for c in CASES}}
+
+    def test_planted_10pct_slowdown_is_caught_among_noisy_cases(self):
+        """The planted case has 1 % noise, the others 1-2 % (see the report for the power of the
+        rule at 2 %: 5 repetitions and noise-k 3 catch a 10 % slowdown about 4 times in 5)."""
+        for seed in range(5):
+            base = self.json(seed=100 + seed, sigma={PLANTED: 0.01})
+            run = self.json(seed=200 + seed, sigma={PLANTED: 0.01}, scale={PLANTED: 1.10})
+            rc, out, _ = self.regress(base, run)
+            self.assertEqual(rc, 1, out)
+            verdicts = self.verdicts(out)
+            self.assertEqual(verdicts[PLANTED], "REGRESSED", out)
+            self.assertEqual([n for n, v in verdicts.items() if v == "REGRESSED"], [PLANTED])
+            self.assertIn(f"REGRESSED: {PLANTED}", out)
+            self.assertTrue(out.rstrip().endswith("FAIL"))
+
+    def test_slowdown_within_the_noise_is_not_a_regression(self):
+        base = self.json(seed=1, sigma={PLANTED: 0.06})
+        run = self.json(seed=2, sigma={PLANTED: 0.06}, scale={PLANTED: 1.10})
+        rc, out, _ = self.regress(base, run)
+        self.assertEqual(rc, 0, out)
+        self.assertEqual(self.verdicts(out)[PLANTED], "SLOWER-BUT-NOISE")
+
+    def test_noise_only_runs_pass(self):
+        for seed in range(10):
+            rc, out, _ = self.regress(self.json(seed=300 + seed), self.json(seed=400 + seed))
+            self.assertEqual(rc, 0, out)
+            self.assertEqual(len(self.verdicts(out)), len(CASES))
+            self.assertTrue(out.rstrip().endswith("PASS"))
+
+    def test_faster_run_passes(self):
+        run = self.json(seed=2, scale={c["name"]: 0.8 for c in CASES})
+        rc, out, _ = self.regress(self.json(seed=1), run)
+        self.assertEqual(rc, 0, out)
+        self.assertEqual(set(self.verdicts(out).values()), {"FAST"})
+
+    def test_missing_and_new_cases_are_listed_not_failed(self):
+        base = self.json(CASES[:-1] + [gbfake.rmsnorm("naive", "bf16", 7, 4096, "cold")], seed=1)
+        rc, out, _ = self.regress(base, self.json(seed=2))
+        self.assertEqual(rc, 0, out)
+        missing = out.split("MISSING (in baseline, not in run): 1\n")[1].splitlines()[0]
+        added = out.split("NEW (in run, not in baseline): 1\n")[1].splitlines()[0]
+        self.assertEqual(missing.strip(), "rmsnorm/naive/bf16/t7_h4096/cold")
+        self.assertEqual(added.strip(), "floor/empty_kernel/hot")
+
+    def test_error_in_run_fails(self):
+        run = self.json(seed=2, errors={PLANTED: "verification failed: err 4.1 > 1"})
+        rc, out, _ = self.regress(self.json(seed=1), run)
+        self.assertEqual(rc, 1, out)
+        self.assertEqual(self.verdicts(out)[PLANTED], "ERROR")
+        self.assertIn(f"ERROR: {PLANTED}: verification failed", out)
+
+    def test_skip_in_run_is_not_compared(self):
+        run = self.json(seed=2, errors={PLANTED: "skipped: needs sm_90a"})
+        rc, out, _ = self.regress(self.json(seed=1), run)
+        self.assertEqual(rc, 0, out)
+        self.assertEqual(self.verdicts(out)[PLANTED], "NO-COMPARISON")
+
+    def test_malformed_input_is_exit_2_naming_the_file(self):
+        good = self.json(seed=1)
+        cut = self.tmp / "cut.json"
+        cut.write_text(good.read_text()[:5000])
+        nobench = self.tmp / "nobench.json"
+        nobench.write_text('{"context": {}}')
+        for bad, fragment in ((cut, "not valid JSON"), (nobench, "no 'benchmarks' list")):
+            rc, out, err = self.regress(good, bad)
+            self.assertEqual(rc, 2, out + err)
+            self.assertIn(str(bad), err)
+            self.assertIn(fragment, err)
+        rc, _, err = self.regress(good)
+        self.assertEqual(rc, 2)
+        self.assertIn("usage", err)
+
+    def test_fingerprint_check_warns_on_stale_results(self):
+        repo = self.tmp / "repo"
+        (repo / "kernels").mkdir(parents=True)
+        (repo / "kernels" / "a.cu").write_text("// v1\n")
+        rc, out, _ = self.regress(self.json(seed=1), self.json(seed=2),
+                                  "--fingerprint-check", repo)
+        self.assertEqual(rc, 0, out)
+        self.assertIn("WARNING: stale results", out)
+        ctx = gbfake.context(kernels_fingerprint=regress.sbresults.kernels_fingerprint(repo))
+        rc, out, _ = self.regress(self.json(seed=1), self.json(seed=2, ctx=ctx),
+                                  "--fingerprint-check", repo)
+        self.assertNotIn("WARNING", out)
+
+
+class Rule(unittest.TestCase):
+    """The decision rule on hand-made numbers."""
+
+    def test_threshold_and_noise_must_both_be_exceeded(self):
+        self.assertEqual(regress.verdict(100, 110, 1.0, 0.05, 3), "REGRESSED")
+        self.assertEqual(regress.verdict(100, 110, 4.0, 0.05, 3), "SLOWER-BUT-NOISE")
+        self.assertEqual(regress.verdict(100, 104, 0.1, 0.05, 3), "SAME")
+        self.assertEqual(regress.verdict(100, 90, 1.0, 0.05, 3), "FAST")
+        self.assertEqual(regress.verdict(100, 90, 4.0, 0.05, 3), "SAME")
+
+    def test_spread(self):
+        noise, how = regress.spread([10.0, 10.1, 9.9, 10.0, 13.0])
+        self.assertAlmostEqual(noise, 1.4826 * 0.1)
+        self.assertEqual(how, "mad")
+        self.assertEqual(regress.spread([10.0, 11.0]), (0.5, "range/2 of 2 repetitions"))
+        self.assertEqual(regress.spread([10.0])[0], 0.0)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,216 @@
+"""The results loader and the kernels fingerprint."""
+import json
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import unittest
+from pathlib import Path
+
+SCRIPTS = Path(__file__).resolve().parents[1]
+DATA = Path(__file__).resolve().parent / "data"
+sys.path.insert(0, str(SCRIPTS))
+import gbfake  # noqa: E402
+import sbresults  # noqa: E402
+
+PREFILL = "attention/{impl}/bf16/prefill/b1_hq32_hkv8_d128_q1024_kv1024_causal/cold"
+
+
+class Tmp(unittest.TestCase):
+    def setUp(self):
+        self.tmp = Path(tempfile.mkdtemp(prefix="sbtest_"))
+        self.addCleanup(shutil.rmtree, self.tmp)
+
+
+class LoadFixtures(unittest.TestCase):
+    """The committed fixtures: GB 1.7.1 RMSNorm run, GB 1.8.3 attention run."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.results = sbresults.load([DATA / "rmsnorm_gb171.json", DATA / "attention_gb183.json"])
+        cls.cases = cls.results.by_name()
+
+    def test_one_case_per_benchmark_name_in_file_order(self):
+        names = [c.name for c in self.results.cases]
+        self.assertEqual(len(names), 10 + 5)
+        self.assertEqual(names[0], "rmsnorm/naive/bf16/t1_h4096/cold")
+        self.assertEqual(names[-1], "attention/torch_sdpa_flash/bf16/decode/"
+                                    "b8_hq32_hkv8_d128_q1_kv4096/cold")
+        self.assertEqual(self.results.files, [str(DATA / "rmsnorm_gb171.json"),
+                                          str(DATA / "attention_gb183.json")])
+
+    def test_median_of_repetitions_and_median_counters(self):
+        rows = json.loads((DATA / "rmsnorm_gb171.json").read_text())["benchmarks"]
+        name = "rmsnorm/vectorized/bf16/t4096_h4096/cold/manual_time"
+        times = [r["real_time"] for r in rows if r["name"] == name]
+        median_row = next(r for r in rows if r["name"] == name + "_median")
+        case = self.cases["rmsnorm/vectorized/bf16/t4096_h4096/cold"]
+        self.assertEqual(case.times_us, times)
+        self.assertAlmostEqual(case.median_us, statistics.median(times))
+        self.assertAlmostEqual(case.median_us, median_row["real_time"])
+        self.assertEqual(case.counters["GB/s"], median_row["GB/s"])
+        self.assertEqual(case.repetitions, 5)
+        self.assertEqual((case.op, case.impl, case.dtype, case.workload, case.mode),
+                         ("rmsnorm", "vectorized", "bf16", "", "cold"))
+        self.assertEqual(case.shape, {"rows": 4096, "hidden": 4096})
+        self.assertTrue(case.ok)
+
+    def test_error_case(self):
+        case = self.cases["rmsnorm/block_reduce/bf16/t4096_h4096/cold"]
+        self.assertTrue(case.failed)
+        self.assertFalse(case.ok)
+        self.assertIn("verification failed", case.error)
+        self.assertIsNone(case.median_us)
+
+    def test_skip_reason_is_not_a_failure(self):
+        case = self.cases[PREFILL.format(impl="manual")]
+        self.assertTrue(case.skipped)
+        self.assertFalse(case.failed)
+
+    def test_attention_and_floor_names(self):
+        case = self.cases[PREFILL.format(impl="tiled_flash")]
+        self.assertEqual(case.workload, "prefill")
+        self.assertEqual(case.shape, {"batch": 1, "heads_q": 32, "heads_kv": 8, "head_dim": 128,
+                                      "q_len": 1024, "kv_len": 1024, "causal": True})
+        decode = self.cases["attention/decode_splitk/bf16/decode/b8_hq32_hkv8_d128_q1_kv4096/cold"]
+        self.assertIs(decode.shape["causal"], False)
+        floor = self.cases["floor/empty_kernel/hot"]
+        self.assertEqual((floor.op, floor.impl, floor.dtype, floor.shape, floor.mode),
+                         ("floor", "empty_kernel", "", {}, "hot"))
+
+    def test_context_is_the_first_files(self):
+        self.assertEqual(self.results.context["gpu_name"], "NVIDIA H200")
+        self.assertNotIn("json_schema_version", self.results.context)
+        self.assertEqual(self.results.ceiling("copy_gbps"), 3912.4)
+        self.assertIsNone(self.results.ceiling("no_such_key"))
+
+
+class Formats(Tmp):
+    def write(self, doc, name="run.json"):
+        return gbfake.write(self.tmp / name, doc)
+
+    def test_google_benchmark_suffixes_are_stripped(self):
+        self.assertEqual(sbresults.case_name("rmsnorm/naive/bf16/t1_h64/cold/min_time:0.500/"
+                                             "repeats:5/manual_time"),
+                         "rmsnorm/naive/bf16/t1_h64/cold")
+
+    def test_time_units_and_aggregates_only(self):
+        doc = gbfake.run([gbfake.rmsnorm("naive", "bf16", 64, 1024, "cold")], seed=1)
+        median = next(r for r in doc["benchmarks"] if r.get("aggregate_name") == "median")
+        doc["benchmarks"] = [r for r in doc["benchmarks"] if r["run_type"] == "aggregate"]
+        for r in doc["benchmarks"]:
+            r["real_time"] *= 1000
+            r["time_unit"] = "ns"
+        case = sbresults.load(self.write(doc)).cases[0]
+        self.assertEqual(case.times_us, [])
+        self.assertAlmostEqual(case.median_us, median["real_time"] / 1000)
+
+    def test_single_repetition_has_no_aggregates(self):
+        doc = gbfake.run([gbfake.rmsnorm("naive", "bf16", 64, 1024, "cold")], seed=1, reps=1)
+        case = sbresults.load(self.write(doc)).cases[0]
+        self.assertEqual(case.median_us, doc["benchmarks"][0]["real_time"])
+        self.assertEqual(case.counters["err"], doc["benchmarks"][0]["err"])
+
+    def test_gb18_skipped_with_message(self):
+        doc = gbfake.run([gbfake.rmsnorm("naive", "bf16", 64, 1024, "cold")], seed=1, reps=1)
+        doc["benchmarks"][0].update(skipped=True, skip_message="needs sm_90a")
+        case = sbresults.load(self.write(doc)).cases[0]
+        self.assertTrue(case.skipped)
+        self.assertEqual(case.error, "needs sm_90a")
+
+    def test_directory_merges_files(self):
+        shutil.copy(DATA / "rmsnorm_gb171.json", self.tmp)
+        shutil.copy(DATA / "attention_gb183.json", self.tmp)
+        self.assertEqual(len(sbresults.load(self.tmp).cases), 15)
+
+    def assertError(self, path, *fragments):
+        with self.assertRaises(sbresults.ResultsError) as cm:
+            sbresults.load(path)
+        for f in (str(path),) + fragments:
+            self.assertIn(f, str(cm.exception))
+
+    def test_truncated_file(self):
+        text = (DATA / "rmsnorm_gb171.json").read_text()
+        path = self.tmp / "cut.json"
+        path.write_text(text[: len(text) // 2])
+        self.assertError(path, "not valid JSON", "truncated")
+
+    def test_missing_benchmarks(self):
+        path = self.tmp / "nobench.json"
+        path.write_text(json.dumps({"context": {}}))
+        self.assertError(path, "'benchmarks'")
+
+    def test_missing_key_in_a_row(self):
+        doc = gbfake.run([gbfake.rmsnorm("naive", "bf16", 64, 1024, "cold")], seed=1)
+        del doc["benchmarks"][2]["time_unit"]
+        self.assertError(self.write(doc), "benchmarks[2]", "'time_unit'")
+
+    def test_bad_name(self):
+        doc = gbfake.run([{"name": "rmsnorm/naive/bf16/t64_hidden/cold", "us": 3.0,
+                           "bytes": 1, "flops": 1}], seed=1)
+        self.assertError(self.write(doc), "bad shape token 'hidden'")
+
+    def test_different_gpus_do_not_merge(self):
+        a = self.write(gbfake.run([gbfake.floor("cold")]), "a.json")
+        a100 = gbfake.context(gpu_name="NVIDIA A100")
+        b = self.write(gbfake.run([gbfake.floor("hot")], ctx=a100), "b.json")
+        with self.assertRaisesRegex(sbresults.ResultsError, "b.json: gpu_name 'NVIDIA A100'"):
+            sbresults.load([a, b])
+
+    def test_duplicate_case_across_files(self):
+        a = self.write(gbfake.run([gbfake.floor("cold")]), "a.json")
+        b = self.write(gbfake.run([gbfake.floor("cold")]), "b.json")
+        with self.assertRaisesRegex(sbresults.ResultsError, "floor/empty_kernel/cold also appears"):
+            sbresults.load([a, b])
+
+
+class Fingerprint(Tmp):
+    def setUp(self):
+        super().setUp()
+        (self.tmp / "kernels" / "rmsnorm").mkdir(parents=True)
+        (self.tmp / "kernels" / "rmsnorm" / "naive.cu").write_text("__global__ void k() {}\n")
+        (self.tmp / "kernels" / "rmsnorm" / "variants.def").write_text("SB_VARIANT(naive, \"\")\n")
+        (self.tmp / "kernels" / "common.h").write_text("#pragma once\n")
+        (self.tmp / "README.md").write_text("not a kernel\n")
+
+    def cli(self):
+        out = subprocess.run([sys.executable, str(SCRIPTS / "sbresults.py"), "fingerprint",
+                              str(self.tmp)], capture_output=True, text=True, check=True)
+        return out.stdout.strip()
+
+    def test_cli_is_deterministic_and_matches_the_function(self):
+        first = self.cli()
+        self.assertRegex(first, r"^[0-9a-f]{16}$")
+        self.assertEqual(first, self.cli())
+        self.assertEqual(first, sbresults.kernels_fingerprint(self.tmp))
+
+    def test_changes_with_kernel_sources_only(self):
+        before = sbresults.kernels_fingerprint(self.tmp)
+        (self.tmp / "README.md").write_text("edited\n")
+        self.assertEqual(before, sbresults.kernels_fingerprint(self.tmp))
+        (self.tmp / "kernels" / "rmsnorm" / "naive.cu").write_text("__global__ void k(int) {}\n")
+        edited = sbresults.kernels_fingerprint(self.tmp)
+        self.assertNotEqual(before, edited)
+        src = self.tmp / "kernels" / "rmsnorm" / "naive.cu"
+        src.rename(src.with_name("renamed.cu"))
+        self.assertNotEqual(edited, sbresults.kernels_fingerprint(self.tmp))
+
+    @unittest.skipUnless(all(shutil.which(t) for t in ("find", "sort", "xargs", "sha256sum")),
+                         "coreutils not available")
+    def test_documented_shell_recipe_gives_the_same_value(self):
+        shell = ("find . -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum | sha256sum "
+                 "| cut -c1-16")
+        out = subprocess.run(shell, shell=True, cwd=self.tmp / "kernels", capture_output=True,
+                             text=True, check=True)
+        self.assertEqual(out.stdout.strip(), sbresults.kernels_fingerprint(self.tmp))
+
+    def test_no_kernels_directory_is_exit_2(self):
+        out = subprocess.run([sys.executable, str(SCRIPTS / "sbresults.py"), "fingerprint",
+                              str(self.tmp / "nowhere")], capture_output=True, text=True)
+        self.assertEqual(out.returncode, 2)
+        self.assertIn("no kernels/ directory", out.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main()

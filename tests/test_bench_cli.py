@@ -1,0 +1,73 @@
+#!/usr/bin/env python3
+"""The bench binary's command line, end to end, on any machine (no GPU needed).
+
+usage: test_bench_cli.py PATH/TO/bench_rmsnorm
+Bad flags and shape strings must print what is wrong and exit 2; listing the cases touches no GPU and
+shows one case per variant x dtype x shape x mode, named as the report and the regression check expect.
+"""
+import pathlib
+import re
+import subprocess
+import sys
+import unittest
+
+BENCH = None
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+
+
+def run(*args):
+    return subprocess.run([BENCH, *args], capture_output=True, text=True, timeout=60)
+
+
+def variants():
+    text = (ROOT / "kernels/rmsnorm/variants.def").read_text()
+    return re.findall(r"^SB_VARIANT\(([a-z0-9_]+),", text, re.M)
+
+
+class BenchCli(unittest.TestCase):
+    def assert_usage_error(self, args, fragment):
+        r = run(*args)
+        self.assertEqual(r.returncode, 2, f"{args}: exit {r.returncode}\n{r.stdout}{r.stderr}")
+        self.assertIn(fragment, r.stderr, f"{args}: stderr was {r.stderr!r}")
+
+    def test_bad_shapes_exit_2_with_the_reason(self):
+        self.assert_usage_error(["--shapes=4096"], "'4096' is neither a shape")
+        self.assert_usage_error(["--shapes=4096x"], "hidden in '4096x'")
+        self.assert_usage_error(["--shapes=0x8"], "out of range")
+        self.assert_usage_error(["--shapes="], "--shapes= needs a value")
+        self.assert_usage_error(["--shapes", "1x8"], "--shapes needs a value")
+
+    def test_unknown_flag_exits_2(self):
+        r = run("--no-such-flag")
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("unrecognized command-line flag: --no-such-flag", r.stderr)
+        self.assert_usage_error(["--profile=yes"], "--profile takes no value")
+
+    def test_help_documents_the_shape_grammar(self):
+        r = run("--help")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("--shapes=SPEC", r.stdout)
+        self.assertIn("ROWSxHIDDEN", r.stdout)
+
+    def test_listing_names_every_variant_dtype_and_mode(self):
+        r = run("--benchmark_list_tests=true", "--shapes=1x4096,3x7")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        names = set(r.stdout.split())
+        for v in variants():
+            for dtype in ("fp32", "fp16", "bf16"):
+                for shape in ("t1_h4096", "t3_h7"):
+                    for mode in ("cold", "hot"):
+                        self.assertIn(f"rmsnorm/{v}/{dtype}/{shape}/{mode}/manual_time", names)
+        self.assertIn("floor/empty_kernel/hot/manual_time", names)
+
+    def test_default_set_includes_the_anchor_shapes(self):
+        r = run("--benchmark_list_tests=true", "--benchmark_filter=rmsnorm/vectorized/bf16/.*/cold")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        for shape in ("t1_h4096", "t64_h8192", "t2048_h2048", "t4096_h4096", "t16384_h4096", "t32768_h8192",
+                      "t65536_h1024"):
+            self.assertIn(f"rmsnorm/vectorized/bf16/{shape}/cold/manual_time", r.stdout)
+
+
+if __name__ == "__main__":
+    BENCH = sys.argv.pop(1)
+    unittest.main(verbosity=2)

@@ -1,0 +1,59 @@
+// CPU tests of the dtype table and the RMSNorm registry: no GPU needed.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <fstream>
+#include <regex>
+#include <set>
+
+#include "common/dtype.h"
+#include "rmsnorm/rmsnorm.h"
+
+namespace sb {
+namespace {
+
+TEST(DType, NamesSizesAndParsingRoundTrip) {
+  EXPECT_EQ(name(DType::f32), "fp32");
+  EXPECT_EQ(name(DType::f16), "fp16");
+  EXPECT_EQ(name(DType::bf16), "bf16");
+  EXPECT_EQ(size_bytes(DType::f32), 4u);
+  EXPECT_EQ(size_bytes(DType::bf16), 2u);
+  for (DType t : kAllDTypes) EXPECT_EQ(parse_dtype(name(t)), t);
+  EXPECT_FALSE(parse_dtype("float32").has_value());
+  EXPECT_FALSE(parse_dtype("").has_value());
+}
+
+TEST(DType, UnitRoundoffMatchesMantissaWidth) {
+  EXPECT_EQ(unit_roundoff(DType::f32), std::ldexp(1.0, -24));  // 23 stored bits + 1
+  EXPECT_EQ(unit_roundoff(DType::f16), std::ldexp(1.0, -11));  // 10 + 1
+  EXPECT_EQ(unit_roundoff(DType::bf16), std::ldexp(1.0, -8));  // 7 + 1
+}
+
+// The registry is the X-macro expansion of variants.def: same names, same order, nothing else.
+TEST(RmsNormRegistry, MatchesVariantsDefInOrder) {
+  std::ifstream def(SOLBENCH_SOURCE_DIR "/kernels/rmsnorm/variants.def");
+  ASSERT_TRUE(def) << "cannot open variants.def";
+  std::vector<std::string> names;
+  const std::regex line(R"re(^SB_VARIANT\(([a-z0-9_]+),\s*"(.+)"\)\s*$)re");
+  for (std::string s; std::getline(def, s);) {
+    std::smatch m;
+    if (std::regex_match(s, m, line)) names.push_back(m[1]);
+  }
+  ASSERT_EQ(names.size(), rmsnorm::variants().size());
+  std::set<std::string> unique;
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    const rmsnorm::Variant& v = rmsnorm::variants()[i];
+    EXPECT_EQ(names[i], v.name);
+    EXPECT_TRUE(unique.insert(v.name).second) << "duplicate variant " << v.name;
+    EXPECT_GT(std::string(v.summary).size(), 10u) << v.name << " needs a summary";
+    EXPECT_EQ(&rmsnorm::variant(v.name), &v);
+  }
+  EXPECT_EQ(names, (std::vector<std::string>{"naive", "block_reduce", "warp_shuffle", "vectorized"}));
+}
+
+TEST(RmsNormRegistry, UnknownVariantIsAnError) {
+  EXPECT_THROW(rmsnorm::variant("fastest"), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace sb

@@ -1,0 +1,91 @@
+// CPU tests of the --shapes grammar and the flag extraction (the bench binaries' exit-2 paths are
+// tested end to end by test_bench_cli.py).
+#include <gtest/gtest.h>
+
+#include "harness/cli.h"
+#include "rmsnorm_shapes.h"
+
+namespace sb::bench {
+namespace {
+
+TEST(RmsNormShapes, ExplicitShapesBothSpellings) {
+  const auto s = parse_rmsnorm_shapes("4096x8192,t1_h4096,3x7");
+  ASSERT_EQ(s.size(), 3u);
+  EXPECT_EQ(s[0], (RmsNormShape{4096, 8192}));
+  EXPECT_EQ(s[1], (RmsNormShape{1, 4096}));
+  EXPECT_EQ(s[2].name(), "t3_h7");
+}
+
+TEST(RmsNormShapes, NamedSetsAndDeduplication) {
+  const auto anchors = parse_rmsnorm_shapes("anchors");
+  EXPECT_EQ(anchors.size(), 7u);
+  // Every ANCHORS.md shape is in the default set.
+  const auto def = rmsnorm_shape_set("default");
+  for (const auto& a : anchors) EXPECT_NE(std::find(def.begin(), def.end(), a), def.end()) << a.name();
+  // From one token to at least 64k tokens.
+  EXPECT_EQ(std::min_element(def.begin(), def.end(), [](auto& a, auto& b) { return a.rows < b.rows; })->rows, 1);
+  EXPECT_GE(std::max_element(def.begin(), def.end(), [](auto& a, auto& b) { return a.rows < b.rows; })->rows, 65536);
+  EXPECT_EQ(parse_rmsnorm_shapes("anchors,1x4096,anchors").size(), 7u);
+}
+
+void expect_usage_error(const std::string& spec, const std::string& fragment) {
+  try {
+    parse_rmsnorm_shapes(spec);
+    FAIL() << "'" << spec << "' should be rejected";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos) << e.what();
+  }
+}
+
+TEST(RmsNormShapes, MalformedValuesAreUsageErrors) {
+  expect_usage_error("", "empty");
+  expect_usage_error(",,", "empty");
+  expect_usage_error("4096", "'4096' is neither a shape");
+  expect_usage_error("4096x", "hidden in '4096x'");
+  expect_usage_error("x8192", "rows in 'x8192'");
+  expect_usage_error("0x8192", "out of range");
+  expect_usage_error("4x-8", "is not a positive integer");
+  expect_usage_error("4x8.5", "is not a positive integer");
+  expect_usage_error("4x99999999999999999999", "is not a positive integer");
+  expect_usage_error("4x2000000000", "out of range");
+  expect_usage_error("t4_w8", "neither a shape");
+  expect_usage_error("llama", "neither a shape");
+}
+
+struct Argv {
+  explicit Argv(std::vector<std::string> a) : args(std::move(a)) {
+    for (auto& s : args) ptrs.push_back(s.data());
+    ptrs.push_back(nullptr);
+    argc = static_cast<int>(args.size());
+  }
+  std::vector<std::string> args;
+  std::vector<char*> ptrs;
+  int argc;
+};
+
+TEST(Options, OurFlagsAreRemovedOthersKept) {
+  Argv a({"bench", "--shapes=1x8", "--benchmark_filter=rmsnorm", "--profile"});
+  const Options o = extract_options(&a.argc, a.ptrs.data());
+  EXPECT_EQ(o.shapes, "1x8");
+  EXPECT_TRUE(o.profile);
+  EXPECT_FALSE(o.list_only);
+  ASSERT_EQ(a.argc, 2);
+  EXPECT_STREQ(a.ptrs[1], "--benchmark_filter=rmsnorm");
+  EXPECT_EQ(a.ptrs[2], nullptr);
+}
+
+TEST(Options, ListTestsIsSeenButLeftForGoogleBenchmark) {
+  Argv a({"bench", "--benchmark_list_tests=true"});
+  EXPECT_TRUE(extract_options(&a.argc, a.ptrs.data()).list_only);
+  EXPECT_EQ(a.argc, 2);
+}
+
+TEST(Options, MalformedFlagsAreUsageErrors) {
+  for (const char* bad : {"--shapes=", "--shapes", "--profile=1"}) {
+    Argv a({"bench", bad});
+    EXPECT_THROW(extract_options(&a.argc, a.ptrs.data()), UsageError) << bad;
+  }
+}
+
+}  // namespace
+}  // namespace sb::bench
