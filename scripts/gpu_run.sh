@@ -5,7 +5,8 @@
 #   bench_rmsnorm.json   Google Benchmark JSON (repetitions + aggregates, run context)
 #   crosscheck.json      harness vs do_bench on the same PyTorch op, same GPU, same command
 #   env.txt              nvidia-smi, compilers, PyTorch: the machine the numbers came from
-#   test.log bench.log crosscheck.log sanitizer.log
+#   test.log bench.log sanitizer.log, and ncu.csv when NCU=1 (kernel durations and DRAM bytes of the
+#   decode-sized cases, from Nsight Compute)
 # Exit status: non-zero if any stage failed (every stage still runs). Stages can be skipped with
 # SKIP_TESTS=1, SKIP_BENCH=1, SKIP_SANITIZER=1; BENCH_ARGS adds flags to the bench run
 # (e.g. BENCH_ARGS='--benchmark_filter=vectorized').
@@ -53,9 +54,8 @@ if [ -z "${SKIP_BENCH:-}" ]; then
     "--benchmark_context=command=scripts/gpu_run.sh OUTDIR" ${BENCH_ARGS:-} >"$out/bench.log" 2>&1 || fail bench_rmsnorm
   tail -3 "$out/bench.log" >&2
   stage crosscheck with triton do_bench
-  python3 "$root/scripts/crosscheck_torch.py" "$out/bench_rmsnorm.json" -o "$out/crosscheck.json" >"$out/crosscheck.log" 2>&1 ||
-    fail crosscheck
-  cat "$out/crosscheck.log" >&2
+  python3 "$root/scripts/crosscheck_torch.py" "$out/bench_rmsnorm.json" -o "$out/crosscheck.json" 2>&1 |
+    tee -a "$out/bench.log" >&2 || fail crosscheck
 fi
 
 if [ -z "${SKIP_SANITIZER:-}" ]; then
@@ -66,6 +66,13 @@ if [ -z "${SKIP_SANITIZER:-}" ]; then
       --gtest_brief=1 >>"$out/sanitizer.log" 2>&1 || fail "compute-sanitizer $tool"
     echo "$tool: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/sanitizer.log" | tail -1)" >&2
   done
+fi
+if [ -n "${NCU:-}" ]; then
+  stage ncu
+  ncu --clock-control none --cache-control all -k regex:rmsnorm --csv --page raw \
+    --metrics gpu__time_duration.sum,sm__cycles_elapsed.avg.per_second,dram__bytes_read.sum,dram__bytes_write.sum,launch__registers_per_thread,launch__grid_size,launch__block_size,sm__warps_active.avg.pct_of_peak_sustained_active \
+    "$build/bench/bench_rmsnorm" --profile --shapes="${NCU_SHAPES:-1x4096,64x8192,16384x4096}" \
+    --benchmark_filter="${NCU_FILTER:-(vectorized|block_reduce)/bf16/.*/cold}" >"$out/ncu.csv" 2>&1 || fail ncu
 fi
 stage done, status $status
 exit $status

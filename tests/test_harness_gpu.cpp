@@ -42,7 +42,8 @@ TEST_F(HarnessGpu, SpinKernelTimedAtCyclesOverClock) {
     warm.push_back(timer.warm_ms(spin));
   }
   long long host[2];
-  SB_CUDA_CHECK(cudaMemcpy(host, out.get(), sizeof host, cudaMemcpyDeviceToHost));
+  SB_CUDA_CHECK(cudaMemcpyAsync(host, out.get(), sizeof host, cudaMemcpyDeviceToHost, s.get()));
+  s.sync();
   const double globaltimer_ms = host[1] * 1e-6;
   auto graph = capture_cuda_graph(s.get(), 5, spin);
   graph->replay(s.get());

@@ -128,7 +128,8 @@ TEST_P(RmsNormGpuSpecial, EpsIsHonoured) {
     const Check c = run(d);
     EXPECT_TRUE(c.ok) << "eps " << eps_values[k] << ": " << c.message;
     out[k].resize(rows * hidden * size_bytes(dtype()));
-    SB_CUDA_CHECK(cudaMemcpy(out[k].data(), d.problem().y, out[k].size(), cudaMemcpyDeviceToHost));
+    SB_CUDA_CHECK(cudaMemcpyAsync(out[k].data(), d.problem().y, out[k].size(), cudaMemcpyDeviceToHost, stream().get()));
+    stream().sync();
   }
   EXPECT_NE(out[0], out[1]) << "eps had no effect";
 }
@@ -161,7 +162,8 @@ TEST(RmsNormVerify, UnwrittenOutputFails) {
   s.sync();
   ASSERT_TRUE(d.verify().ok);
   // Re-poison one element only (0xffff is a bf16 NaN).
-  SB_CUDA_CHECK(cudaMemset(static_cast<char*>(d.problem().y) + 2 * (64 * 2 + 5), 0xff, 2));
+  SB_CUDA_CHECK(cudaMemsetAsync(static_cast<char*>(d.problem().y) + 2 * (64 * 2 + 5), 0xff, 2, s.get()));
+  s.sync();
   const Check c = d.verify();
   EXPECT_FALSE(c.ok);
   EXPECT_NE(c.message.find("row 2 col 5"), std::string::npos) << c.message;
@@ -176,9 +178,11 @@ TEST(RmsNormVerify, WrongValueFails) {
   s.sync();
   float v = 0;
   float* y = static_cast<float*>(d.problem().y);
-  SB_CUDA_CHECK(cudaMemcpy(&v, y + 40, 4, cudaMemcpyDeviceToHost));
+  SB_CUDA_CHECK(cudaMemcpyAsync(&v, y + 40, 4, cudaMemcpyDeviceToHost, s.get()));
+  s.sync();
   v *= 1.0f + 1e-4f;  // far beyond a few fp32 ulps
-  SB_CUDA_CHECK(cudaMemcpy(y + 40, &v, 4, cudaMemcpyHostToDevice));
+  SB_CUDA_CHECK(cudaMemcpyAsync(y + 40, &v, 4, cudaMemcpyHostToDevice, s.get()));
+  s.sync();
   const Check c = d.verify();
   EXPECT_FALSE(c.ok);
   EXPECT_GT(c.err, 1.0);

@@ -9,14 +9,14 @@
 namespace sb::bench {
 
 struct Ceilings {
-  double copy_gbps = 0;    // device-to-device copy, bytes read + bytes written, 16-byte vector kernel
+  double copy_gbps = 0;    // device-to-device copy of 1 GiB, bytes read + bytes written, 16-byte vector kernel
   double gemm_tflops = 0;  // cuBLAS bf16 GEMM (fp32 accumulate), n x n x n on N(0,1) data
 };
 
-// The copy kernel of the ceiling: 16-byte grid-stride copy of `bytes` (a multiple of 16).
+// The copy kernel of the ceiling: 16-byte vector copy of `bytes` (a multiple of 16), 4 vectors a thread.
 void launch_copy(const void* src, void* dst, std::size_t bytes, cudaStream_t s);
 
-// Median of `reps` timed launches of a grid-stride 16-byte copy of `bytes` (after warm-up).
+// Median of `reps` timed launches of launch_copy over `bytes` (after warm-up).
 double measure_copy_gbps(cudaStream_t s, std::size_t bytes, int reps = 20);
 // The same copy through cudaMemcpyAsync, timed on its own: the independent check of the one above.
 double measure_memcpy_gbps(cudaStream_t s, std::size_t bytes, int reps = 20);

@@ -37,6 +37,47 @@ __device__ inline void store_vec(T* p, const Vec<T, N>& v) {
   *reinterpret_cast<Vec<T, N>*>(p) = v;
 }
 
+// Streaming variants for data touched once (evict-first in L1 and L2): RMSNorm's x and y.
+template <int N, typename T>
+__device__ inline Vec<T, N> load_vec_stream(const T* p) {
+  if constexpr (sizeof(Vec<T, N>) == 16) {
+    const uint4 u = __ldcs(reinterpret_cast<const uint4*>(p));
+    return *reinterpret_cast<const Vec<T, N>*>(&u);
+  } else {
+    return load_vec<N>(p);
+  }
+}
+template <int N, typename T>
+__device__ inline void store_vec_stream(T* p, const Vec<T, N>& v) {
+  if constexpr (sizeof(Vec<T, N>) == 16)
+    __stcs(reinterpret_cast<uint4*>(p), *reinterpret_cast<const uint4*>(&v));
+  else
+    store_vec(p, v);
+}
+
+// Two adjacent elements <-> float2, with the packed conversions of the 16-bit types (one instruction
+// for two values, fewer registers than element by element).
+template <typename T> __device__ inline float2 to_float2(const T* p) { return make_float2(to_float(p[0]), to_float(p[1])); }
+template <> __device__ inline float2 to_float2(const __half* p) { return __half22float2(*reinterpret_cast<const __half2*>(p)); }
+template <> __device__ inline float2 to_float2(const __nv_bfloat16* p) {
+  return __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(p));
+}
+template <typename T> __device__ inline void from_float2(T* p, float2 v) {
+  p[0] = from_float<T>(v.x);
+  p[1] = from_float<T>(v.y);
+}
+template <> __device__ inline void from_float2(__half* p, float2 v) { *reinterpret_cast<__half2*>(p) = __float22half2_rn(v); }
+template <> __device__ inline void from_float2(__nv_bfloat16* p, float2 v) {
+  *reinterpret_cast<__nv_bfloat162*>(p) = __float22bfloat162_rn(v);
+}
+
+// 16-byte asynchronous global -> shared copy (cp.async, sm_80+): no registers held while in flight.
+__device__ inline void cp_async_16(void* smem, const void* gmem) {
+  const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(smem));
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(s), "l"(gmem));
+}
+__device__ inline void cp_async_wait_all() { asm volatile("cp.async.wait_all;\n" ::: "memory"); }
+
 inline bool is_aligned(const void* p, std::size_t bytes) {
   return reinterpret_cast<std::uintptr_t>(p) % bytes == 0;
 }

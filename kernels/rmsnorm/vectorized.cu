@@ -1,5 +1,6 @@
 // vectorized: x is read from memory exactly once, in 16-byte accesses, and kept in registers between
-// the reduction and the output; the launch shape comes from the hidden size.
+// the reduction and the output; w is staged in shared memory (cp.async) alongside; the launch shape
+// comes from the hidden size.
 // Mapping: a group of threads_per_row (tpr, a power of two <= 512) threads owns a row; thread j of the
 // group holds vectors j, j+tpr, ... (up to 8 vectors of 16 B: 128 B of the row per thread).
 // Short rows pack several rows into a 128-thread block (tpr < 32 reduces inside a warp with shuffles;
@@ -66,12 +67,24 @@ __device__ inline float row_sum(float v, int tpr, float* scratch) {
   return s;
 }
 
+// Elements are converted two at a time when the access holds an even count (packed 16-bit
+// conversions), one at a time on the scalar path.
+#define SB_PAIR_HELPERS                                                                     \
+  constexpr int kPair = Vec % 2 == 0 ? 2 : 1;                                               \
+  auto load_pair = [](const T* p) {                                                         \
+    if constexpr (kPair == 2) return to_float2(p); else return make_float2(to_float(*p), 0.0f); \
+  };                                                                                        \
+  auto store_pair = [](T* p, float2 v) {                                                    \
+    if constexpr (kPair == 2) from_float2(p, v); else *p = from_float<T>(v.x);              \
+  };
+
 template <typename T, int Vec, int VectorsPerThread>
 __global__ void __launch_bounds__(kMaxThreadsPerRow, 1) kernel(const T* __restrict__ x, const T* __restrict__ w,
                                                T* __restrict__ y, int64_t rows, int hidden, float eps,
                                                int tpr) {
   __shared__ float scratch[32];
   using V = sb::Vec<T, Vec>;
+  SB_PAIR_HELPERS
   const int vectors = hidden / Vec;
   const int j = threadIdx.x % tpr;
   const int64_t row = static_cast<int64_t>(blockIdx.x) * (blockDim.x / tpr) + threadIdx.x / tpr;
@@ -79,31 +92,47 @@ __global__ void __launch_bounds__(kMaxThreadsPerRow, 1) kernel(const T* __restri
   const T* xr = x + row * hidden;
   T* yr = y + row * hidden;
 
+  // w is staged in shared memory by cp.async, once per block, while x is loaded into registers: the
+  // weight's memory round trip overlaps x's instead of following the reduction, and costs no registers.
+  extern __shared__ __align__(16) unsigned char smem[];
+  T* w_stage = reinterpret_cast<T*>(smem);
+  constexpr bool kStageW = sizeof(V) == 16;
+  if constexpr (kStageW)
+    for (int v = threadIdx.x; v < vectors; v += blockDim.x) cp_async_16(w_stage + v * Vec, w + static_cast<int64_t>(v) * Vec);
+
   V r[VectorsPerThread];
 #pragma unroll
-  for (int i = 0; i < VectorsPerThread; ++i) {  // all loads issued before the first use
+  for (int i = 0; i < VectorsPerThread; ++i) {
     const int v = j + i * tpr;
-    r[i] = active && v < vectors ? load_vec<Vec>(xr + static_cast<int64_t>(v) * Vec) : V{};
+    r[i] = active && v < vectors ? load_vec_stream<Vec>(xr + static_cast<int64_t>(v) * Vec) : V{};
   }
   float sum_sq = 0.0f;
 #pragma unroll
   for (int i = 0; i < VectorsPerThread; ++i) {
 #pragma unroll
-    for (int e = 0; e < Vec; ++e) {
-      const float f = to_float(r[i].v[e]);
-      sum_sq += f * f;
+    for (int e = 0; e < Vec; e += kPair) {
+      const float2 f = load_pair(&r[i].v[e]);
+      sum_sq += f.x * f.x + f.y * f.y;
     }
   }
+  if constexpr (kStageW) {
+    cp_async_wait_all();
+    __syncthreads();
+  }
   const float rstd = rsqrtf(row_sum(sum_sq, tpr, scratch) / static_cast<float>(hidden) + eps);
+  const T* wsrc = kStageW ? w_stage : w;
 #pragma unroll
   for (int i = 0; i < VectorsPerThread; ++i) {
     const int v = j + i * tpr;
     if (active && v < vectors) {
-      const V wv = load_vec<Vec>(w + static_cast<int64_t>(v) * Vec);
+      const V wv = load_vec<Vec>(wsrc + static_cast<int64_t>(v) * Vec);
       V out;
 #pragma unroll
-      for (int e = 0; e < Vec; ++e) out.v[e] = from_float<T>(to_float(r[i].v[e]) * rstd * to_float(wv.v[e]));
-      store_vec(yr + static_cast<int64_t>(v) * Vec, out);
+      for (int e = 0; e < Vec; e += kPair) {
+        const float2 xv = load_pair(&r[i].v[e]), wf = load_pair(&wv.v[e]);
+        store_pair(&out.v[e], make_float2(xv.x * rstd * wf.x, xv.y * rstd * wf.y));
+      }
+      store_vec_stream(yr + static_cast<int64_t>(v) * Vec, out);
     }
   }
 }
@@ -160,7 +189,14 @@ void launch_typed(const Problem& p, const VectorizedConfig& c, cudaStream_t stre
     return;
   }
   const auto blocks = static_cast<unsigned>((p.rows + c.rows_per_block - 1) / c.rows_per_block);
-  auto go = [&](auto kern) { kern<<<blocks, c.block_threads, 0, stream>>>(x, w, y, p.rows, hidden, eps, c.threads_per_row); };
+  const int smem = sizeof(sb::Vec<T, Vec>) == 16 ? hidden * static_cast<int>(sizeof(T)) : 0;  // staged w
+  auto go = [&](auto kern) {
+    if (smem > 48 * 1024) {  // opt in once per instantiation (up to 64 KB: 4096 vectors of 16 B)
+      static const cudaError_t opt_in = cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, 64 * 1024);
+      SB_CUDA_CHECK(opt_in);
+    }
+    kern<<<blocks, c.block_threads, smem, stream>>>(x, w, y, p.rows, hidden, eps, c.threads_per_row);
+  };
   switch (c.vectors_per_thread) {
     case 1: go(kernel<T, Vec, 1>); break;
     case 2: go(kernel<T, Vec, 2>); break;
