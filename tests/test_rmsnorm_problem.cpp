@@ -79,39 +79,55 @@ TEST(RmsNormVectorized, MisalignedPointerIsAReasonNotAFault) {
 
 TEST(RmsNormVectorized, LaunchShapeFromHiddenSize) {
   // Llama-3-8B: 4096 bf16 = 512 16-byte vectors -> 64 threads x 8 vectors, 2 rows per 128-thread block.
-  VectorizedConfig c = vectorized_config(4096, DType::bf16);
+  VectorizedConfig c = vectorized_config(4096, 4096, DType::bf16);
   EXPECT_EQ(c.vec, 8);
   EXPECT_EQ(c.threads_per_row, 64);
   EXPECT_EQ(c.vectors_per_thread, 8);
   EXPECT_EQ(c.rows_per_block, 2);
   EXPECT_EQ(c.block_threads, 128);
   // Short rows pack: 768 bf16 = 96 vectors -> 16 threads x 8 (6 used), 8 rows per block.
-  c = vectorized_config(768, DType::bf16);
+  c = vectorized_config(8192, 768, DType::bf16);
   EXPECT_EQ(c.threads_per_row, 16);
   EXPECT_EQ(c.rows_per_block, 8);
   // 32768 bf16 = 4096 vectors: the largest row kept in registers (512 threads x 8).
-  c = vectorized_config(32768, DType::bf16);
+  c = vectorized_config(4096, 32768, DType::bf16);
   EXPECT_EQ(c.threads_per_row, 512);
   EXPECT_EQ(c.vectors_per_thread, 8);
   EXPECT_EQ(c.rows_per_block, 1);
   // 65536 bf16 = 8192 vectors: too long for registers -> two-pass.
-  c = vectorized_config(65536, DType::bf16);
+  c = vectorized_config(4096, 65536, DType::bf16);
   EXPECT_EQ(c.vectors_per_thread, 0);
   EXPECT_EQ(c.block_threads, 1024);
   // Odd sizes take the scalar path, with the same ladder over elements.
-  c = vectorized_config(769, DType::f16);
+  c = vectorized_config(4096, 769, DType::f16);
   EXPECT_EQ(c.vec, 1);
   EXPECT_EQ(c.threads_per_row, 128);
   EXPECT_EQ(c.vectors_per_thread, 8);
-  c = vectorized_config(1, DType::f32);
+  c = vectorized_config(4096, 1, DType::f32);
   EXPECT_EQ(c.vec, 1);
   EXPECT_EQ(c.threads_per_row, 1);
   EXPECT_EQ(c.vectors_per_thread, 1);
   EXPECT_EQ(c.rows_per_block, 128);
+  EXPECT_FALSE(c.stage_w);
+  // Latency regime (<= 256 rows): one vector a thread, w staged. Llama-3-8B decode: 512 threads.
+  c = vectorized_config(1, 4096, DType::bf16);
+  EXPECT_EQ(c.threads_per_row, 512);
+  EXPECT_EQ(c.vectors_per_thread, 1);
+  EXPECT_EQ(c.block_threads, 512);
+  EXPECT_TRUE(c.stage_w);
+  // Llama-3-70B decode of 64 sequences: 1024 vectors need 2 a thread at the 512-thread cap.
+  c = vectorized_config(64, 8192, DType::bf16);
+  EXPECT_EQ(c.threads_per_row, 512);
+  EXPECT_EQ(c.vectors_per_thread, 2);
+  // The scalar path cannot stage w (cp.async moves 16 bytes).
+  c = vectorized_config(1, 7, DType::f32);
+  EXPECT_EQ(c.threads_per_row, 8);
+  EXPECT_FALSE(c.stage_w);
   // Every configuration covers its row exactly once.
   for (DType t : kAllDTypes)
+    for (int64_t rows : {1, 256, 257})
     for (int64_t h : {1, 2, 7, 8, 127, 769, 1024, 4096, 5125, 8192, 16384, 65536, 70000}) {
-      c = vectorized_config(h, t);
+      c = vectorized_config(rows, h, t);
       if (c.vectors_per_thread) {
         EXPECT_GE(int64_t{c.threads_per_row} * c.vectors_per_thread * c.vec, h);
       }

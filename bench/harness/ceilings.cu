@@ -3,6 +3,7 @@
 #include <cublas_v2.h>
 
 #include <algorithm>
+#include <chrono>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -16,20 +17,9 @@ namespace sb::bench {
 
 namespace {
 
-// Each thread moves kUnroll 16-byte vectors, all loads issued before the stores: enough bytes in flight
-// to saturate HBM (a plain grid-stride loop of single vectors measured 3,981 GB/s against
-// cudaMemcpyAsync's 4,258 on the H200: results/h200/NOTES.md).
-constexpr int kCopyThreads = 256, kUnroll = 4;
-
-__global__ void __launch_bounds__(kCopyThreads) copy_kernel(const uint4* __restrict__ src, uint4* __restrict__ dst, std::size_t n) {
-  const std::size_t base = blockIdx.x * std::size_t{kCopyThreads * kUnroll} + threadIdx.x;
-  uint4 v[kUnroll];
-#pragma unroll
-  for (int k = 0; k < kUnroll; ++k)
-    if (base + k * kCopyThreads < n) v[k] = __ldcs(src + base + k * kCopyThreads);
-#pragma unroll
-  for (int k = 0; k < kUnroll; ++k)
-    if (base + k * kCopyThreads < n) __stcs(dst + base + k * kCopyThreads, v[k]);
+__global__ void copy_kernel(const uint4* __restrict__ src, uint4* __restrict__ dst, std::size_t n) {
+  for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < n; i += std::size_t{gridDim.x} * blockDim.x)
+    dst[i] = src[i];
 }
 
 double median(std::vector<double> v) {
@@ -52,24 +42,14 @@ void cublas_check(cublasStatus_t st, const char* what) {
 }  // namespace
 
 void launch_copy(const void* src, void* dst, std::size_t bytes, cudaStream_t s) {
-  const std::size_t n = bytes / sizeof(uint4);
-  const std::size_t blocks = (n + kCopyThreads * kUnroll - 1) / (kCopyThreads * kUnroll);
-  copy_kernel<<<static_cast<unsigned>(blocks), kCopyThreads, 0, s>>>(static_cast<const uint4*>(src),
-                                                                     static_cast<uint4*>(dst), n);
+  int dev = 0, sms = 0;
+  SB_CUDA_CHECK(cudaGetDevice(&dev));
+  SB_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+  copy_kernel<<<sms * 8, 256, 0, s>>>(static_cast<const uint4*>(src), static_cast<uint4*>(dst), bytes / sizeof(uint4));
   SB_LAUNCH_CHECK();
 }
 
 double measure_copy_gbps(cudaStream_t s, std::size_t bytes, int reps) {
-  const std::size_t n = bytes / sizeof(uint4);
-  DeviceBuffer src(n * sizeof(uint4)), dst(n * sizeof(uint4));
-  fill_normal(src.get(), n * sizeof(uint4) / 4, DType::f32, 1, 0.0f, 1.0f, s);
-  GpuTimer timer(s);
-  const double ms = median_ms(timer, [&](cudaStream_t st) { launch_copy(src.get(), dst.get(), n * sizeof(uint4), st); },
-                              3, reps);
-  return 2.0 * static_cast<double>(n * sizeof(uint4)) / (ms * 1e-3) / 1e9;
-}
-
-double measure_memcpy_gbps(cudaStream_t s, std::size_t bytes, int reps) {
   DeviceBuffer src(bytes), dst(bytes);
   fill_normal(src.get(), bytes / 4, DType::f32, 2, 0.0f, 1.0f, s);
   GpuTimer timer(s);
@@ -77,6 +57,18 @@ double measure_memcpy_gbps(cudaStream_t s, std::size_t bytes, int reps) {
     SB_CUDA_CHECK(cudaMemcpyAsync(dst.get(), src.get(), bytes, cudaMemcpyDeviceToDevice, st));
   }, 3, reps);
   return 2.0 * static_cast<double>(bytes) / (ms * 1e-3) / 1e9;
+}
+
+double measure_copy_gbps_host_clock(cudaStream_t s, std::size_t bytes, int reps) {
+  DeviceBuffer src(bytes), dst(bytes);
+  fill_normal(src.get(), bytes / 4, DType::f32, 3, 0.0f, 1.0f, s);
+  for (int i = 0; i < 3; ++i) SB_CUDA_CHECK(cudaMemcpyAsync(dst.get(), src.get(), bytes, cudaMemcpyDeviceToDevice, s));
+  SB_CUDA_CHECK(cudaStreamSynchronize(s));
+  const auto t0 = std::chrono::steady_clock::now();
+  for (int i = 0; i < reps; ++i) SB_CUDA_CHECK(cudaMemcpyAsync(dst.get(), src.get(), bytes, cudaMemcpyDeviceToDevice, s));
+  SB_CUDA_CHECK(cudaStreamSynchronize(s));
+  const double sec = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return 2.0 * static_cast<double>(bytes) * reps / sec / 1e9;
 }
 
 double measure_gemm_tflops(cudaStream_t s, int n, int reps) {

@@ -37,24 +37,6 @@ __device__ inline void store_vec(T* p, const Vec<T, N>& v) {
   *reinterpret_cast<Vec<T, N>*>(p) = v;
 }
 
-// Streaming variants for data touched once (evict-first in L1 and L2): RMSNorm's x and y.
-template <int N, typename T>
-__device__ inline Vec<T, N> load_vec_stream(const T* p) {
-  if constexpr (sizeof(Vec<T, N>) == 16) {
-    const uint4 u = __ldcs(reinterpret_cast<const uint4*>(p));
-    return *reinterpret_cast<const Vec<T, N>*>(&u);
-  } else {
-    return load_vec<N>(p);
-  }
-}
-template <int N, typename T>
-__device__ inline void store_vec_stream(T* p, const Vec<T, N>& v) {
-  if constexpr (sizeof(Vec<T, N>) == 16)
-    __stcs(reinterpret_cast<uint4*>(p), *reinterpret_cast<const uint4*>(&v));
-  else
-    store_vec(p, v);
-}
-
 // Two adjacent elements <-> float2, with the packed conversions of the 16-bit types (one instruction
 // for two values, fewer registers than element by element).
 template <typename T> __device__ inline float2 to_float2(const T* p) { return make_float2(to_float(p[0]), to_float(p[1])); }

@@ -48,7 +48,8 @@ struct VectorizedConfig {
   int threads_per_row;     // a power of two, 1..512 (1024 for two-pass)
   int rows_per_block;
   int block_threads;
+  bool stage_w = false;  // w copied to shared memory with cp.async alongside the x loads
 };
-VectorizedConfig vectorized_config(int64_t hidden, DType dtype);
+VectorizedConfig vectorized_config(int64_t rows, int64_t hidden, DType dtype);
 
 }  // namespace sb::rmsnorm

@@ -1,6 +1,7 @@
 // vectorized: x is read from memory exactly once, in 16-byte accesses, and kept in registers between
-// the reduction and the output; w is staged in shared memory (cp.async) alongside; the launch shape
-// comes from the hidden size.
+// the reduction and the output; the launch shape comes from the hidden size and the row count
+// (<= 256 rows: latency regime, one vector a thread where possible and w staged in shared memory
+// alongside x; more rows: bandwidth regime, 8 vectors a thread).
 // Mapping: a group of threads_per_row (tpr, a power of two <= 512) threads owns a row; thread j of the
 // group holds vectors j, j+tpr, ... (up to 8 vectors of 16 B: 128 B of the row per thread).
 // Short rows pack several rows into a 128-thread block (tpr < 32 reduces inside a warp with shuffles;
@@ -11,6 +12,7 @@
 // Constraint: x, w, y aligned to the access width (16 B, or the element when hidden is not a multiple
 // of 16 B); supports() says so otherwise.
 #include <algorithm>
+#include <type_traits>
 
 #include "common/check.h"
 #include "common/dispatch.cuh"
@@ -25,6 +27,8 @@ constexpr int kMaxVectorsPerThread = 8;  // 128 B in flight per thread
 constexpr int kMaxThreadsPerRow = 512;
 constexpr int kTwoPassThreads = 1024;
 constexpr int kMinBlockThreads = 128;
+// Up to this many rows a launch is one wave of short work and its time is latency (decode).
+constexpr int64_t kLatencyRows = 256;
 
 int next_pow2(int64_t v) {
   int p = 1;
@@ -33,7 +37,7 @@ int next_pow2(int64_t v) {
 }
 }  // namespace
 
-VectorizedConfig vectorized_config(int64_t hidden, DType dtype) {
+VectorizedConfig vectorized_config(int64_t rows, int64_t hidden, DType dtype) {
   const int vec16 = 16 / static_cast<int>(size_bytes(dtype));
   VectorizedConfig c{};
   c.vec = hidden % vec16 == 0 ? vec16 : 1;
@@ -41,8 +45,17 @@ VectorizedConfig vectorized_config(int64_t hidden, DType dtype) {
   if (vectors > int64_t{kMaxThreadsPerRow} * kMaxVectorsPerThread) {
     c.vectors_per_thread = 0;  // two-pass: one 1024-thread block per row
     c.threads_per_row = kTwoPassThreads;
+  } else if (rows <= kLatencyRows) {
+    // Latency regime: the fewest vectors a thread (the most threads, the shortest unrolled code) and
+    // w staged in shared memory in the same memory round trip as x.
+    c.vectors_per_thread = 1;
+    while (c.vectors_per_thread < kMaxVectorsPerThread && vectors > int64_t{kMaxThreadsPerRow} * c.vectors_per_thread)
+      c.vectors_per_thread *= 2;
+    c.threads_per_row = next_pow2((vectors + c.vectors_per_thread - 1) / c.vectors_per_thread);
+    c.stage_w = c.vec * size_bytes(dtype) == 16;
   } else {
-    // Fewest threads that hold the row in <= 8 vectors each: the most bytes in flight per thread.
+    // Bandwidth regime: the fewest threads that hold the row in <= 8 vectors each: the most bytes in
+    // flight per thread.
     c.threads_per_row = next_pow2((vectors + kMaxVectorsPerThread - 1) / kMaxVectorsPerThread);
     c.vectors_per_thread = next_pow2((vectors + c.threads_per_row - 1) / c.threads_per_row);  // 1, 2, 4, 8
   }
@@ -78,7 +91,7 @@ __device__ inline float row_sum(float v, int tpr, float* scratch) {
     if constexpr (kPair == 2) from_float2(p, v); else *p = from_float<T>(v.x);              \
   };
 
-template <typename T, int Vec, int VectorsPerThread>
+template <typename T, int Vec, int VectorsPerThread, bool StageW>
 __global__ void __launch_bounds__(kMaxThreadsPerRow, 1) kernel(const T* __restrict__ x, const T* __restrict__ w,
                                                T* __restrict__ y, int64_t rows, int hidden, float eps,
                                                int tpr) {
@@ -92,11 +105,11 @@ __global__ void __launch_bounds__(kMaxThreadsPerRow, 1) kernel(const T* __restri
   const T* xr = x + row * hidden;
   T* yr = y + row * hidden;
 
-  // w is staged in shared memory by cp.async, once per block, while x is loaded into registers: the
-  // weight's memory round trip overlaps x's instead of following the reduction, and costs no registers.
+  // StageW: w is staged in shared memory by cp.async, once per block, while x is loaded into
+  // registers: the weight's memory round trip overlaps x's instead of following the reduction.
   extern __shared__ __align__(16) unsigned char smem[];
   T* w_stage = reinterpret_cast<T*>(smem);
-  constexpr bool kStageW = sizeof(V) == 16;
+  constexpr bool kStageW = StageW && sizeof(V) == 16;
   if constexpr (kStageW)
     for (int v = threadIdx.x; v < vectors; v += blockDim.x) cp_async_16(w_stage + v * Vec, w + static_cast<int64_t>(v) * Vec);
 
@@ -104,7 +117,7 @@ __global__ void __launch_bounds__(kMaxThreadsPerRow, 1) kernel(const T* __restri
 #pragma unroll
   for (int i = 0; i < VectorsPerThread; ++i) {
     const int v = j + i * tpr;
-    r[i] = active && v < vectors ? load_vec_stream<Vec>(xr + static_cast<int64_t>(v) * Vec) : V{};
+    r[i] = active && v < vectors ? load_vec<Vec>(xr + static_cast<int64_t>(v) * Vec) : V{};
   }
   float sum_sq = 0.0f;
 #pragma unroll
@@ -132,7 +145,7 @@ __global__ void __launch_bounds__(kMaxThreadsPerRow, 1) kernel(const T* __restri
         const float2 xv = load_pair(&r[i].v[e]), wf = load_pair(&wv.v[e]);
         store_pair(&out.v[e], make_float2(xv.x * rstd * wf.x, xv.y * rstd * wf.y));
       }
-      store_vec_stream(yr + static_cast<int64_t>(v) * Vec, out);
+      store_vec(yr + static_cast<int64_t>(v) * Vec, out);
     }
   }
 }
@@ -167,7 +180,7 @@ __global__ void __launch_bounds__(kTwoPassThreads)
 }
 
 std::string supports(const Problem& p) {
-  const VectorizedConfig c = vectorized_config(p.hidden, p.dtype);
+  const VectorizedConfig c = vectorized_config(p.rows, p.hidden, p.dtype);
   const std::size_t align = c.vec * size_bytes(p.dtype);
   for (auto [ptr, name] : {std::pair<const void*, const char*>{p.x, "x"}, {p.w, "w"}, {p.y, "y"}})
     if (!is_aligned(ptr, align))
@@ -189,7 +202,7 @@ void launch_typed(const Problem& p, const VectorizedConfig& c, cudaStream_t stre
     return;
   }
   const auto blocks = static_cast<unsigned>((p.rows + c.rows_per_block - 1) / c.rows_per_block);
-  const int smem = sizeof(sb::Vec<T, Vec>) == 16 ? hidden * static_cast<int>(sizeof(T)) : 0;  // staged w
+  const int smem = c.stage_w ? hidden * static_cast<int>(sizeof(T)) : 0;
   auto go = [&](auto kern) {
     if (smem > 48 * 1024) {  // opt in once per instantiation (up to 64 KB: 4096 vectors of 16 B)
       static const cudaError_t opt_in = cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, 64 * 1024);
@@ -197,16 +210,23 @@ void launch_typed(const Problem& p, const VectorizedConfig& c, cudaStream_t stre
     }
     kern<<<blocks, c.block_threads, smem, stream>>>(x, w, y, p.rows, hidden, eps, c.threads_per_row);
   };
-  switch (c.vectors_per_thread) {
-    case 1: go(kernel<T, Vec, 1>); break;
-    case 2: go(kernel<T, Vec, 2>); break;
-    case 4: go(kernel<T, Vec, 4>); break;
-    default: go(kernel<T, Vec, 8>); break;
-  }
+  auto by_depth = [&](auto stage) {
+    constexpr bool kStage = decltype(stage)::value;
+    switch (c.vectors_per_thread) {
+      case 1: go(kernel<T, Vec, 1, kStage>); break;
+      case 2: go(kernel<T, Vec, 2, kStage>); break;
+      case 4: go(kernel<T, Vec, 4, kStage>); break;
+      default: go(kernel<T, Vec, 8, kStage>); break;
+    }
+  };
+  if (c.stage_w)
+    by_depth(std::true_type{});
+  else
+    by_depth(std::false_type{});
 }
 
 void launch(const Problem& p, cudaStream_t stream) {
-  const VectorizedConfig c = vectorized_config(p.hidden, p.dtype);
+  const VectorizedConfig c = vectorized_config(p.rows, p.hidden, p.dtype);
   dispatch(p.dtype, [&](auto tag) {
     using T = decltype(tag);
     if (c.vec == 1)
