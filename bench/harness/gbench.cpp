@@ -74,29 +74,40 @@ Env& env() {
   return *g_env;
 }
 
+// State kept across Google Benchmark's calls of one case (its repetitions): the hot graph is captured
+// once, so every repetition replays the same launches and no repetition can fail where another passed
+// (1.8.3 aborts on repetitions with different iteration counts). One case at a time.
+struct CaseState {
+  std::string name;
+  Mode mode = Mode::cold;
+  std::unique_ptr<Replay> graph;
+};
+
 void run_timed(benchmark::State& state, Mode mode, const Timed& t) {
+  static CaseState current;
   Env& e = env();
   GpuTimer& timer = e.timer;
   const cudaStream_t s = timer.stream();
   NvtxRange range(nvtx_name(t.case_name));
 
-  // Warm-up: module load, allocator caches, clocks; at least 3 launches and 1 ms of GPU time.
-  double single_ms = 0, warm_ms = 0;
-  for (int i = 0; i < 3 || (warm_ms < kWarmUpMs && i < 1000); ++i) {
-    single_ms = timer.warm_ms(t.launch);
-    warm_ms += single_ms;
+  if (current.name != t.case_name || current.mode != mode) {
+    current = CaseState{t.case_name, mode, nullptr};
+    // Warm-up: module load, allocator caches, clocks; at least 3 launches and 1 ms of GPU time.
+    double single_ms = 0, warm_ms = 0;
+    for (int i = 0; i < 3 || (warm_ms < kWarmUpMs && i < 1000); ++i) {
+      single_ms = timer.warm_ms(t.launch);
+      warm_ms += single_ms;
+    }
+    if (mode == Mode::hot) {
+      current.graph = t.capture(s, e.profile ? kProfileLaunches : hot_launch_count(single_ms), t.launch);
+      current.graph->replay(s);
+    }
+    SB_CUDA_CHECK(cudaStreamSynchronize(s));
   }
-  std::unique_ptr<Replay> graph;
-  int launches = 1;
-  if (mode == Mode::hot) {
-    graph = t.capture(s, e.profile ? kProfileLaunches : hot_launch_count(single_ms), t.launch);
-    launches = graph->launches();
-    graph->replay(s);
-  }
-  SB_CUDA_CHECK(cudaStreamSynchronize(s));
+  const int launches = mode == Mode::hot ? current.graph->launches() : 1;
 
   for (auto _ : state) {
-    const double ms = mode == Mode::cold ? timer.cold_ms(t.launch) : timer.replay_ms(*graph) / launches;
+    const double ms = mode == Mode::cold ? timer.cold_ms(t.launch) : timer.replay_ms(*current.graph) / launches;
     state.SetIterationTime(ms * 1e-3);
   }
 
@@ -113,6 +124,7 @@ void run_timed(benchmark::State& state, Mode mode, const Timed& t) {
 
 void fail_case(benchmark::State& state, const std::string& case_name, const std::string& message) {
   g_failures.emplace(case_name, message);
+  std::fprintf(stderr, "FAILED %s: %s\n", case_name.c_str(), message.c_str());
   state.SkipWithError(message.c_str());
 }
 

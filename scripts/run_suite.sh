@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# The suite, end to end, on a machine with an NVIDIA GPU: build (Release, with the PyTorch baselines
+# when PyTorch is installed), test, run every bench binary with repetitions, file the JSON under
+# results/<gpu>/ as <date>_<commit>.json and latest.json, and regenerate results/<gpu>/REPORT.md and
+# its plots. Logs of the run go to results/<gpu>/logs/ (not committed).
+#   scripts/run_suite.sh            # the full suite
+#   REPETITIONS=10 scripts/run_suite.sh
+# Without a GPU it says so and exits non-zero (3).
+set -uo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+if ! nvidia-smi -L >/dev/null 2>&1; then
+  echo "run_suite.sh: no NVIDIA GPU on this machine (nvidia-smi -L failed): nothing can be measured here." >&2
+  echo "To build and run the tests on any machine: cmake --workflow --preset ci" >&2
+  exit 3
+fi
+gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1 | sed -E 's/^NVIDIA //; s/[^A-Za-z0-9]+/_/g' | tr 'A-Z' 'a-z')
+dest=$root/results/$gpu
+logs=$dest/logs
+mkdir -p "$logs"
+commit=$(git -C "$root" rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
+stamp=$(date -u +%Y-%m-%d)_$commit
+
+"$root/scripts/gpu_run.sh" "$logs"
+status=$?
+if [ -s "$logs/bench_rmsnorm.json" ] && python3 -c "import json,sys; json.load(open(sys.argv[1]))" "$logs/bench_rmsnorm.json"; then
+  cp "$logs/bench_rmsnorm.json" "$dest/$stamp.json"
+  cp "$logs/bench_rmsnorm.json" "$dest/latest.json"
+  [ -s "$logs/crosscheck.json" ] && cp "$logs/crosscheck.json" "$dest/crosscheck_latest.json"
+  python3 "$root/scripts/report.py" "$dest" || status=1
+  echo "run_suite.sh: results in $dest ($stamp.json, latest.json, REPORT.md, plots/)" >&2
+else
+  echo "run_suite.sh: the bench run wrote no valid JSON; see $logs" >&2
+  status=1
+fi
+exit $status
