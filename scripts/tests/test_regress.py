@@ -66,7 +66,7 @@ class Regress(unittest.TestCase):
 
     def test_faster_run_passes(self):
         run = self.json(seed=2, scale={c["name"]: 0.8 for c in CASES})
-        rc, out, _ = self.regress(self.json(seed=1), run)
+        rc, out, _ = self.regress(self.json(seed=1), run, "--min-delta-us", "0")
         self.assertEqual(rc, 0, out)
         self.assertEqual(set(self.verdicts(out).values()), {"FAST"})
 
@@ -141,3 +141,32 @@ class Rule(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class RegressOnH200Runs(unittest.TestCase):
+    """The rule on real data (results/h200/regression_demo/README.md): two runs of the same build
+    pass against each other; a build with the vectorized variant's 16-byte path disabled fails,
+    and the slowed cases are named."""
+    DEMO = SCRIPTS.parent / "results" / "h200" / "regression_demo"
+
+    def regress(self, *args):
+        out = subprocess.run([sys.executable, str(SCRIPTS / "regress.py"), *map(str, args)],
+                             capture_output=True, text=True)
+        return out.returncode, out.stdout
+
+    def test_same_build_passes(self):
+        rc, out = self.regress(SCRIPTS.parent / "results" / "h200" / "latest.json", self.DEMO / "run_b.json")
+        self.assertEqual(rc, 0, out)
+        self.assertTrue(out.rstrip().endswith("PASS"))
+
+    def test_slowed_build_fails_and_names_the_cases(self):
+        rc, out = self.regress(self.DEMO / "run_b.json", self.DEMO / "run_slowed.json")
+        self.assertEqual(rc, 1, out)
+        self.assertIn("REGRESSED: rmsnorm/vectorized/bf16/t16384_h4096/cold", out)
+        self.assertNotIn("REGRESSED: rmsnorm/torch_rms_norm", out)
+
+    def test_microsecond_drift_is_a_regression_only_without_the_floor(self):
+        rc, out = self.regress(SCRIPTS.parent / "results" / "h200" / "latest.json", self.DEMO / "run_b.json",
+                               "--min-delta-us", "0")
+        self.assertEqual(rc, 1, out)
+
