@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
+#include <stdexcept>
+#include <string>
 
 #include "common/check.h"
 
@@ -65,7 +68,15 @@ GpuTimer::GpuTimer(cudaStream_t stream) : stream_(stream) {
   int dev = 0, l2 = 0;
   SB_CUDA_CHECK(cudaGetDevice(&dev));
   SB_CUDA_CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, dev));
-  flush_ = DeviceBuffer(static_cast<std::size_t>(l2));
+  std::size_t bytes = static_cast<std::size_t>(l2);
+  // Experiments only (recorded as flush_bytes in the run context): another flush size.
+  if (const char* env = std::getenv("SOLBENCH_FLUSH_BYTES")) {
+    char* end = nullptr;
+    const unsigned long long v = std::strtoull(env, &end, 10);
+    if (!*env || *end || v == 0) throw std::invalid_argument(std::string("SOLBENCH_FLUSH_BYTES: not a byte count: ") + env);
+    bytes = v;
+  }
+  flush_ = DeviceBuffer(bytes);
   SB_CUDA_CHECK(cudaEventCreate(&start_));
   SB_CUDA_CHECK(cudaEventCreate(&stop_));
 }

@@ -34,7 +34,9 @@ std::unique_ptr<Replay> capture_cuda_graph(cudaStream_t stream, int launches, co
 
 class GpuTimer {
  public:
-  explicit GpuTimer(cudaStream_t stream);  // allocates the L2-sized flush buffer once
+  // Allocates the flush buffer once: cudaDevAttrL2CacheSize bytes, or SOLBENCH_FLUSH_BYTES (for
+  // experiments on the flush itself; the run context records the size used).
+  explicit GpuTimer(cudaStream_t stream);
   ~GpuTimer();
   GpuTimer(const GpuTimer&) = delete;
   GpuTimer& operator=(const GpuTimer&) = delete;
