@@ -17,8 +17,8 @@ struct Ceilings {
 void launch_copy(const void* src, void* dst, std::size_t bytes, cudaStream_t s);
 
 // The copy ceiling: median of `reps` cold cudaMemcpyAsync device-to-device copies of `bytes`, timed
-// with GpuTimer (the vendor's copy beat a grid-stride 16-byte kernel, 4,258 against 3,981 GB/s, and an
-// unrolled one, 3,907, on the H200: results/h200/NOTES.md).
+// with GpuTimer (the vendor's copy beat a grid-stride 16-byte kernel, 4,258 against 3,981 GB/s on the
+// H200: results/h200/history/2026-11-29_fc07d35_test.log).
 double measure_copy_gbps(cudaStream_t s, std::size_t bytes, int reps = 20);
 // The same copies timed by the host clock around `reps` back-to-back calls and one synchronize: no
 // events, no flush. The self-test's independent check of the timer.

@@ -1,0 +1,67 @@
+#!/usr/bin/env python3
+"""The committed results, checked on any machine: every results/<gpu>/latest.json loads, carries
+the run context the report needs, passes the regression gate against its baseline.json, and
+REPORT.md is exactly what scripts/report.py generates from it (nobody edited it by hand).
+
+usage: test_committed_results.py REPO_ROOT
+"""
+import pathlib
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+
+ROOT = None
+CONTEXT_KEYS = ("gpu_name", "sm_count", "l2_bytes", "sm_clock_mhz", "driver", "cuda_runtime", "torch_version",
+                "git_commit", "kernels_fingerprint", "build_type", "copy_gbps", "gemm_tflops")
+
+
+def result_dirs():
+    return sorted(p.parent for p in (ROOT / "results").glob("*/latest.json"))
+
+
+class CommittedResults(unittest.TestCase):
+    def test_there_are_results(self):
+        self.assertTrue(result_dirs(), "no results/<gpu>/latest.json committed")
+
+    def test_context_is_complete(self):
+        sys.path.insert(0, str(ROOT / "scripts"))
+        import sbresults
+        for d in result_dirs():
+            run = sbresults.load(d / "latest.json")
+            for key in CONTEXT_KEYS:
+                self.assertIn(key, run.context, f"{d}/latest.json: context lacks {key}")
+            self.assertGreater(float(run.context["copy_gbps"]), 0)
+            failed = [c.name for c in run.cases if c.failed]
+            self.assertEqual(failed, [], f"{d}/latest.json has failed cases")
+
+    def test_regression_gate_passes_against_baseline(self):
+        for d in result_dirs():
+            r = subprocess.run([sys.executable, str(ROOT / "scripts/regress.py"), str(d / "baseline.json"),
+                                str(d / "latest.json")], capture_output=True, text=True)
+            self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+
+    def test_report_is_generated_not_edited(self):
+        try:
+            import matplotlib  # noqa: F401
+        except ImportError:
+            self.skipTest("matplotlib is not installed: cannot regenerate the report")
+        for d in result_dirs():
+            with tempfile.TemporaryDirectory() as tmp:
+                rel = d.relative_to(ROOT)
+                copy = pathlib.Path(tmp) / rel
+                shutil.copytree(d, copy, ignore=shutil.ignore_patterns("plots", "logs"))
+                r = subprocess.run([sys.executable, str(ROOT / "scripts/report.py"), str(rel)], cwd=tmp,
+                                   capture_output=True, text=True)
+                self.assertEqual(r.returncode, 0, r.stderr)
+                self.assertEqual((copy / "REPORT.md").read_text(), (d / "REPORT.md").read_text(),
+                                 f"{d}/REPORT.md differs from what scripts/report.py generates: rerun it")
+                made = sorted(p.name for p in (copy / "plots").glob("*.png"))
+                committed = sorted(p.name for p in (d / "plots").glob("*.png"))
+                self.assertEqual(made, committed, f"{d}/plots: committed plots differ from the generated set")
+
+
+if __name__ == "__main__":
+    ROOT = pathlib.Path(sys.argv.pop(1)).resolve()
+    unittest.main(verbosity=2)
