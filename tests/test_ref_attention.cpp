@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "expect.h"
 #include "ref/cpu/attention_ref.h"
 
 namespace {
@@ -21,21 +22,11 @@ using sb::ref::AttentionRefShape;
 
 const double kLn3 = std::log(3.0);
 
-void expect_close(const std::vector<double>& actual, const std::vector<double>& expected) {
-  ASSERT_EQ(actual.size(), expected.size());
-  for (size_t i = 0; i < actual.size(); ++i)
-    EXPECT_NEAR(actual[i], expected[i], 1e-12 * std::max(1.0, std::abs(expected[i]))) << "at index " << i;
-}
+using sb::test::expect_close;
 
-// Runs `call`, expects std::invalid_argument whose message names `field`.
 template <typename F>
 void expect_invalid(F call, const std::string& field) {
-  try {
-    call();
-    ADD_FAILURE() << "no exception; expected one naming '" << field << "'";
-  } catch (const std::invalid_argument& e) {
-    EXPECT_NE(std::string(e.what()).find(field), std::string::npos) << "message: " << e.what();
-  }
+  sb::test::expect_throw_naming<std::invalid_argument>(call, field);
 }
 
 std::vector<double> run(const AttentionRefShape& s, const std::vector<double>& q,

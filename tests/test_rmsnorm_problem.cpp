@@ -2,6 +2,7 @@
 // launch geometry. run() validates before it touches the GPU, so bad problems are testable here.
 #include <gtest/gtest.h>
 
+#include "expect.h"
 #include "rmsnorm/rmsnorm.h"
 
 namespace sb::rmsnorm {
@@ -21,12 +22,7 @@ Problem valid() {
 }
 
 void expect_invalid(const Problem& p, const std::string& field) {
-  try {
-    p.validate();
-    FAIL() << "expected std::invalid_argument naming " << field;
-  } catch (const std::invalid_argument& e) {
-    EXPECT_NE(std::string(e.what()).find(field), std::string::npos) << e.what();
-  }
+  test::expect_throw_naming<std::invalid_argument>([&] { p.validate(); }, field);
   for (const Variant& v : variants()) EXPECT_THROW(run(v, p, nullptr), std::invalid_argument) << v.name;
 }
 

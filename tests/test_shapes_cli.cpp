@@ -2,6 +2,7 @@
 // tested end to end by test_bench_cli.py).
 #include <gtest/gtest.h>
 
+#include "expect.h"
 #include "harness/cli.h"
 #include "rmsnorm_shapes.h"
 
@@ -29,12 +30,8 @@ TEST(RmsNormShapes, NamedSetsAndDeduplication) {
 }
 
 void expect_usage_error(const std::string& spec, const std::string& fragment) {
-  try {
-    parse_rmsnorm_shapes(spec);
-    FAIL() << "'" << spec << "' should be rejected";
-  } catch (const UsageError& e) {
-    EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos) << e.what();
-  }
+  SCOPED_TRACE("--shapes=" + spec);
+  test::expect_throw_naming<UsageError>([&] { parse_rmsnorm_shapes(spec); }, fragment);
 }
 
 TEST(RmsNormShapes, MalformedValuesAreUsageErrors) {
