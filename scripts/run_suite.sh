@@ -20,7 +20,7 @@ mkdir -p "$logs"
 commit=$(git -C "$root" rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
 stamp=$(date -u +%Y-%m-%d)_$commit
 
-"$root/scripts/gpu_run.sh" "$logs"
+SUITE_COMMAND=scripts/run_suite.sh "$root/scripts/gpu_run.sh" "$logs"
 status=$?
 if [ -s "$logs/bench_rmsnorm.json" ] && python3 -c "import json,sys; json.load(open(sys.argv[1]))" "$logs/bench_rmsnorm.json"; then
   cp "$logs/bench_rmsnorm.json" "$dest/$stamp.json"

@@ -17,9 +17,8 @@ namespace {
 
 // Defaults for Google Benchmark's own flags, placed before the user's (the last value given wins).
 // Set as flags, not per benchmark, so that case names carry no "/min_time:..." suffix and stay stable.
-// min_time counts kernel time (manual time): 10 ms of it per repetition. (Google Benchmark's own
-// warm-up is not used: with repetitions it can make their iteration counts differ, which 1.8.3's
-// statistics abort on; run_timed warms up instead.)
+// min_time counts kernel time (manual time): 10 ms of it per repetition. Google Benchmark's own
+// warm-up is not used: run_timed warms each case up once (launches, allocator, graph capture).
 #if SOLBENCH_GBENCH_MIN_TIME_SUFFIX
 const char* const kDefaultFlags[] = {"--benchmark_min_time=0.01s"};
 #else
@@ -166,7 +165,7 @@ int bench_main(int argc_in, char** argv_in, const BenchSpec& spec) {
     if (benchmark::ReportUnrecognizedArguments(argc, argv)) return kUsageExit;
     for (Mode m : {Mode::cold, Mode::hot}) {
       register_case(std::string("floor/empty_kernel/") + mode_name(m), [m](benchmark::State& st) {
-        run_timed(st, m, Timed{"floor/empty_kernel", launch_empty_kernel});
+        run_timed(st, m, Timed{std::string("floor/empty_kernel/") + mode_name(m), launch_empty_kernel});
       });
     }
     spec.register_cases(opt);
