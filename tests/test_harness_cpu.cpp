@@ -1,0 +1,43 @@
+// CPU tests of the harness's pure functions: the hot-mode launch count, the NVTX name mapping and
+// the RMSNorm verification tolerance. No GPU needed.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "harness/nvtx.h"
+#include "harness/timer.h"
+#include "rmsnorm_case.h"
+
+namespace sb::bench {
+namespace {
+
+TEST(HotLaunchCount, FillsAFiftyMicrosecondWindowWithinBounds) {
+  EXPECT_EQ(hot_launch_count(0.001), 50);   // 1 us kernels: 50 launches
+  EXPECT_EQ(hot_launch_count(0.0025), 20);  // 2.5 us: 20
+  EXPECT_EQ(hot_launch_count(1e-9), 100);   // never more than 100
+  EXPECT_EQ(hot_launch_count(0.0), 100);
+  EXPECT_EQ(hot_launch_count(5.0), 2);      // long kernels: still 2, so a replay is never one launch
+}
+
+TEST(Nvtx, CaseNamesBecomeRangeNamesNcuCanSelect) {
+  EXPECT_EQ(nvtx_name("rmsnorm/vectorized/bf16/t1_h4096/cold"), "rmsnorm:vectorized:bf16:t1_h4096:cold");
+  EXPECT_EQ(nvtx_name("a@b"), "a_b");
+  EXPECT_STREQ(mode_name(Mode::cold), "cold");
+  EXPECT_STREQ(mode_name(Mode::hot), "hot");
+}
+
+TEST(RmsNormTolerance, ScalesWithTheOutputDtypeAndTheRowLength) {
+  // bf16: 4 unit roundoffs (2 ulps) of the output dominate.
+  EXPECT_NEAR(rmsnorm_tolerance(DType::bf16, 4096, 1.0), 4 * 0x1p-8 + 0x1p-24 * (16 + 4 * 64), 1e-15);
+  // fp32: the fp32 accumulation term, growing like sqrt(hidden), dominates.
+  EXPECT_NEAR(rmsnorm_tolerance(DType::f32, 4096, 1.0), 4 * 0x1p-24 + 0x1p-24 * (16 + 4 * 64), 1e-15);
+  EXPECT_GT(rmsnorm_tolerance(DType::f32, 65536, 1.0), rmsnorm_tolerance(DType::f32, 4096, 1.0));
+  EXPECT_GT(rmsnorm_tolerance(DType::bf16, 4096, 1.0), rmsnorm_tolerance(DType::f16, 4096, 1.0));
+  EXPECT_GT(rmsnorm_tolerance(DType::f16, 4096, 1.0), rmsnorm_tolerance(DType::f32, 4096, 1.0));
+  // Relative to the reference; at zero, one ulp of the smallest subnormal either side.
+  EXPECT_DOUBLE_EQ(rmsnorm_tolerance(DType::bf16, 4096, -3.0), 3.0 * (rmsnorm_tolerance(DType::bf16, 4096, 1.0) - 2 * 0x1p-133) + 2 * 0x1p-133);
+  EXPECT_EQ(rmsnorm_tolerance(DType::f16, 7, 0.0), 2 * 0x1p-24);
+}
+
+}  // namespace
+}  // namespace sb::bench
