@@ -10,15 +10,10 @@
 
 #include "common/dtype.h"
 #include "harness/device.h"
+#include "verify.h"
 #include "rmsnorm/rmsnorm.h"
 
 namespace sb::bench {
-
-struct Check {
-  bool ok = false;
-  double err = 0;  // max over checked elements of |ours - ref| / tolerance: <= 1 passes
-  std::string message;
-};
 
 // Tolerance of one output element: a few ulps of the output dtype (4 unit roundoffs = 2 ulps) plus
 // what fp32 accumulation of `hidden` squares can add (grows like sqrt(hidden) for any summation order

@@ -15,4 +15,4 @@ gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1 | sed -E 's/^N
 baseline=${1:-$root/results/$gpu/baseline.json}
 out=$(mktemp -d)
 SKIP_SANITIZER=1 SKIP_CROSSCHECK=1 SUITE_COMMAND=scripts/gpu_regress.sh "$root/scripts/gpu_run.sh" "$out" || { echo "gpu_regress.sh: the run failed; see $out" >&2; exit 1; }
-python3 "$root/scripts/regress.py" "$baseline" "$out/bench_rmsnorm.json" --fingerprint-check "$root" ${REGRESS_ARGS:-}
+python3 "$root/scripts/regress.py" "$baseline" "$out" --fingerprint-check "$root" ${REGRESS_ARGS:-}

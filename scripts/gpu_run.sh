@@ -2,7 +2,7 @@
 # On a machine with an NVIDIA GPU: configure (with the PyTorch baselines when PyTorch is installed),
 # build, run every test with the GPU tests required, run the benchmarks, cross-check the harness
 # against triton's do_bench, and run compute-sanitizer over the GPU tests. Writes into OUTDIR:
-#   bench_rmsnorm.json   Google Benchmark JSON (repetitions + aggregates, run context)
+#   bench_rmsnorm.json, bench_attention.json   Google Benchmark JSON (repetitions + aggregates, context)
 #   crosscheck.json      harness vs do_bench on the same PyTorch op, same GPU, same command
 #   env.txt              nvidia-smi, compilers, PyTorch: the machine the numbers came from
 #   test.log bench.log sanitizer.log, and ncu.csv when NCU=1 (kernel durations and DRAM bytes of the
@@ -54,6 +54,12 @@ if [ -z "${SKIP_BENCH:-}" ]; then
     --benchmark_out="$out/bench_rmsnorm.json" --benchmark_out_format=json \
     "--benchmark_context=command=${SUITE_COMMAND:-scripts/gpu_run.sh OUTDIR}" ${BENCH_ARGS:-} >"$out/bench.log" 2>&1 || fail bench_rmsnorm
   tail -3 "$out/bench.log" >&2
+  stage bench_attention
+  # The full attention set runs for a long time; ATTENTION_SHAPES=default measures all of it.
+  "$build/bench/bench_attention" --shapes="${ATTENTION_SHAPES:-anchors}" --benchmark_repetitions="$reps" \
+    --benchmark_display_aggregates_only=true --benchmark_out="$out/bench_attention.json" --benchmark_out_format=json \
+    "--benchmark_context=command=${SUITE_COMMAND:-scripts/gpu_run.sh OUTDIR}" ${BENCH_ARGS:-} >>"$out/bench.log" 2>&1 ||
+    fail bench_attention
   if [ -z "${SKIP_CROSSCHECK:-}" ]; then
     stage crosscheck with triton do_bench
     python3 "$root/scripts/crosscheck_torch.py" "$out/bench_rmsnorm.json" -o "$out/crosscheck.json" 2>&1 |

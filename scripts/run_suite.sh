@@ -22,9 +22,9 @@ stamp=$(date -u +%Y-%m-%d)_$commit
 
 SUITE_COMMAND=scripts/run_suite.sh "$root/scripts/gpu_run.sh" "$logs"
 status=$?
-if [ -s "$logs/bench_rmsnorm.json" ] && python3 -c "import json,sys; json.load(open(sys.argv[1]))" "$logs/bench_rmsnorm.json"; then
-  cp "$logs/bench_rmsnorm.json" "$dest/$stamp.json"
-  cp "$logs/bench_rmsnorm.json" "$dest/latest.json"
+runs=$(ls "$logs"/bench_*.json 2>/dev/null)
+if [ -n "$runs" ] && python3 "$root/scripts/sbresults.py" merge "$dest/$stamp.json" $runs; then
+  cp "$dest/$stamp.json" "$dest/latest.json"
   [ -s "$logs/crosscheck.json" ] && cp "$logs/crosscheck.json" "$dest/crosscheck_latest.json"
   python3 "$root/scripts/report.py" "$dest" || status=1
   echo "run_suite.sh: results in $dest ($stamp.json, latest.json, REPORT.md, plots/)" >&2

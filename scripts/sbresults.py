@@ -280,6 +280,23 @@ def kernels_fingerprint(repo_root: str | Path) -> str:
     return manifest.hexdigest()[:16]
 
 
+def merge_files(paths, out: str | Path) -> None:
+    """Write the bench binaries' JSON files of one run as one Google Benchmark JSON file: the first
+    file's context (the others must name the same GPU; each binary's own command is kept as
+    binary_command_<i>) and all benchmark rows. The result loads like any single file."""
+    files = expand(paths)
+    load(files)  # validates: parseable, one GPU, unique case names
+    merged = None
+    for i, f in enumerate(files):
+        doc = json.loads(Path(f).read_text())
+        if merged is None:
+            merged = doc
+        else:
+            merged["context"][f"binary_command_{i}"] = doc.get("context", {}).get("binary_command", "")
+            merged["benchmarks"] += doc["benchmarks"]
+    Path(out).write_text(json.dumps(merged, indent=1) + "\n")
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -287,9 +304,15 @@ def main(argv=None) -> int:
                         description=kernels_fingerprint.__doc__,
                         formatter_class=argparse.RawDescriptionHelpFormatter)
     fp.add_argument("repo_root")
+    mg = sub.add_parser("merge", help="merge the JSON files of one run into OUT", description=merge_files.__doc__)
+    mg.add_argument("out")
+    mg.add_argument("inputs", nargs="+")
     args = parser.parse_args(argv)
     try:
-        print(kernels_fingerprint(args.repo_root))
+        if args.command == "merge":
+            merge_files(args.inputs, args.out)
+        else:
+            print(kernels_fingerprint(args.repo_root))
     except (ResultsError, OSError) as e:
         print(f"sbresults.py: error: {e}", file=sys.stderr)
         return 2

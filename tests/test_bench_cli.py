@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The bench binary's command line, end to end, on any machine (no GPU needed).
 
-usage: test_bench_cli.py PATH/TO/bench_rmsnorm
+usage: test_bench_cli.py PATH/TO/bench_rmsnorm PATH/TO/bench_attention
 Bad flags and shape strings must print what is wrong and exit 2; listing the cases touches no GPU and
 shows one case per variant x dtype x shape x mode, named as the report and the regression check expect.
 """
@@ -12,6 +12,7 @@ import sys
 import unittest
 
 BENCH = None
+ATTENTION = None
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 
 
@@ -68,6 +69,29 @@ class BenchCli(unittest.TestCase):
             self.assertIn(f"rmsnorm/vectorized/bf16/{shape}/cold/manual_time", r.stdout)
 
 
+class AttentionCli(unittest.TestCase):
+    def run_attention(self, *args):
+        return subprocess.run([ATTENTION, *args], capture_output=True, text=True, timeout=60)
+
+    def test_bad_shapes_exit_2_with_the_reason(self):
+        for spec, fragment in (("b1_hq32_hkv5_d128_q1_kv4096", "not a multiple of heads_kv"),
+                               ("b1_hq32", "missing token"), ("llama", "neither a shape")):
+            r = self.run_attention(f"--shapes={spec}")
+            self.assertEqual(r.returncode, 2, f"{spec}: {r.stdout}{r.stderr}")
+            self.assertIn(fragment, r.stderr)
+
+    def test_listing_names_workload_and_every_anchor(self):
+        r = self.run_attention("--benchmark_list_tests=true", "--shapes=anchors",
+                               "--benchmark_filter=attention/manual/bf16/.*/cold")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        for name in ("prefill/b4_hq32_hkv32_d128_q4096_kv4096_causal", "prefill/b1_hq32_hkv32_d128_q16384_kv16384_causal",
+                     "prefill/b16_hq16_hkv16_d64_q1024_kv1024_causal", "prefill/b4_hq32_hkv32_d128_q4096_kv4096",
+                     "decode/b1_hq32_hkv8_d128_q1_kv4096", "decode/b1_hq32_hkv8_d128_q1_kv131072",
+                     "decode/b64_hq32_hkv8_d128_q1_kv16384"):
+            self.assertIn(f"attention/manual/bf16/{name}/cold/manual_time", r.stdout)
+
+
 if __name__ == "__main__":
     BENCH = sys.argv.pop(1)
+    ATTENTION = sys.argv.pop(1)
     unittest.main(verbosity=2)

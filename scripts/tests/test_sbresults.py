@@ -214,3 +214,17 @@ class Fingerprint(Tmp):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class Merge(unittest.TestCase):
+    def test_merged_run_loads_as_the_union(self):
+        import tempfile
+        data = Path(__file__).resolve().parent / "data"
+        a, b = data / "rmsnorm_gb171.json", data / "attention_gb183.json"
+        if sbresults.load(a).context.get("gpu_name") != sbresults.load(b).context.get("gpu_name"):
+            self.skipTest("fixtures name different GPUs")
+        with tempfile.TemporaryDirectory() as tmp:
+            out = Path(tmp) / "run.json"
+            sbresults.merge_files([a, b], out)
+            merged = sbresults.load(out)
+        self.assertEqual(len(merged.cases), len(sbresults.load(a).cases) + len(sbresults.load(b).cases))

@@ -1,0 +1,191 @@
+#include "attention_case.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <stdexcept>
+
+#include "common/check.h"
+#include "common/dispatch.cuh"
+#include "common/vec.cuh"
+#include "harness/fill.h"
+#include "ref/cpu/attention_ref.h"
+
+namespace sb::bench {
+
+namespace {
+
+// Round a double to the dtype (through float, as the GPU stores it).
+double round_to(DType t, double x) {
+  return dispatch(t, [&](auto tag) {
+    using T = decltype(tag);
+    return static_cast<double>(to_float(from_float<T>(static_cast<float>(x))));
+  });
+}
+
+// `head_dim` contiguous values of the row (b, pos, head) of a BSHD tensor with `heads` heads and
+// `len` positions, for positions [0, n): a strided device-to-host copy, then conversion to double.
+std::vector<double> fetch_rows(const void* base, DType t, int64_t b, int64_t head, int64_t heads, int64_t len,
+                               int64_t head_dim, int64_t first, int64_t n, cudaStream_t s) {
+  const std::size_t elem = size_bytes(t), row = head_dim * elem, pitch = heads * head_dim * elem;
+  std::vector<unsigned char> raw(n * row);
+  const auto* src = static_cast<const unsigned char*>(base) + ((b * len + first) * heads + head) * row;
+  SB_CUDA_CHECK(cudaMemcpy2DAsync(raw.data(), row, src, pitch, row, n, cudaMemcpyDeviceToHost, s));
+  SB_CUDA_CHECK(cudaStreamSynchronize(s));
+  std::vector<double> out(n * head_dim);
+  dispatch(t, [&](auto tag) {
+    using T = decltype(tag);
+    const T* v = reinterpret_cast<const T*>(raw.data());
+    for (std::size_t i = 0; i < out.size(); ++i) out[i] = to_float(v[i]);
+  });
+  return out;
+}
+
+// PyTorch's manual composite in the problem's dtype, for one query row: s = round(round(q.k) * scale),
+// p = round(softmax_fp32(s)), o = round(sum p v accumulated in fp32). `visible` keys are unmasked.
+std::vector<double> same_dtype_row(DType t, const std::vector<double>& q, const std::vector<double>& k,
+                                   const std::vector<double>& v, int64_t d, int64_t visible, double scale) {
+  std::vector<double> o(d, 0.0);
+  if (visible == 0) return o;
+  std::vector<float> s(visible);
+  float m = -std::numeric_limits<float>::infinity();
+  for (int64_t j = 0; j < visible; ++j) {
+    float dot = 0.0f;
+    for (int64_t e = 0; e < d; ++e) dot += static_cast<float>(q[e]) * static_cast<float>(k[j * d + e]);
+    s[j] = static_cast<float>(round_to(t, round_to(t, dot) * round_to(t, scale)));
+    m = std::max(m, s[j]);
+  }
+  float sum = 0.0f;
+  for (int64_t j = 0; j < visible; ++j) sum += std::exp(s[j] - m);
+  std::vector<float> acc(d, 0.0f);
+  for (int64_t j = 0; j < visible; ++j) {
+    const float p = static_cast<float>(round_to(t, std::exp(s[j] - m) / sum));
+    for (int64_t e = 0; e < d; ++e) acc[e] += p * static_cast<float>(v[j * d + e]);
+  }
+  for (int64_t e = 0; e < d; ++e) o[e] = round_to(t, acc[e]);
+  return o;
+}
+
+}  // namespace
+
+AttentionData::AttentionData(const AttentionDims& dims, DType dtype, uint64_t seed, cudaStream_t stream)
+    : d_(dims), dtype_(dtype), stream_(stream),
+      q_(dims.batch * dims.q_len * dims.heads_q * dims.head_dim * size_bytes(dtype)),
+      k_(dims.batch * dims.kv_len * dims.heads_kv * dims.head_dim * size_bytes(dtype)),
+      v_(dims.batch * dims.kv_len * dims.heads_kv * dims.head_dim * size_bytes(dtype)),
+      o_(dims.batch * dims.q_len * dims.heads_q * dims.head_dim * size_bytes(dtype)) {
+  const std::size_t elem = size_bytes(dtype);
+  fill_normal(q_.get(), q_.bytes() / elem, dtype, seed, 0.0f, 1.0f, stream);
+  fill_normal(k_.get(), k_.bytes() / elem, dtype, seed ^ 0x4b, 0.0f, 1.0f, stream);
+  fill_normal(v_.get(), v_.bytes() / elem, dtype, seed ^ 0x56, 0.0f, 1.0f, stream);
+  poison_output();
+  if (cublasCreate(&cublas_) != CUBLAS_STATUS_SUCCESS) throw std::runtime_error("cublasCreate failed");
+}
+
+AttentionData::~AttentionData() {
+  if (cublas_) cublasDestroy(cublas_);
+}
+
+attention::Problem AttentionData::problem() const {
+  attention::Problem p;
+  p.batch = d_.batch;
+  p.heads_q = d_.heads_q;
+  p.heads_kv = d_.heads_kv;
+  p.head_dim = d_.head_dim;
+  p.q_len = d_.q_len;
+  p.kv_len = d_.kv_len;
+  p.causal = d_.causal;
+  p.dtype = dtype_;
+  p.q = q_.get();
+  p.k = k_.get();
+  p.v = v_.get();
+  p.o = o_.get();
+  p.workspace = ws_.get();
+  p.workspace_size = ws_.bytes();
+  p.cublas = cublas_;
+  return p;
+}
+
+void AttentionData::reserve_workspace(std::size_t bytes) {
+  if (bytes > ws_.bytes()) ws_ = DeviceBuffer(bytes);
+}
+
+void AttentionData::poison_output() { fill_nan(o_.get(), o_.bytes() / size_bytes(dtype_), dtype_, stream_); }
+
+void AttentionData::compute_reference() {
+  const int64_t total = d_.batch * d_.heads_q * d_.q_len;
+  std::vector<int64_t> picks;
+  if (total <= kFullCheckRows) {
+    for (int64_t r = 0; r < total; ++r) picks.push_back(r);
+  } else {
+    for (int64_t k = 0; k < kSampledRows; ++k) picks.push_back(k * (total - 1) / (kSampledRows - 1));
+  }
+  const attention::Problem p = problem();
+  const double scale = p.softmax_scale();
+  const int64_t group = d_.heads_q / d_.heads_kv, dim = d_.head_dim;
+  int64_t cached_b = -1, cached_kvh = -1;
+  std::vector<double> k, v;
+  for (int64_t r : picks) {  // r enumerates (b, h, i) with i fastest: rows of one head share K and V
+    const int64_t i = r % d_.q_len, h = r / d_.q_len % d_.heads_q, b = r / (d_.q_len * d_.heads_q);
+    if (b != cached_b || h / group != cached_kvh) {
+      cached_b = b;
+      cached_kvh = h / group;
+      k = fetch_rows(k_.get(), dtype_, b, cached_kvh, d_.heads_kv, d_.kv_len, dim, 0, d_.kv_len, stream_);
+      v = fetch_rows(v_.get(), dtype_, b, cached_kvh, d_.heads_kv, d_.kv_len, dim, 0, d_.kv_len, stream_);
+    }
+    const std::vector<double> q = fetch_rows(q_.get(), dtype_, b, h, d_.heads_q, d_.q_len, dim, i, 1, stream_);
+    // fp64 reference of this one row: a single-head problem whose query sits at the same position.
+    AttentionRefRow row{b, h, i, std::vector<double>(dim), {}};
+    const int64_t visible =
+        d_.causal ? std::clamp<int64_t>(i + d_.kv_len - d_.q_len + 1, 0, d_.kv_len) : d_.kv_len;
+    const ref::AttentionRefShape one{1, 1, 1, dim, 1, visible ? visible : 1, false, scale};
+    if (visible > 0) ref::attention_row(one, q.data(), k.data(), v.data(), 0, 0, 0, row.ref.data());
+    row.same = same_dtype_row(dtype_, q, k, v, dim, visible, scale);
+    rows_.push_back(std::move(row));
+  }
+}
+
+Check AttentionData::verify() {
+  if (rows_.empty()) compute_reference();
+  Check c{true, 0.0, ""};
+  double err_ours = 0, err_same = 0;
+  const AttentionRefRow* worst = nullptr;
+  int64_t worst_e = 0;
+  for (const AttentionRefRow& row : rows_) {
+    const std::vector<double> got =
+        fetch_rows(o_.get(), dtype_, row.b, row.h, d_.heads_q, d_.q_len, d_.head_dim, row.i, 1, stream_);
+    for (int64_t e = 0; e < d_.head_dim; ++e) {
+      const double diff = std::isfinite(got[e]) ? std::fabs(got[e] - row.ref[e]) : std::numeric_limits<double>::infinity();
+      if (diff > err_ours || !worst) {
+        err_ours = diff;
+        worst = &row;
+        worst_e = e;
+      }
+      err_same = std::max(err_same, std::fabs(row.same[e] - row.ref[e]));
+    }
+  }
+  const double tolerance = 2.0 * err_same + 1e-5;
+  c.err = err_ours / tolerance;
+  char buf[320];
+  if (!(err_ours <= tolerance)) {
+    c.ok = false;
+    std::snprintf(buf, sizeof buf,
+                  "max |ours - ref| = %.3g > 2 * max |same-dtype - ref| + 1e-5 = %.3g (b %lld, head %lld, row %lld, "
+                  "dim %lld)",
+                  err_ours, tolerance, static_cast<long long>(worst->b), static_cast<long long>(worst->h),
+                  static_cast<long long>(worst->i), static_cast<long long>(worst_e));
+    c.message = buf;
+    return c;
+  }
+  if (static_cast<int64_t>(rows_.size()) < d_.batch * d_.heads_q * d_.q_len) {
+    if (const std::size_t bad = count_nonfinite(o_.get(), o_.bytes() / size_bytes(dtype_), dtype_, stream_); bad) {
+      c.ok = false;
+      c.err = std::numeric_limits<double>::infinity();
+      c.message = std::to_string(bad) + " output element(s) are NaN/Inf (unwritten?); inputs are finite";
+    }
+  }
+  return c;
+}
+
+}  // namespace sb::bench

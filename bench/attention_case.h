@@ -1,0 +1,64 @@
+// One attention problem on the device: Q, K, V, O, the workspace, a cuBLAS handle, and the check
+// against the fp64 reference with FlashAttention's tolerance rule. Shared by bench_attention and the
+// GPU tests, so both build inputs and verify the same way.
+#pragma once
+
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "attention/attention.h"
+#include "harness/device.h"
+#include "verify.h"
+
+namespace sb::bench {
+
+struct AttentionDims {
+  int64_t batch, heads_q, heads_kv, head_dim, q_len, kv_len;
+  bool causal;
+};
+
+// Reference rows for the tolerance rule (FlashAttention's, research/kernels.md section C):
+//   max |ours - ref| <= 2 * max |same - ref| + 1e-5 over the checked rows, where ref is fp64 attention
+// on the dtype-rounded inputs and `same` emulates PyTorch's manual composite in the problem's dtype
+// (Q K^T rounded to the dtype, times scale rounded, softmax in fp32 rounded, P V accumulated in fp32
+// and rounded). The bound scales itself with dtype, head_dim and length; fp32 gets ~1e-5.
+struct AttentionRefRow {
+  int64_t b, h, i;
+  std::vector<double> ref, same;  // head_dim values each
+};
+
+class AttentionData {
+ public:
+  // Q, K, V ~ N(0, 1) drawn on the device from `seed`; O poisoned with NaN; no workspace yet.
+  AttentionData(const AttentionDims& dims, DType dtype, uint64_t seed, cudaStream_t stream);
+  ~AttentionData();
+  AttentionData(const AttentionData&) = delete;
+  AttentionData& operator=(const AttentionData&) = delete;
+
+  attention::Problem problem() const;
+  // Allocates the workspace (outside any timing): the largest any implementation under test needs.
+  void reserve_workspace(std::size_t bytes);
+  void poison_output();
+  // All rows up to kFullCheckRows (batch * heads_q * q_len), else kSampledRows spread over batch,
+  // heads and positions (the first and last included), plus a device scan that no O element is NaN
+  // or Inf. Synchronizes.
+  Check verify();
+
+  static constexpr int64_t kFullCheckRows = 512;
+  static constexpr int64_t kSampledRows = 32;
+
+ private:
+  void compute_reference();
+
+  AttentionDims d_;
+  DType dtype_;
+  cudaStream_t stream_;
+  DeviceBuffer q_, k_, v_, o_, ws_;
+  cublasHandle_t cublas_ = nullptr;
+  std::vector<AttentionRefRow> rows_;  // the checked rows with their references, computed once
+};
+
+}  // namespace sb::bench

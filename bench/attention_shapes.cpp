@@ -1,0 +1,237 @@
+#include "attention_shapes.h"
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+
+#include "harness/cli.h"
+
+namespace sb::bench {
+
+namespace {
+
+AttentionShape prefill(int64_t batch, int64_t heads_q, int64_t heads_kv, int64_t head_dim, int64_t seq, bool causal) {
+  return {batch, heads_q, heads_kv, head_dim, seq, seq, causal};
+}
+// One new token per sequence against a KV cache of kv_len: it sees the whole cache, so no mask.
+AttentionShape decode(int64_t batch, int64_t heads_q, int64_t heads_kv, int64_t head_dim, int64_t kv_len) {
+  return {batch, heads_q, heads_kv, head_dim, 1, kv_len, false};
+}
+
+// ANCHORS.md, in its order. Prefill rows are (B, H, S, D) with MHA (heads_kv = heads_q); decode rows
+// are (batch, KV length) with 32 q heads, 8 kv heads, D 128 (Llama-3-8B).
+const std::vector<AttentionShape> kAnchors = {
+    prefill(4, 32, 32, 128, 4096, true),   // hidden 4096 as MHA (Llama-2-7B; Llama-3-8B sans GQA)
+    prefill(1, 32, 32, 128, 16384, true),  // the same at 16k
+    prefill(16, 16, 16, 64, 1024, true),   // head dim 64 x 16 heads: hidden 1024 (GPT-2 medium)
+    prefill(4, 32, 32, 128, 4096, false),  // the first row, unmasked
+    decode(1, 32, 8, 128, 4096),           // Llama-3-8B, one request
+    decode(1, 32, 8, 128, 32768),          // one request, long context
+    decode(1, 32, 8, 128, 131072),         // one request at the longest context (Llama-3.1: 128k)
+    decode(16, 32, 8, 128, 8192),          // Llama-3-8B serving batches
+    decode(64, 32, 8, 128, 4096),          // batch 64, short context
+    decode(64, 32, 8, 128, 16384),         // batch 64, long context
+};
+
+std::vector<AttentionShape> make_prefill_set() {
+  std::vector<AttentionShape> s;
+  // The FlashAttention papers' benchmark convention (FA2 / FA3 figures): batch x seq = 16k tokens,
+  // hidden 2048, MHA, as head dim 64 x 32 heads and head dim 128 x 16 heads; seq 512 to 16k.
+  const std::array<std::array<int64_t, 2>, 6> batch_seq = {
+      {{32, 512}, {16, 1024}, {8, 2048}, {4, 4096}, {2, 8192}, {1, 16384}}};
+  for (bool causal : {true, false})
+    for (const auto& hd : std::array<std::array<int64_t, 2>, 2>{{{32, 64}, {16, 128}}})
+      for (const auto& bs : batch_seq) s.push_back(prefill(bs[0], hd[0], hd[0], hd[1], bs[1], causal));
+  // Llama-3-8B (32 q heads, 8 kv heads, head dim 128), causal, 16k tokens per batch as above:
+  // 2k-token prompts and its full 8k context.
+  s.push_back(prefill(8, 32, 8, 128, 2048, true));
+  s.push_back(prefill(2, 32, 8, 128, 8192, true));
+  // ANCHORS.md prefill rows (MHA; models in kAnchors).
+  for (const auto& a : kAnchors)
+    if (!a.decode()) s.push_back(a);
+  return s;
+}
+
+std::vector<AttentionShape> make_decode_set() {
+  std::vector<AttentionShape> s;
+  // Llama-3-8B, GQA (32 q heads, 8 kv heads, head dim 128): one long request (split-KV territory),
+  // a few long-context requests, and serving batches of 16 to 256 at shorter caches. Includes every
+  // ANCHORS.md decode row.
+  for (int64_t kv : {1024, 4096, 16384, 32768, 131072}) s.push_back(decode(1, 32, 8, 128, kv));
+  s.push_back(decode(4, 32, 8, 128, 131072));
+  s.push_back(decode(16, 32, 8, 128, 8192));
+  s.push_back(decode(16, 32, 8, 128, 32768));
+  s.push_back(decode(64, 32, 8, 128, 4096));
+  s.push_back(decode(64, 32, 8, 128, 16384));
+  s.push_back(decode(256, 32, 8, 128, 1024));
+  s.push_back(decode(256, 32, 8, 128, 4096));
+  s.push_back(decode(256, 32, 8, 128, 16384));
+  // The same dimensions as MHA (32 q heads = 32 kv heads, head dim 128: Llama-2-7B): 4x the KV
+  // bytes per token and no reuse of a KV head across q heads.
+  for (int64_t kv : {4096, 32768, 131072}) s.push_back(decode(1, 32, 32, 128, kv));
+  s.push_back(decode(16, 32, 32, 128, 8192));
+  s.push_back(decode(64, 32, 32, 128, 4096));
+  s.push_back(decode(64, 32, 32, 128, 16384));
+  s.push_back(decode(256, 32, 32, 128, 1024));
+  return s;
+}
+
+const std::vector<AttentionShape> kPrefill = make_prefill_set();
+const std::vector<AttentionShape> kDecode = make_decode_set();
+
+// Tiny cases for the ctest smoke run: odd lengths (tails of every tile), GQA, and a causal problem
+// with q_len > kv_len whose first rows attend no key (they output 0).
+const std::vector<AttentionShape> kSmoke = {
+    {1, 4, 2, 64, 17, 17, true},   // prefill, causal, GQA 2:1
+    {2, 4, 1, 128, 1, 33, false},  // decode, GQA 4:1
+    {1, 2, 1, 64, 5, 3, true},     // prefill (q_len > kv_len), bottom-right causal: rows 0 and 1 fully masked
+};
+
+constexpr long long kMaxBatch = 65536;
+constexpr long long kMaxHeads = 1024;
+constexpr long long kMaxHeadDim = 1024;
+constexpr long long kMaxLen = 1LL << 20;
+
+const char* const kSetNames = "default, prefill, decode, anchors, smoke";
+const char* const kShapeForm = "b<batch>_hq<heads_q>_hkv<heads_kv>_d<head_dim>_q<q_len>_kv<kv_len>[_causal]";
+
+bool is_set_name(const std::string& s) {
+  return s == "default" || s == "prefill" || s == "decode" || s == "anchors" || s == "smoke";
+}
+
+struct Field {
+  const char* key;   // the token's prefix
+  const char* what;  // the field it sets, for messages
+  long long hi;      // largest value (smallest is 1); 0: a flag without a value
+};
+// In the order a shape is written.
+const std::array<Field, 7> kFields = {{
+    {"b", "batch", kMaxBatch},
+    {"hq", "heads_q", kMaxHeads},
+    {"hkv", "heads_kv", kMaxHeads},
+    {"d", "head_dim", kMaxHeadDim},
+    {"q", "q_len", kMaxLen},
+    {"kv", "kv_len", kMaxLen},
+    {"causal", "causal", 0},
+}};
+
+int field_index(const std::string& key) {
+  for (std::size_t i = 0; i < kFields.size(); ++i)
+    if (key == kFields[i].key) return static_cast<int>(i);
+  return -1;
+}
+
+AttentionShape parse_one(const std::string& item) {
+  const std::string in = "' in '" + item + "'";
+  std::vector<std::string> tokens;
+  for (std::size_t start = 0;;) {
+    const std::size_t u = item.find('_', start);
+    tokens.push_back(item.substr(start, u == std::string::npos ? std::string::npos : u - start));
+    if (u == std::string::npos) break;
+    start = u + 1;
+  }
+
+  // Each token is a key (letters) then a value (the rest).
+  std::vector<int> index(tokens.size());
+  std::vector<std::string> value(tokens.size());
+  for (std::size_t t = 0; t < tokens.size(); ++t) {
+    const std::string& tok = tokens[t];
+    if (tok.empty())
+      throw UsageError("--shapes: empty token (a doubled, leading or trailing '_') in '" + item + "'; a shape is " +
+                       kShapeForm);
+    std::size_t k = 0;
+    while (k < tok.size() && std::isalpha(static_cast<unsigned char>(tok[k]))) ++k;
+    index[t] = field_index(tok.substr(0, k));
+    value[t] = tok.substr(k);
+    if (index[t] < 0) {
+      if (tokens.size() == 1)
+        throw UsageError("--shapes: '" + item + "' is neither a shape (" + kShapeForm + ") nor a named set (" +
+                         kSetNames + ")");
+      throw UsageError("--shapes: unknown token '" + tok + in + "; a shape is " + kShapeForm);
+    }
+  }
+  for (std::size_t t = 0; t < tokens.size(); ++t)
+    for (std::size_t u = 0; u < t; ++u)
+      if (index[u] == index[t])
+        throw UsageError("--shapes: token '" + std::string(kFields[index[t]].key) + "' repeated in '" + item + "'");
+  for (const Field& f : kFields) {
+    if (f.hi == 0) continue;  // optional flag
+    if (std::find(index.begin(), index.end(), field_index(f.key)) == index.end())
+      throw UsageError("--shapes: missing token " + std::string(f.key) + "<" + f.what + "> in '" + item +
+                       "'; a shape is " + kShapeForm);
+  }
+  for (std::size_t t = 1; t < tokens.size(); ++t)
+    if (index[t] < index[t - 1])
+      throw UsageError("--shapes: token '" + tokens[t] + "' out of order in '" + item + "'; write " + kShapeForm);
+
+  AttentionShape s{0, 0, 0, 0, 0, 0, false};
+  int64_t* const slot[] = {&s.batch, &s.heads_q, &s.heads_kv, &s.head_dim, &s.q_len, &s.kv_len};
+  for (std::size_t t = 0; t < tokens.size(); ++t) {
+    const Field& f = kFields[index[t]];
+    if (f.hi == 0) {
+      if (!value[t].empty())
+        throw UsageError("--shapes: unknown token '" + tokens[t] + in + " (causal takes no value)");
+      s.causal = true;
+    } else {
+      *slot[index[t]] =
+          parse_int(value[t], 1, f.hi, "--shapes: " + std::string(f.what) + " (token '" + tokens[t] + in + ")");
+    }
+  }
+  if (s.heads_q % s.heads_kv != 0)
+    throw UsageError("--shapes: heads_q " + std::to_string(s.heads_q) + " is not a multiple of heads_kv " +
+                     std::to_string(s.heads_kv) + " in '" + item + "'");
+  return s;
+}
+
+}  // namespace
+
+std::string AttentionShape::workload() const { return decode() ? "decode" : "prefill"; }
+
+std::string AttentionShape::name() const {
+  return "b" + std::to_string(batch) + "_hq" + std::to_string(heads_q) + "_hkv" + std::to_string(heads_kv) + "_d" +
+         std::to_string(head_dim) + "_q" + std::to_string(q_len) + "_kv" + std::to_string(kv_len) +
+         (causal ? "_causal" : "");
+}
+
+std::vector<AttentionShape> attention_shape_set(const std::string& name) {
+  if (name == "prefill") return kPrefill;
+  if (name == "decode") return kDecode;
+  if (name == "default") {
+    std::vector<AttentionShape> all = kPrefill;
+    all.insert(all.end(), kDecode.begin(), kDecode.end());
+    return all;
+  }
+  if (name == "anchors") return kAnchors;
+  if (name == "smoke") return kSmoke;
+  throw UsageError("--shapes: unknown set '" + name + "' (sets: " + kSetNames + ")");
+}
+
+std::vector<AttentionShape> parse_attention_shapes(const std::string& spec) {
+  std::vector<AttentionShape> out;
+  auto add = [&](const AttentionShape& s) {
+    if (std::find(out.begin(), out.end(), s) == out.end()) out.push_back(s);
+  };
+  for (const std::string& item : split_list(spec, "--shapes")) {
+    if (is_set_name(item)) {
+      for (const auto& s : attention_shape_set(item)) add(s);
+    } else {
+      add(parse_one(item));
+    }
+  }
+  return out;
+}
+
+std::string attention_shapes_grammar() {
+  return "                  SPEC is a comma-separated list of named sets and shapes, each shape written\n"
+         "                  as its case name: b<batch>_hq<heads_q>_hkv<heads_kv>_d<head_dim>_q<q_len>\n"
+         "                  _kv<kv_len>[_causal] (one word, every token, in this order), heads_q a\n"
+         "                  multiple of heads_kv (GQA). A shape is decode when q_len <= 16 and\n"
+         "                  kv_len > q_len, else prefill; causal masking with q_len != kv_len is\n"
+         "                  bottom-right aligned. Sets: prefill (seq 512 to 16k, FlashAttention's\n"
+         "                  16k-token convention and Llama-3-8B), decode (q_len 1, Llama-3-8B GQA and\n"
+         "                  MHA, batch 1 to 256, KV 1k to 128k), default (prefill + decode), anchors\n"
+         "                  (the shapes of ANCHORS.md), smoke.\n"
+         "                  Example: --shapes=anchors,b8_hq64_hkv8_d128_q1_kv32768\n";
+}
+
+}  // namespace sb::bench

@@ -1,0 +1,86 @@
+// GPU tests of every attention variant (from the registry) x dtype against the fp64 reference with
+// FlashAttention's tolerance rule (bench/attention_case.h): odd lengths, causal with q_len == kv_len,
+// q_len < kv_len and q_len > kv_len (fully masked rows give 0), GQA ratios 1, 4 and 8 and MQA, head
+// dims 64, 80 and 128, decode.
+#include <gtest/gtest.h>
+
+#include <optional>
+
+#include "attention/attention.h"
+#include "attention_case.h"
+#include "common/check.h"
+#include "gpu.h"
+
+namespace sb::bench {
+namespace {
+
+const AttentionDims kShapes[] = {
+    {1, 1, 1, 64, 1, 1, false},       {1, 2, 2, 64, 17, 17, true},      {2, 4, 1, 64, 113, 113, false},
+    {1, 8, 2, 128, 113, 113, true},   {1, 8, 1, 128, 64, 200, true},    {1, 4, 4, 64, 37, 20, true},
+    {2, 4, 2, 128, 1, 1000, false},   {1, 2, 2, 80, 33, 33, false},     {1, 4, 4, 128, 1025, 1025, true},
+    {3, 32, 8, 128, 1, 4097, false},
+};
+
+using Param = std::tuple<std::string, DType, AttentionDims>;
+
+std::vector<std::string> variant_names() {
+  std::vector<std::string> n;
+  for (const auto& v : attention::variants()) n.push_back(v.name);
+  return n;
+}
+
+std::string shape_name(const AttentionDims& d) {
+  return "b" + std::to_string(d.batch) + "_hq" + std::to_string(d.heads_q) + "_hkv" + std::to_string(d.heads_kv) + "_d" +
+         std::to_string(d.head_dim) + "_q" + std::to_string(d.q_len) + "_kv" + std::to_string(d.kv_len) +
+         (d.causal ? "_causal" : "");
+}
+
+class AttentionGpu : public ::testing::TestWithParam<Param> {
+ protected:
+  void SetUp() override {
+    SB_REQUIRE_GPU();
+    stream_.emplace();
+    data_.emplace(std::get<2>(GetParam()), std::get<1>(GetParam()), 2024, stream_->get());
+    const attention::Problem p = data_->problem();
+    if (var().supports(p).empty()) data_->reserve_workspace(var().workspace_bytes(p));
+  }
+  const attention::Variant& var() const { return attention::variant(std::get<0>(GetParam())); }
+  std::optional<Stream> stream_;
+  std::optional<AttentionData> data_;
+};
+
+TEST_P(AttentionGpu, MatchesReferenceWithinFlashAttentionRule) {
+  const attention::Problem p = data_->problem();
+  if (const std::string why = var().supports(p); !why.empty()) GTEST_SKIP() << why;
+  data_->poison_output();
+  attention::run(var(), p, stream_->get());
+  stream_->sync();
+  const Check c = data_->verify();
+  EXPECT_TRUE(c.ok) << c.message;
+  EXPECT_LE(c.err, 1.0);
+}
+
+TEST_P(AttentionGpu, RepeatedRunsAreBitIdentical) {
+  const attention::Problem p = data_->problem();
+  if (const std::string why = var().supports(p); !why.empty()) GTEST_SKIP() << why;
+  const std::size_t bytes = p.batch * p.q_len * p.heads_q * p.head_dim * size_bytes(p.dtype);
+  std::vector<unsigned char> first(bytes), again(bytes);
+  for (auto* out : {&first, &again}) {
+    data_->poison_output();
+    attention::run(var(), p, stream_->get());
+    SB_CUDA_CHECK(cudaMemcpyAsync(out->data(), p.o, bytes, cudaMemcpyDeviceToHost, stream_->get()));
+    stream_->sync();
+  }
+  EXPECT_EQ(first, again);
+}
+
+INSTANTIATE_TEST_SUITE_P(AllVariants, AttentionGpu,
+                         ::testing::Combine(::testing::ValuesIn(variant_names()), ::testing::ValuesIn(kAllDTypes),
+                                            ::testing::ValuesIn(kShapes)),
+                         [](const ::testing::TestParamInfo<Param>& i) {
+                           return std::get<0>(i.param) + "_" + std::string(name(std::get<1>(i.param))) + "_" +
+                                  shape_name(std::get<2>(i.param));
+                         });
+
+}  // namespace
+}  // namespace sb::bench

@@ -1,0 +1,112 @@
+// CPU tests of the attention problem: validation messages, the unmasked-pair count behind flops()
+// (bottom-right causal), bytes, the registry, and the manual variant's refusals. No GPU needed.
+#include <gtest/gtest.h>
+
+#include "attention/attention.h"
+#include "expect.h"
+
+namespace sb::attention {
+namespace {
+
+alignas(256) char fake[256];  // never dereferenced: validation fails first
+
+Problem valid() {
+  Problem p;
+  p.batch = 2;
+  p.heads_q = 8;
+  p.heads_kv = 2;
+  p.head_dim = 64;
+  p.q_len = 16;
+  p.kv_len = 16;
+  p.q = p.k = p.v = fake;
+  p.o = fake;
+  return p;
+}
+
+void expect_invalid(const Problem& p, const std::string& field) {
+  test::expect_throw_naming<std::invalid_argument>([&] { p.validate(); }, field);
+  for (const Variant& v : variants()) EXPECT_THROW(run(v, p, nullptr), std::invalid_argument) << v.name;
+}
+
+TEST(AttentionProblem, BadProblemsNameTheField) {
+  const std::pair<int64_t Problem::*, const char*> sizes[] = {
+      {&Problem::batch, "batch"}, {&Problem::heads_q, "heads_q"}, {&Problem::heads_kv, "heads_kv"},
+      {&Problem::head_dim, "head_dim"}, {&Problem::q_len, "q_len"}, {&Problem::kv_len, "kv_len"}};
+  for (const auto& [field, name] : sizes) {
+    Problem p = valid();
+    p.*field = 0;
+    expect_invalid(p, std::string(name) + " must be >= 1, got 0");
+  }
+  Problem p = valid();
+  p = valid();
+  p.heads_q = 6;
+  p.heads_kv = 4;
+  expect_invalid(p, "heads_q (6) must be a multiple of heads_kv (4)");
+  p = valid();
+  p.scale = -1;
+  expect_invalid(p, "scale");
+  p = valid();
+  p.k = nullptr;
+  expect_invalid(p, "k is null");
+  p = valid();
+  p.dtype = static_cast<DType>(9);
+  expect_invalid(p, "dtype");
+}
+
+TEST(AttentionProblem, UnmaskedPairsBottomRightCausal) {
+  Problem p = valid();
+  p.q_len = p.kv_len = 4;
+  EXPECT_EQ(p.unmasked_pairs(), 16);
+  p.causal = true;
+  EXPECT_EQ(p.unmasked_pairs(), 1 + 2 + 3 + 4);  // square: the lower triangle with the diagonal
+  p.q_len = 2;
+  p.kv_len = 5;  // offset 3: row 0 sees keys 0..3, row 1 sees 0..4
+  EXPECT_EQ(p.unmasked_pairs(), 4 + 5);
+  p.q_len = 1;
+  p.kv_len = 4096;  // decode: the one query sees the whole cache
+  EXPECT_EQ(p.unmasked_pairs(), 4096);
+  p.q_len = 5;
+  p.kv_len = 3;  // offset -2: rows 0 and 1 see nothing, rows 2..4 see 1, 2, 3 keys
+  EXPECT_EQ(p.unmasked_pairs(), 0 + 0 + 1 + 2 + 3);
+}
+
+TEST(AttentionProblem, FlopsAndBytes) {
+  Problem p = valid();  // b2 hq8 hkv2 d64 q16 kv16, bf16
+  EXPECT_DOUBLE_EQ(p.flops(), 4.0 * 64 * 2 * 8 * 16 * 16);
+  p.causal = true;
+  EXPECT_DOUBLE_EQ(p.flops(), 4.0 * 64 * 2 * 8 * (16 * 17 / 2));
+  EXPECT_EQ(p.kv_bytes(), 2u * 2 * 16 * 2 * 64 * 2);           // K and V: b * kv_len * heads_kv * d
+  EXPECT_EQ(p.bytes(), 2u * 2 * 16 * 8 * 64 * 2 + p.kv_bytes());  // plus Q and O
+  EXPECT_DOUBLE_EQ(p.softmax_scale(), 0.125);
+  p.scale = 0.5;
+  EXPECT_DOUBLE_EQ(p.softmax_scale(), 0.5);
+}
+
+TEST(AttentionRegistry, NamesAndUnknown) {
+  ASSERT_FALSE(variants().empty());
+  EXPECT_STREQ(variants().front().name, "manual");
+  EXPECT_THROW(variant("flash4"), std::invalid_argument);
+}
+
+TEST(AttentionManual, RefusesWithoutHandleOrOverBudget) {
+  const Variant& m = variant("manual");
+  Problem p = valid();
+  EXPECT_NE(m.supports(p).find("cuBLAS handle"), std::string::npos);
+  p.cublas = reinterpret_cast<cublasHandle_t>(fake);
+  EXPECT_EQ(m.supports(p), "");
+  // The ANCHORS.md prefill that PyTorch's manual path cannot hold: 1 x 32 heads x 16384^2 scores.
+  p.batch = 1;
+  p.heads_q = p.heads_kv = 32;
+  p.head_dim = 128;
+  p.q_len = p.kv_len = 16384;
+  EXPECT_NE(m.supports(p).find("over the"), std::string::npos) << m.supports(p);
+  // A workspace that is too small is an error, not a fault.
+  p = valid();
+  p.cublas = reinterpret_cast<cublasHandle_t>(fake);
+  p.workspace = fake;
+  p.workspace_size = 16;
+  test::expect_throw_naming<std::invalid_argument>([&] { run(m, p, nullptr); }, "needed");
+}
+
+}  // namespace
+}  // namespace sb::attention

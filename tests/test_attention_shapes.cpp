@@ -1,0 +1,226 @@
+// CPU tests of the attention --shapes grammar and named sets (the bench binaries' exit-2 paths are
+// tested end to end by test_bench_cli.py).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "attention_shapes.h"
+#include "expect.h"
+#include "harness/cli.h"
+
+namespace sb::bench {
+namespace {
+
+bool contains(const std::vector<AttentionShape>& v, const AttentionShape& s) {
+  return std::find(v.begin(), v.end(), s) != v.end();
+}
+
+// ANCHORS.md, written out here independently of the implementation's table.
+const std::vector<AttentionShape> kAnchorsMd = {
+    {4, 32, 32, 128, 4096, 4096, true},    // prefill B, H, S, D = 4, 32, 4096, 128, causal
+    {1, 32, 32, 128, 16384, 16384, true},  // 1, 32, 16384, 128, causal
+    {16, 16, 16, 64, 1024, 1024, true},    // 16, 16, 1024, 64, causal
+    {4, 32, 32, 128, 4096, 4096, false},   // 4, 32, 4096, 128, full
+    {1, 32, 8, 128, 1, 4096, false},       // decode batch, KV = 1, 4096
+    {1, 32, 8, 128, 1, 32768, false},      // 1, 32768
+    {1, 32, 8, 128, 1, 131072, false},     // 1, 131072
+    {16, 32, 8, 128, 1, 8192, false},      // 16, 8192
+    {64, 32, 8, 128, 1, 4096, false},      // 64, 4096
+    {64, 32, 8, 128, 1, 16384, false},     // 64, 16384
+};
+
+TEST(AttentionShapes, NameAndParsingRoundTrip) {
+  const AttentionShape s{4, 32, 8, 128, 4096, 4096, true};
+  EXPECT_EQ(s.name(), "b4_hq32_hkv8_d128_q4096_kv4096_causal");
+  EXPECT_EQ((AttentionShape{1, 32, 8, 128, 1, 131072, false}).name(), "b1_hq32_hkv8_d128_q1_kv131072");
+  const auto parsed = parse_attention_shapes("b4_hq32_hkv8_d128_q4096_kv4096_causal,b1_hq32_hkv8_d128_q1_kv131072");
+  ASSERT_EQ(parsed.size(), 2u);
+  EXPECT_EQ(parsed[0], s);
+  EXPECT_EQ(parsed[1], (AttentionShape{1, 32, 8, 128, 1, 131072, false}));
+  // Every shape of every set round-trips through its name.
+  for (const char* set : {"default", "prefill", "decode", "anchors", "smoke"})
+    for (const auto& a : attention_shape_set(set)) {
+      const auto back = parse_attention_shapes(a.name());
+      ASSERT_EQ(back.size(), 1u) << a.name();
+      EXPECT_EQ(back[0], a) << a.name();
+      EXPECT_EQ(back[0].name(), a.name());
+    }
+  // The limits themselves are accepted.
+  const auto big = parse_attention_shapes("b65536_hq1024_hkv1_d1024_q1048576_kv1048576,b1_hq1_hkv1_d1_q1_kv1");
+  ASSERT_EQ(big.size(), 2u);
+  EXPECT_EQ(big[0], (AttentionShape{65536, 1024, 1, 1024, 1 << 20, 1 << 20, false}));
+}
+
+TEST(AttentionShapes, WorkloadIsDerived) {
+  auto w = [](int64_t q, int64_t kv) { return AttentionShape{1, 8, 8, 64, q, kv, false}.workload(); };
+  EXPECT_EQ(w(1, 4096), "decode");
+  EXPECT_EQ(w(16, 17), "decode");  // speculative decoding: a few tokens against the cache
+  EXPECT_EQ(w(17, 4096), "prefill");
+  EXPECT_EQ(w(16, 16), "prefill");
+  EXPECT_EQ(w(1, 1), "prefill");
+  EXPECT_EQ(w(5, 3), "prefill");
+  EXPECT_EQ(w(4096, 4096), "prefill");
+  EXPECT_TRUE((AttentionShape{1, 8, 8, 64, 1, 2, false}).decode());
+}
+
+TEST(AttentionShapes, AnchorsAreExactlyAnchorsMdAndInDefault) {
+  EXPECT_EQ(attention_shape_set("anchors"), kAnchorsMd);
+  EXPECT_EQ(parse_attention_shapes("anchors"), kAnchorsMd);
+  const auto def = attention_shape_set("default");
+  const auto prefill = attention_shape_set("prefill");
+  const auto decode = attention_shape_set("decode");
+  for (const auto& a : kAnchorsMd) {
+    EXPECT_TRUE(contains(def, a)) << a.name();
+    EXPECT_TRUE(contains(a.decode() ? decode : prefill, a)) << a.name();
+  }
+  EXPECT_EQ(std::count_if(kAnchorsMd.begin(), kAnchorsMd.end(), [](auto& a) { return a.decode(); }), 6);
+}
+
+TEST(AttentionShapes, NamedSets) {
+  const auto prefill = attention_shape_set("prefill");
+  const auto decode = attention_shape_set("decode");
+  auto def = prefill;
+  def.insert(def.end(), decode.begin(), decode.end());
+  EXPECT_EQ(attention_shape_set("default"), def);
+  // No set repeats a shape, so parsing a set gives it back unchanged.
+  for (const char* set : {"default", "prefill", "decode", "anchors", "smoke"})
+    EXPECT_EQ(parse_attention_shapes(set), attention_shape_set(set)) << set;
+
+  for (const auto& s : prefill) {
+    EXPECT_EQ(s.workload(), "prefill") << s.name();
+    EXPECT_EQ(s.q_len, s.kv_len) << s.name();
+  }
+  // FlashAttention's convention: 16k tokens, hidden 2048, seq 512..16k, causal and not.
+  for (bool causal : {true, false})
+    for (int64_t seq = 512; seq <= 16384; seq *= 2) {
+      EXPECT_TRUE(contains(prefill, {16384 / seq, 32, 32, 64, seq, seq, causal})) << seq;
+      EXPECT_TRUE(contains(prefill, {16384 / seq, 16, 16, 128, seq, seq, causal})) << seq;
+    }
+  // Llama-3-8B GQA at 2k and 8k.
+  for (int64_t seq : {2048, 8192})
+    EXPECT_EQ(std::count_if(prefill.begin(), prefill.end(),
+                            [&](auto& s) { return s.heads_q == 32 && s.heads_kv == 8 && s.q_len == seq && s.causal; }),
+              1);
+
+  EXPECT_GE(decode.size(), 15u);
+  EXPECT_LE(decode.size(), 25u);
+  bool gqa = false, mha = false;
+  int64_t min_b = 1 << 30, max_b = 0, min_kv = 1 << 30, max_kv = 0;
+  for (const auto& s : decode) {
+    EXPECT_EQ(s.workload(), "decode") << s.name();
+    EXPECT_EQ(s.q_len, 1) << s.name();
+    EXPECT_FALSE(s.causal) << s.name();
+    EXPECT_EQ(s.heads_q, 32);
+    EXPECT_EQ(s.head_dim, 128);
+    gqa |= s.heads_kv == 8;
+    mha |= s.heads_kv == 32;
+    min_b = std::min(min_b, s.batch), max_b = std::max(max_b, s.batch);
+    min_kv = std::min(min_kv, s.kv_len), max_kv = std::max(max_kv, s.kv_len);
+  }
+  EXPECT_TRUE(gqa && mha);
+  EXPECT_EQ(min_b, 1);
+  EXPECT_EQ(max_b, 256);
+  EXPECT_EQ(min_kv, 1024);
+  EXPECT_EQ(max_kv, 131072);
+
+  const auto smoke = attention_shape_set("smoke");
+  ASSERT_EQ(smoke.size(), 3u);
+  EXPECT_EQ(smoke[0], (AttentionShape{1, 4, 2, 64, 17, 17, true}));
+  EXPECT_EQ(smoke[1], (AttentionShape{2, 4, 1, 128, 1, 33, false}));
+  EXPECT_EQ(smoke[1].workload(), "decode");
+  EXPECT_TRUE(smoke[2].causal && smoke[2].q_len == 5 && smoke[2].kv_len == 3 && smoke[2].head_dim == 64);
+  EXPECT_EQ(smoke[2].workload(), "prefill");
+
+  test::expect_throw_naming<UsageError>([] { attention_shape_set("llama"); }, "unknown set 'llama'");
+}
+
+TEST(AttentionShapes, DuplicatesDroppedOrderKept) {
+  const auto s = parse_attention_shapes("smoke,b1_hq4_hkv2_d64_q17_kv17_causal,b1_hq4_hkv2_d64_q17_kv17,smoke");
+  ASSERT_EQ(s.size(), 4u);
+  EXPECT_EQ(s[0], attention_shape_set("smoke")[0]);
+  EXPECT_EQ(s[3], (AttentionShape{1, 4, 2, 64, 17, 17, false}));
+  EXPECT_EQ(parse_attention_shapes("anchors,default").size(), attention_shape_set("default").size());
+  const auto a = parse_attention_shapes("decode,anchors");
+  EXPECT_EQ(a.front(), attention_shape_set("decode").front());
+  EXPECT_EQ(a[attention_shape_set("decode").size()], kAnchorsMd[0]);  // prefill anchors follow
+}
+
+void expect_usage_error(const std::string& spec, const std::string& fragment) {
+  SCOPED_TRACE("--shapes=" + spec);
+  test::expect_throw_naming<UsageError>([&] { parse_attention_shapes(spec); }, fragment);
+}
+
+TEST(AttentionShapes, MalformedValuesAreUsageErrors) {
+  expect_usage_error("", "empty");
+  expect_usage_error(",,", "empty");
+  // Neither a set nor a shape.
+  expect_usage_error("llama", "'llama' is neither a shape");
+  expect_usage_error("4096", "'4096' is neither a shape");
+  expect_usage_error("Default", "neither a shape");
+  // Unknown, missing, repeated, out-of-order and empty tokens.
+  expect_usage_error("b1_hq4_hkv2_d64_q8_kv8_causl", "unknown token 'causl' in 'b1_hq4_hkv2_d64_q8_kv8_causl'");
+  expect_usage_error("b1_h4_hkv2_d64_q8_kv8", "unknown token 'h4'");
+  expect_usage_error("b1_hq4_hkv2_d64_q8_kv8_noncausal", "unknown token 'noncausal'");
+  expect_usage_error("b1_hq4_hkv2_d64_q8_kv8_causal1", "unknown token 'causal1'");
+  expect_usage_error("b1_hq4_hkv2_d64_q8_kv8_causal1", "causal takes no value");
+  expect_usage_error("b1_hq4_hkv2_d64_q8", "missing token kv<kv_len> in 'b1_hq4_hkv2_d64_q8'");
+  expect_usage_error("b1_hq4_d64_q8_kv8", "missing token hkv<heads_kv>");
+  expect_usage_error("hq4_hkv2_d64_q8_kv8", "missing token b<batch>");
+  expect_usage_error("b1", "missing token hq<heads_q> in 'b1'");
+  expect_usage_error("b1_b2_hq4_hkv2_d64_q8_kv8", "token 'b' repeated");
+  expect_usage_error("b1_hq4_hkv2_d64_q8_kv8_causal_causal", "token 'causal' repeated");
+  expect_usage_error("hq4_b1_hkv2_d64_q8_kv8", "token 'b1' out of order");
+  expect_usage_error("b1_hq4_hkv2_d64_q8_causal_kv8", "out of order");
+  expect_usage_error("b1__hq4_hkv2_d64_q8_kv8", "empty token");
+  expect_usage_error("b1_hq4_hkv2_d64_q8_kv8_", "empty token");
+  expect_usage_error("b1_hq4_hkv2_d64_q8_kv8 ", "is not a positive integer");
+  // Values: not a positive integer.
+  expect_usage_error("b_hq4_hkv2_d64_q8_kv8",
+                     "batch (token 'b' in 'b_hq4_hkv2_d64_q8_kv8'): '' is not a positive integer");
+  expect_usage_error("b1_hq4_hkv2_d-64_q8_kv8", "head_dim (token 'd-64'");
+  expect_usage_error("b1_hq4_hkv2_d-64_q8_kv8", "is not a positive integer");
+  expect_usage_error("b1_hq4_hkv2_d64_q8.5_kv8", "q_len (token 'q8.5'");
+  expect_usage_error("b1_hq4_hkv2_d64_q8_kv8k", "kv_len (token 'kv8k'");
+  expect_usage_error("b1_hq+4_hkv2_d64_q8_kv8", "heads_q (token 'hq+4'");
+  expect_usage_error("b99999999999999999999_hq4_hkv2_d64_q8_kv8", "is not a positive integer");
+  // Values: out of range.
+  expect_usage_error("b0_hq4_hkv2_d64_q8_kv8", "batch (token 'b0'");
+  expect_usage_error("b0_hq4_hkv2_d64_q8_kv8", "out of range [1, 65536]");
+  expect_usage_error("b65537_hq4_hkv2_d64_q8_kv8", "out of range [1, 65536]");
+  expect_usage_error("b1_hq1025_hkv1_d64_q8_kv8",
+                     "heads_q (token 'hq1025' in 'b1_hq1025_hkv1_d64_q8_kv8'): 1025 is out of range [1, 1024]");
+  expect_usage_error("b1_hq4_hkv0_d64_q8_kv8", "heads_kv (token 'hkv0'");
+  expect_usage_error("b1_hq4_hkv2_d2048_q8_kv8", "head_dim (token 'd2048'");
+  expect_usage_error(
+      "b1_hq4_hkv2_d64_q1048577_kv8",
+      "q_len (token 'q1048577' in 'b1_hq4_hkv2_d64_q1048577_kv8'): 1048577 is out of range [1, 1048576]");
+  expect_usage_error("b1_hq4_hkv2_d64_q8_kv0", "kv_len (token 'kv0'");
+  // GQA: heads_q a multiple of heads_kv.
+  expect_usage_error("b1_hq32_hkv5_d128_q1_kv4096",
+                     "heads_q 32 is not a multiple of heads_kv 5 in 'b1_hq32_hkv5_d128_q1_kv4096'");
+  expect_usage_error("b1_hq4_hkv8_d128_q1_kv4096", "heads_q 4 is not a multiple of heads_kv 8");
+  // The bad item is named even after good ones.
+  expect_usage_error("anchors,b1_hq4_hkv2_d64_q8,smoke", "in 'b1_hq4_hkv2_d64_q8'");
+}
+
+TEST(AttentionShapes, GrammarDocumentsTheForm) {
+  const std::string g = attention_shapes_grammar();
+  for (const char* s : {"b<batch>_hq<heads_q>_hkv<heads_kv>_d<head_dim>_q<q_len>", "_kv<kv_len>[_causal]",
+                        "q_len <= 16", "decode", "prefill", "anchors", "smoke", "default"})
+    EXPECT_NE(g.find(s), std::string::npos) << s;
+  // Same layout as the other ops' paragraphs: every line indented to the help column, under 100 columns.
+  std::size_t start = 0;
+  while (start < g.size()) {
+    const std::size_t nl = g.find('\n', start);
+    ASSERT_NE(nl, std::string::npos);
+    const std::string line = g.substr(start, nl - start);
+    ASSERT_GT(line.size(), 18u) << line;
+    EXPECT_EQ(line.substr(0, 18), std::string(18, ' ')) << line;
+    EXPECT_NE(line[18], ' ') << line;
+    EXPECT_LE(line.size(), 100u) << line;
+    start = nl + 1;
+  }
+}
+
+}  // namespace
+}  // namespace sb::bench
