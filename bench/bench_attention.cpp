@@ -13,6 +13,7 @@
 #include "harness/gbench.h"
 #ifdef SOLBENCH_HAVE_TORCH
 #include "ref/torch/torch_attention.h"
+#include "ref/torch/torch_baselines.h"
 #endif
 
 namespace sb::bench {

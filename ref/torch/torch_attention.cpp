@@ -55,8 +55,15 @@ int current_device() {
   return device;
 }
 
+// PyTorch's reason, kept in thread_local storage until the next refusal on this thread.
+const char* refusal(const c10::Error& e) {
+  thread_local std::string reason;
+  reason = e.what_without_backtrace();
+  return reason.c_str();
+}
+
 // Runs f on `stream` in inference mode (no autograd bookkeeping, as a serving stack runs); a c10::Error
-// becomes its message, kept in thread_local storage until the next refusal on this thread.
+// becomes its message.
 template <typename F>
 const char* guarded(cudaStream_t stream, F&& f) {
   try {
@@ -65,9 +72,7 @@ const char* guarded(cudaStream_t stream, F&& f) {
     c10::InferenceMode inference;
     return f();
   } catch (const c10::Error& e) {
-    thread_local std::string reason;
-    reason = e.what_without_backtrace();
-    return reason.c_str();
+    return refusal(e);
   }
 }
 
@@ -229,8 +234,9 @@ const char* reference(const attention::Problem& p, void* ref32_out, void* ref_sa
     const at::Tensor ref_same = bhsd(ref_same_out, p.batch, p.q_len, p.heads_q, p.head_dim, t.q.options());
     // The math op upcasts fp16/bf16 to fp32 unless this flag is set; the same-dtype reference needs it set.
     const MathReductionInDtype in_dtype;
-    // An fp32 problem gets its high reference in fp64, else ref_same and ref32 would be the same computation.
-    const at::ScalarType high = p.dtype == DType::f32 ? at::kDouble : at::kFloat;
+    // The high reference is computed in fp64 and stored as fp32: immune to TF32 matmuls (float32 matmul
+    // precision "high"), and for an fp32 problem still a different computation from ref_same.
+    const at::ScalarType high = at::kDouble;
     const std::optional<double> scale = p.softmax_scale();
     const int64_t groups = p.heads_q / p.heads_kv;
     // Chunks of one batch element and up to `rows` query rows keep one score matrix under ~1 GiB. The

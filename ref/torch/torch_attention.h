@@ -4,7 +4,7 @@
 //
 // Every function reads problem.q/k/v (BSHD, see attention/attention.h) through tensor views without
 // copying them, runs on `stream`, and returns "" on success or PyTorch's reason for refusing the
-// problem (a static or thread_local C string, valid until the next call on this thread). None throws
+// problem (a static or thread_local C string, valid until the next refusal on this thread). None throws
 // c10::Error; an invalid problem still throws std::invalid_argument from Problem::validate().
 #pragma once
 
@@ -32,11 +32,14 @@ const char* manual_composite(const attention::Problem& p, cudaStream_t stream, b
 
 // References for FlashAttention's tolerance rule max|ours - ref32| <= 2 * max|ref_same - ref32| + 1e-5,
 // both through SDPA's math op, written in BSHD layout into caller-provided device buffers:
-//   ref32_out    fp32, [batch, q_len, heads_q, head_dim]: computed in fp32 from upcast inputs (in fp64
-//                when the problem is fp32, so that ref_same - ref32 still measures fp32 rounding);
+//   ref32_out    fp32, [batch, q_len, heads_q, head_dim]: computed from inputs upcast to fp64 (so no TF32
+//                setting can touch it, and for an fp32 problem ref_same - ref32 still measures fp32
+//                rounding), stored as fp32;
 //   ref_same_out the problem's dtype, same shape: computed in the problem's dtype (fp16/bf16 matmuls and
 //                softmax output, as FlashAttention's own tests compute their "pt" reference).
-// Rows with no visible key (causal, q_len > kv_len) are 0 in both.
+// Rows with no visible key (causal, q_len > kv_len) are 0 in both. Computed in chunks of one batch
+// element and enough query rows to keep a score matrix under ~1 GiB. Sets the process-wide
+// allowFP16BF16ReductionMathSDP flag while it runs (restored after): not for concurrent use with SDPA.
 const char* reference(const attention::Problem& p, void* ref32_out, void* ref_same_out, cudaStream_t stream);
 
 }  // namespace sb::torch_ref
