@@ -87,6 +87,22 @@ def compare(base_run: sbresults.Run, new_run: sbresults.Run, threshold: float, n
     return rows, missing, added, notes
 
 
+def stale_ops(run: sbresults.Run, repo_root: str) -> list:
+    """One line per op of the run whose recorded kernel fingerprint differs from the sources: the
+    per-op kernels_fingerprint_<op> when the run has it, else the whole-tree kernels_fingerprint."""
+    lines = []
+    for op in dict.fromkeys(c.op for c in run.cases if c.op != "floor"):
+        key = f"kernels_fingerprint_{op}"
+        if key in run.context:
+            recorded, sources = run.context[key], sbresults.kernels_fingerprint(repo_root, op)
+        else:
+            key, recorded, sources = "kernels_fingerprint", run.context.get("kernels_fingerprint"), \
+                sbresults.kernels_fingerprint(repo_root)
+        if recorded != sources:
+            lines.append(f"{op}: run {key} {recorded!r} != {sources!r} of {repo_root}/kernels")
+    return lines
+
+
 def _us(x) -> str:
     return "-" if x is None else f"{x:.2f}"
 
@@ -124,7 +140,7 @@ def main(argv=None) -> int:
         parser.error("--threshold, --noise-k and --min-delta-us must be >= 0")
     try:
         base_run, new_run = sbresults.load(args.baseline), sbresults.load(args.run)
-        sources = args.fingerprint_check and sbresults.kernels_fingerprint(args.fingerprint_check)
+        stale = args.fingerprint_check and stale_ops(new_run, args.fingerprint_check)
     except (sbresults.ResultsError, OSError) as e:
         print(f"regress.py: error: {e}", file=sys.stderr)
         return 2
@@ -136,11 +152,8 @@ def main(argv=None) -> int:
     if base_run.context.get("gpu_name") != new_run.context.get("gpu_name"):
         print(f"WARNING: different GPUs: baseline {base_run.context.get('gpu_name')!r}, "
               f"run {new_run.context.get('gpu_name')!r}")
-    if sources:
-        recorded = new_run.context.get("kernels_fingerprint")
-        if recorded != sources:
-            print(f"WARNING: stale results: run kernels_fingerprint {recorded!r} != {sources!r} "
-                  f"of {args.fingerprint_check}/kernels")
+    for line in stale or []:
+        print(f"WARNING: stale results: {line}")
     print()
 
     rows, missing, added, notes = compare(base_run, new_run, args.threshold, args.noise_k, args.min_delta_us)

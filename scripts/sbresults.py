@@ -253,8 +253,12 @@ def load(paths) -> Run:
     return run
 
 
-def kernels_fingerprint(repo_root: str | Path) -> str:
+def kernels_fingerprint(repo_root: str | Path, op: str | None = None) -> str:
     """Fingerprint of the kernel sources: first 16 hex digits of a sha256 over a manifest.
+
+    With `op`, only the files an op's results depend on: kernels/<op>/, kernels/common/ and
+    the files directly in kernels/ (recorded per op as kernels_fingerprint_<op>, so adding another
+    op does not make this op's results stale).
 
     Recipe: list every regular file under REPO_ROOT/kernels (recursively, symlinks not followed or
     listed) as the path relative to kernels/ prefixed with "./"; sort these paths bytewise; for
@@ -272,8 +276,11 @@ def kernels_fingerprint(repo_root: str | Path) -> str:
     for dirpath, _, filenames in os.walk(root):
         for name in filenames:
             p = Path(dirpath) / name
+            rel = p.relative_to(root)
+            if op is not None and len(rel.parts) > 1 and rel.parts[0] not in (op, "common"):
+                continue
             if p.is_file() and not p.is_symlink():
-                paths.append((b"./" + os.fsencode(p.relative_to(root).as_posix()), p))
+                paths.append((b"./" + os.fsencode(rel.as_posix()), p))
     manifest = hashlib.sha256()
     for rel, p in sorted(paths):
         manifest.update(hashlib.sha256(p.read_bytes()).hexdigest().encode() + b"  " + rel + b"\n")
@@ -304,6 +311,7 @@ def main(argv=None) -> int:
                         description=kernels_fingerprint.__doc__,
                         formatter_class=argparse.RawDescriptionHelpFormatter)
     fp.add_argument("repo_root")
+    fp.add_argument("--op", help="only the sources of this op (kernels/<op>, kernels/common, kernels/*)")
     mg = sub.add_parser("merge", help="merge the JSON files of one run into OUT", description=merge_files.__doc__)
     mg.add_argument("out")
     mg.add_argument("inputs", nargs="+")
@@ -312,7 +320,7 @@ def main(argv=None) -> int:
         if args.command == "merge":
             merge_files(args.inputs, args.out)
         else:
-            print(kernels_fingerprint(args.repo_root))
+            print(kernels_fingerprint(args.repo_root, args.op))
     except (ResultsError, OSError) as e:
         print(f"sbresults.py: error: {e}", file=sys.stderr)
         return 2

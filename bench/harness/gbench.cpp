@@ -57,6 +57,10 @@ void add_context(const Env& e, const BenchSpec& spec, const std::string& command
   benchmark::AddCustomContext("torch_version", spec.torch_version.empty() ? "none" : spec.torch_version);
   benchmark::AddCustomContext("git_commit", kGitCommit);
   benchmark::AddCustomContext("kernels_fingerprint", kKernelsFingerprint);
+  for (const std::string& entry : split_list(kKernelsFingerprintPerOp, "kernels fingerprints")) {
+    const auto eq = entry.find('=');
+    benchmark::AddCustomContext("kernels_fingerprint_" + entry.substr(0, eq), entry.substr(eq + 1));
+  }
   benchmark::AddCustomContext("build_type", kBuildType);
   benchmark::AddCustomContext("cuda_architectures", kCudaArchitectures);
   benchmark::AddCustomContext("copy_gbps", fmt(e.ceilings.copy_gbps, "%.1f"));

@@ -196,6 +196,17 @@ class Fingerprint(Tmp):
         src.rename(src.with_name("renamed.cu"))
         self.assertNotEqual(edited, sbresults.kernels_fingerprint(self.tmp))
 
+    def test_per_op_fingerprint_ignores_other_ops(self):
+        rms = sbresults.kernels_fingerprint(self.tmp, "rmsnorm")
+        whole = sbresults.kernels_fingerprint(self.tmp)
+        (self.tmp / "kernels" / "attention").mkdir()
+        (self.tmp / "kernels" / "attention" / "manual.cu").write_text("// new op\n")
+        self.assertEqual(rms, sbresults.kernels_fingerprint(self.tmp, "rmsnorm"))
+        self.assertNotEqual(whole, sbresults.kernels_fingerprint(self.tmp))
+        (self.tmp / "kernels" / "common").mkdir()
+        (self.tmp / "kernels" / "common" / "reduce.cuh").write_text("// shared by every op\n")
+        self.assertNotEqual(rms, sbresults.kernels_fingerprint(self.tmp, "rmsnorm"))
+
     @unittest.skipUnless(all(shutil.which(t) for t in ("find", "sort", "xargs", "sha256sum")),
                          "coreutils not available")
     def test_documented_shell_recipe_gives_the_same_value(self):
