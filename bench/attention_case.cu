@@ -42,7 +42,8 @@ std::vector<double> fetch_rows(const void* base, DType t, int64_t b, int64_t hea
   return out;
 }
 
-// PyTorch's manual composite in the problem's dtype, for one query row: s = round(round(q.k) * scale),
+// PyTorch's manual composite in the problem's dtype, for one query row: s = round(round(q.k) * scale)
+// (the scale a double, applied in fp32),
 // p = round(softmax_fp32(s)), o = round(sum p v accumulated in fp32). `visible` keys are unmasked.
 std::vector<double> same_dtype_row(DType t, const std::vector<double>& q, const std::vector<double>& k,
                                    const std::vector<double>& v, int64_t d, int64_t visible, double scale) {
@@ -53,7 +54,7 @@ std::vector<double> same_dtype_row(DType t, const std::vector<double>& q, const 
   for (int64_t j = 0; j < visible; ++j) {
     float dot = 0.0f;
     for (int64_t e = 0; e < d; ++e) dot += static_cast<float>(q[e]) * static_cast<float>(k[j * d + e]);
-    s[j] = static_cast<float>(round_to(t, round_to(t, dot) * round_to(t, scale)));
+    s[j] = static_cast<float>(round_to(t, round_to(t, dot) * static_cast<float>(scale)));  // tensor * double: fp32 math
     m = std::max(m, s[j]);
   }
   float sum = 0.0f;

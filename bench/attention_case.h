@@ -23,7 +23,7 @@ struct AttentionDims {
 // Reference rows for the tolerance rule (FlashAttention's, research/kernels.md section C):
 //   max |ours - ref| <= 2 * max |same - ref| + 1e-5 over the checked rows, where ref is fp64 attention
 // on the dtype-rounded inputs and `same` emulates PyTorch's manual composite in the problem's dtype
-// (Q K^T rounded to the dtype, times scale rounded, softmax in fp32 rounded, P V accumulated in fp32
+// (Q K^T rounded to the dtype, times the scale in fp32 and rounded, softmax in fp32 rounded, P V accumulated in fp32
 // and rounded). The bound scales itself with dtype, head_dim and length; fp32 gets ~1e-5.
 struct AttentionRefRow {
   int64_t b, h, i;

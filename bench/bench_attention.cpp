@@ -10,6 +10,7 @@
 #include "attention/attention.h"
 #include "attention_case.h"
 #include "attention_shapes.h"
+#include "common/check.h"
 #include "harness/gbench.h"
 #ifdef SOLBENCH_HAVE_TORCH
 #include "ref/torch/torch_attention.h"
@@ -65,13 +66,27 @@ AttentionDims dims_of(const AttentionShape& s) {
 }
 
 // Inputs and references live while consecutive cases share (shape, dtype); the workspace is sized for
-// the hungriest implementation that supports the shape.
-AttentionData& data_for(const AttentionShape& shape, DType dtype, const std::vector<Impl>& impls) {
+// the hungriest implementation that supports the shape. A shape that does not fit in the free device
+// memory is null with the reason in *why (a skip, not a failure).
+AttentionData* data_for(const AttentionShape& shape, DType dtype, const std::vector<Impl>& impls, std::string* why) {
   static std::unique_ptr<AttentionData> data;
   static std::string key;
   const std::string k = shape.name() + std::string(name(dtype));
   if (!data || key != k) {
     data.reset();
+    key.clear();
+#ifdef SOLBENCH_HAVE_TORCH
+    torch_ref::release_cached_memory();  // what the previous shape's PyTorch baselines kept
+#endif
+    const std::size_t tensors = 2 * static_cast<std::size_t>(shape.batch * shape.heads_q * shape.q_len * shape.head_dim) +
+                                2 * static_cast<std::size_t>(shape.batch * shape.heads_kv * shape.kv_len * shape.head_dim);
+    std::size_t free_bytes = 0, total = 0;
+    SB_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total));
+    if (tensors * size_bytes(dtype) > free_bytes) {
+      *why = "Q, K, V and O need " + std::to_string((tensors * size_bytes(dtype)) >> 20) + " MiB, " +
+             std::to_string(free_bytes >> 20) + " MiB free";
+      return nullptr;
+    }
     data = std::make_unique<AttentionData>(dims_of(shape), dtype, std::hash<std::string>{}(k), env().stream.get());
     key = k;
     const attention::Problem p = data->problem();
@@ -80,7 +95,7 @@ AttentionData& data_for(const AttentionShape& shape, DType dtype, const std::vec
       if (i.supports(p).empty()) workspace = std::max(workspace, i.workspace_bytes(p));
     data->reserve_workspace(workspace);
   }
-  return *data;
+  return data.get();
 }
 
 void register_cases(const Options& opt) {
@@ -95,17 +110,19 @@ void register_cases(const Options& opt) {
         for (Mode mode : {Mode::cold, Mode::hot}) {
           const std::string case_name = base + "/" + mode_name(mode);
           register_case(case_name, [=, &impl](benchmark::State& st) {
-            AttentionData& data = data_for(shape, dtype, impls);
-            const attention::Problem p = data.problem();
+            std::string no_room;
+            AttentionData* data = data_for(shape, dtype, impls, &no_room);
+            if (!data) return skip_unsupported(st, no_room);
+            const attention::Problem p = data->problem();
             if (const std::string why = impl.supports(p); !why.empty()) return skip_unsupported(st, why);
             auto it = verified.find(base);
             if (it == verified.end()) {
-              data.poison_output();
+              data->poison_output();
               Check c;
               if (const std::string refused = impl.write_o(p, env().stream.get()); !refused.empty()) {
                 c.message = "skipped: " + refused;
               } else {
-                c = data.verify();
+                c = data->verify();
               }
               it = verified.emplace(base, c).first;
             }

@@ -18,7 +18,7 @@ const AttentionDims kShapes[] = {
     {1, 1, 1, 64, 1, 1, false},       {1, 2, 2, 64, 17, 17, true},      {2, 4, 1, 64, 113, 113, false},
     {1, 8, 2, 128, 113, 113, true},   {1, 8, 1, 128, 64, 200, true},    {1, 4, 4, 64, 37, 20, true},
     {2, 4, 2, 128, 1, 1000, false},   {1, 2, 2, 80, 33, 33, false},     {1, 4, 4, 128, 1025, 1025, true},
-    {3, 32, 8, 128, 1, 4097, false},
+    {3, 32, 8, 128, 1, 4097, false},  {1, 4, 1, 64, 3, 12100, true},   // a row past the shared-memory cache
 };
 
 using Param = std::tuple<std::string, DType, AttentionDims>;

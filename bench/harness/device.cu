@@ -38,7 +38,12 @@ DeviceInfo device_info() {
 }
 
 DeviceBuffer::DeviceBuffer(std::size_t bytes) : bytes_(bytes) {
-  if (bytes) SB_CUDA_CHECK(cudaMalloc(&ptr_, bytes));
+  if (!bytes) return;
+  if (const cudaError_t e = cudaMalloc(&ptr_, bytes); e != cudaSuccess) {
+    cudaGetLastError();  // a failed allocation must not surface later as another launch's error
+    ptr_ = nullptr;
+    throw CudaError(e, ("cudaMalloc of " + std::to_string(bytes) + " bytes").c_str(), __FILE__, __LINE__);
+  }
 }
 DeviceBuffer::~DeviceBuffer() {
   if (ptr_) cudaFree(ptr_);

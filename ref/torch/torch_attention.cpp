@@ -5,6 +5,7 @@
 #include <ATen/ATen.h>
 #include <ATen/Context.h>
 #include <c10/core/InferenceMode.h>
+#include <c10/cuda/CUDACachingAllocator.h>
 #include <c10/cuda/CUDAGuard.h>
 #include <c10/cuda/CUDAStream.h>
 #include <c10/util/Exception.h>
@@ -270,5 +271,7 @@ const char* reference(const attention::Problem& p, void* ref32_out, void* ref_sa
     return kOk;
   });
 }
+
+void release_cached_memory() { c10::cuda::CUDACachingAllocator::emptyCache(); }
 
 }  // namespace sb::torch_ref

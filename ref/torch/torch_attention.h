@@ -42,4 +42,8 @@ const char* manual_composite(const attention::Problem& p, cudaStream_t stream, b
 // allowFP16BF16ReductionMathSDP flag while it runs (restored after): not for concurrent use with SDPA.
 const char* reference(const attention::Problem& p, void* ref32_out, void* ref_same_out, cudaStream_t stream);
 
+// Returns the blocks PyTorch's caching allocator holds but no tensor uses to the device (between
+// shapes: the math and composite baselines can keep tens of GB cached at long sequences).
+void release_cached_memory();
+
 }  // namespace sb::torch_ref
