@@ -3,9 +3,13 @@
 do_bench (its own events, its own 256 MB L2 flush, median) on the same GPU, in the same command as a
 bench run, and compare with the harness's cold figures for the same cases.
 
-    python3 scripts/crosscheck_torch.py RUN.json [-o crosscheck.json] [--tolerance 0.05]
+    python3 scripts/crosscheck_torch.py RUN.json... [-o crosscheck.json] [--tolerance 0.05] [--attention-tolerance 0.10]
 
-Cases: torch_rms_norm (= torch.rms_norm = at::rms_norm), cold, every shape and dtype in the run.
+Cases (cold, every shape and dtype in the run): torch_rms_norm (= torch.rms_norm = at::rms_norm),
+and for attention the same ATen op each torch_sdpa_<backend> case calls in ref/torch/torch_attention.cpp
+(flash, efficient with K/V expanded to heads_q, cudnn, math with enable_gqa) on BHSD views of BSHD
+tensors, plus torch_manual_composite; attention shapes that need an explicit bottom-right mask
+(causal with 1 < q_len != kv_len) are left out.
 do_bench runs --runs times per case (median of its medians, with their min and max recorded): at
 ~10 us a single do_bench call moved by up to 8% from run to run on the H200
 (results/h200/NOTES.md), more than the tolerance.
@@ -20,18 +24,62 @@ import sys
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import sbresults  # noqa: E402
 
-OPS = {
-    # impl name in the suite -> (callable builder): same op, same arguments as ref/torch/
-    "torch_rms_norm": lambda torch, x, w, h: (lambda: torch.rms_norm(x, (h,), w, 1e-6)),
-}
 DTYPES = {"fp32": "float32", "fp16": "float16", "bf16": "bfloat16"}
+
+
+def rms_norm_call(torch, case, dtype):
+    r, h = case.shape["rows"], case.shape["hidden"]
+    x = torch.randn(r, h, device="cuda", dtype=dtype)
+    w = torch.randn(h, device="cuda", dtype=dtype) * 0.5 + 1
+    return lambda: torch.rms_norm(x, (h,), w, 1e-6)
+
+
+def attention_call(torch, case, dtype):
+    """The ATen call of ref/torch/torch_attention.cpp for this case, or None when it needs a mask."""
+    s = case.shape
+    b, hq, hkv, d, sq, sk = (s["batch"], s["heads_q"], s["heads_kv"], s["head_dim"], s["q_len"], s["kv_len"])
+    causal = bool(s.get("causal"))
+    if causal and sq != sk and sq != 1:
+        return None
+    is_causal = causal and sq == sk
+    scale = d ** -0.5
+    bhsd = lambda seq, heads: torch.randn(b, seq, heads, d, device="cuda", dtype=dtype).permute(0, 2, 1, 3)
+    q, k, v = bhsd(sq, hq), bhsd(sk, hkv), bhsd(sk, hkv)
+    aten, g = torch.ops.aten, hq // hkv
+
+    def repeat_kv(t):
+        return t if g == 1 else t.unsqueeze(2).expand(b, hkv, g, sk, d).reshape(b, hq, sk, d)
+
+    def composite():
+        scores = torch.matmul(q, repeat_kv(k).transpose(-2, -1)) * scale
+        if causal and sq > 1:
+            keep = torch.ones(sq, sk, device="cuda", dtype=torch.bool).tril(sk - sq)
+            scores.masked_fill_(keep.logical_not(), float("-inf"))
+        return torch.matmul(torch.softmax(scores, -1, dtype=torch.float32).to(dtype), repeat_kv(v))
+
+    return {
+        "torch_sdpa_flash": lambda: aten._scaled_dot_product_flash_attention(q, k, v, 0.0, is_causal, False, scale=scale),
+        "torch_sdpa_efficient": lambda: aten._scaled_dot_product_efficient_attention(
+            q, repeat_kv(k), repeat_kv(v), None, False, 0.0, is_causal, scale=scale),
+        "torch_sdpa_cudnn": lambda: aten._scaled_dot_product_cudnn_attention(
+            q, k, v, None, False, 0.0, is_causal, False, scale=scale),
+        "torch_sdpa_math": lambda: aten._scaled_dot_product_attention_math(
+            q, k, v, None, 0.0, is_causal, None, scale=scale, enable_gqa=True),
+        "torch_manual_composite": composite,
+    }[case.impl]
+
+
+OPS = {"torch_rms_norm": rms_norm_call, **{name: attention_call for name in (
+    "torch_sdpa_flash", "torch_sdpa_efficient", "torch_sdpa_cudnn", "torch_sdpa_math", "torch_manual_composite")}}
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("run", help="bench JSON of the same machine (file or directory)")
+    ap.add_argument("run", nargs="+", help="bench JSON of the same machine (files or directory)")
     ap.add_argument("-o", "--out", help="write the comparison as JSON here")
-    ap.add_argument("--tolerance", type=float, default=0.05, help="relative difference allowed (default 0.05)")
+    ap.add_argument("--tolerance", type=float, default=0.05, help="relative difference allowed for RMSNorm (default 0.05)")
+    ap.add_argument("--attention-tolerance", type=float, default=0.10,
+                    help="relative difference allowed for attention (default 0.10)")
     ap.add_argument("--runs", type=int, default=5, help="do_bench calls per case (default 5)")
     a = ap.parse_args()
     try:
@@ -53,31 +101,31 @@ def main() -> int:
     rows, worst = [], 0.0
     stream = torch.cuda.Stream()
     for case in cases:
-        r, h = case.shape["rows"], case.shape["hidden"]
-        dtype = getattr(torch, DTYPES[case.dtype])
-        x = torch.randn(r, h, device="cuda", dtype=dtype)
-        w = torch.randn(h, device="cuda", dtype=dtype) * 0.5 + 1
-        fn = OPS[case.impl](torch, x, w, h)
+        fn = OPS[case.impl](torch, case, getattr(torch, DTYPES[case.dtype]))
+        if fn is None:
+            continue
         with torch.cuda.stream(stream):  # a non-default stream, as the harness uses
             runs_us = sorted(1e3 * triton.testing.do_bench(fn, warmup=25, rep=200, return_mode="median")
                              for _ in range(max(1, a.runs)))
         do_bench_us = statistics.median(runs_us)
         ratio = case.median_us / do_bench_us
+        tol = a.attention_tolerance if case.op == "attention" else a.tolerance
         worst = max(worst, abs(ratio - 1))
         rows.append({"case": case.name, "harness_us": case.median_us, "do_bench_us": do_bench_us,
                      "do_bench_min_us": runs_us[0], "do_bench_max_us": runs_us[-1], "ratio": ratio,
-                     "ok": abs(ratio - 1) <= a.tolerance})
+                     "ok": abs(ratio - 1) <= tol})
         print(f"{case.name:55s} harness {case.median_us:9.2f} us  do_bench {do_bench_us:9.2f} us  "
               f"ratio {ratio:6.3f}  {'ok' if rows[-1]['ok'] else 'DIFFERS'}")
-        del x, w
+        del fn
     bad = [r for r in rows if not r["ok"]]
-    summary = {"tolerance": a.tolerance, "cases": len(rows), "failed": len(bad), "worst_rel_diff": worst,
+    summary = {"tolerance": a.tolerance, "attention_tolerance": a.attention_tolerance, "cases": len(rows), "failed": len(bad), "worst_rel_diff": worst,
                "torch_version": torch.__version__, "triton_version": triton.__version__,
                "gpu_name": torch.cuda.get_device_name(), "run_context_gpu": run.context.get("gpu_name"),
                "rows": rows}
     if a.out:
         pathlib.Path(a.out).write_text(json.dumps(summary, indent=1) + "\n")
-    print(f"{len(rows) - len(bad)} passed, {len(bad)} failed (harness vs do_bench within {a.tolerance:.0%}; "
+    print(f"{len(rows) - len(bad)} passed, {len(bad)} failed (harness vs do_bench within {a.tolerance:.0%}, "
+          f"attention {a.attention_tolerance:.0%}; "
           f"worst {worst:.1%})")
     return 1 if bad else 0
 

@@ -62,7 +62,7 @@ if [ -z "${SKIP_BENCH:-}" ]; then
     fail bench_attention
   if [ -z "${SKIP_CROSSCHECK:-}" ]; then
     stage crosscheck with triton do_bench
-    python3 "$root/scripts/crosscheck_torch.py" "$out/bench_rmsnorm.json" -o "$out/crosscheck.json" 2>&1 |
+    python3 "$root/scripts/crosscheck_torch.py" "$out"/bench_*.json -o "$out/crosscheck.json" 2>&1 |
       tee -a "$out/bench.log" >&2 || fail crosscheck
   fi
 fi

@@ -1,5 +1,6 @@
 """crosscheck_torch.py's checks that need no GPU: bad input and runs without PyTorch baselines are
 clear errors (exit 2), never a pass."""
+import json
 import subprocess
 import sys
 import tempfile
@@ -7,6 +8,8 @@ import unittest
 from pathlib import Path
 
 SCRIPTS = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import gbfake  # noqa: E402
 DATA = Path(__file__).resolve().parent / "data"
 
 
@@ -25,9 +28,22 @@ class Crosscheck(unittest.TestCase):
         self.assertIn("not valid JSON", r.stderr)
 
     def test_run_without_torch_baselines_is_exit_2(self):
-        r = crosscheck(DATA / "attention_gb183.json")
+        with tempfile.NamedTemporaryFile("w", suffix=".json") as f:
+            json.dump(gbfake.run([gbfake.floor("cold"), gbfake.rmsnorm("vectorized", "bf16", 4096, 4096, "cold")]), f)
+            f.flush()
+            r = crosscheck(f.name)
         self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
         self.assertIn("no cold PyTorch baseline cases", r.stderr)
+
+    def test_without_pytorch_it_says_so(self):
+        try:
+            import torch  # noqa: F401
+            self.skipTest("PyTorch is installed here")
+        except ImportError:
+            pass
+        r = crosscheck(DATA / "rmsnorm_gb171.json")
+        self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+        self.assertIn("needs PyTorch and triton", r.stderr)
 
 
 if __name__ == "__main__":
