@@ -19,6 +19,7 @@
 #include <tuple>
 
 #include "ref/torch/torch_attention.h"
+#include "ref/torch/torch_common.h"
 
 namespace sb::torch_ref {
 
@@ -41,21 +42,6 @@ constexpr double kNegInf = -std::numeric_limits<double>::infinity();
 // a workaround for -inf in cuDNN).
 constexpr double kCudnnMasked = -65504.0;
 
-at::ScalarType scalar_type(DType t) {
-  switch (t) {
-    case DType::f32: return at::kFloat;
-    case DType::f16: return at::kHalf;
-    case DType::bf16: return at::kBFloat16;
-  }
-  throw std::invalid_argument("torch attention: unsupported dtype");
-}
-
-int current_device() {
-  int device = 0;
-  cudaGetDevice(&device);
-  return device;
-}
-
 // PyTorch's reason, kept in thread_local storage until the next refusal on this thread.
 const char* refusal(const c10::Error& e) {
   thread_local std::string reason;
@@ -68,8 +54,7 @@ const char* refusal(const c10::Error& e) {
 template <typename F>
 const char* guarded(cudaStream_t stream, F&& f) {
   try {
-    c10::cuda::CUDAStreamGuard guard(
-        c10::cuda::getStreamFromExternal(stream, static_cast<c10::DeviceIndex>(current_device())));
+    c10::cuda::CUDAStreamGuard guard(external_stream(stream));
     c10::InferenceMode inference;
     return f();
   } catch (const c10::Error& e) {

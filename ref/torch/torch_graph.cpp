@@ -2,6 +2,7 @@
 #include <c10/cuda/CUDAGuard.h>
 
 #include "ref/torch/torch_baselines.h"
+#include "ref/torch/torch_common.h"
 
 namespace sb::torch_ref {
 
@@ -10,23 +11,18 @@ namespace {
 class TorchGraphReplay final : public bench::Replay {
  public:
   TorchGraphReplay(cudaStream_t stream, int launches, const bench::LaunchFn& launch) : launches_(launches) {
-    c10::cuda::CUDAStreamGuard guard(external(stream));
+    c10::cuda::CUDAStreamGuard guard(external_stream(stream));
     graph_.capture_begin();
     for (int i = 0; i < launches; ++i) launch(stream);
     graph_.capture_end();
   }
   void replay(cudaStream_t stream) override {
-    c10::cuda::CUDAStreamGuard guard(external(stream));
+    c10::cuda::CUDAStreamGuard guard(external_stream(stream));
     graph_.replay();
   }
   int launches() const override { return launches_; }
 
  private:
-  static c10::cuda::CUDAStream external(cudaStream_t stream) {
-    int device = 0;
-    cudaGetDevice(&device);
-    return c10::cuda::getStreamFromExternal(stream, static_cast<c10::DeviceIndex>(device));
-  }
   int launches_;
   at::cuda::CUDAGraph graph_;
 };

@@ -4,28 +4,18 @@
 #include <torch/version.h>
 
 #include "ref/torch/torch_baselines.h"
+#include "ref/torch/torch_common.h"
 
 namespace sb::torch_ref {
 
 namespace {
-
-at::ScalarType scalar_type(DType t) {
-  switch (t) {
-    case DType::f32: return at::kFloat;
-    case DType::f16: return at::kHalf;
-    case DType::bf16: return at::kBFloat16;
-  }
-  throw std::invalid_argument("torch baseline: unsupported dtype");
-}
 
 struct Tensors {
   at::Tensor x, w, y;
 };
 
 Tensors wrap(const rmsnorm::Problem& p) {
-  int device = 0;
-  cudaGetDevice(&device);
-  const auto opts = at::TensorOptions().dtype(scalar_type(p.dtype)).device(at::kCUDA, device);
+  const auto opts = at::TensorOptions().dtype(scalar_type(p.dtype)).device(at::kCUDA, current_device());
   return {at::from_blob(const_cast<void*>(p.x), {p.rows, p.hidden}, opts),
           at::from_blob(const_cast<void*>(p.w), {p.hidden}, opts),
           at::from_blob(p.y, {p.rows, p.hidden}, opts)};
@@ -33,9 +23,7 @@ Tensors wrap(const rmsnorm::Problem& p) {
 
 template <typename F>
 void on_stream(cudaStream_t stream, F&& f) {
-  int device = 0;
-  cudaGetDevice(&device);
-  c10::cuda::CUDAStreamGuard guard(c10::cuda::getStreamFromExternal(stream, static_cast<c10::DeviceIndex>(device)));
+  c10::cuda::CUDAStreamGuard guard(external_stream(stream));
   f();
 }
 
