@@ -66,7 +66,7 @@ void add_context(const Env& e, const BenchSpec& spec, const std::string& command
   benchmark::AddCustomContext("copy_gbps", fmt(e.ceilings.copy_gbps, "%.1f"));
   benchmark::AddCustomContext("gemm_tflops", fmt(e.ceilings.gemm_tflops, "%.1f"));
   benchmark::AddCustomContext("flush_bytes", std::to_string(e.timer.flush_bytes()));
-  benchmark::AddCustomContext("profile_mode", e.profile ? "true" : "false");
+  benchmark::AddCustomContext("profile_mode", g_profile ? "true" : "false");
   benchmark::AddCustomContext("binary_command", command);
 }
 
@@ -102,7 +102,7 @@ void run_timed(benchmark::State& state, Mode mode, const Timed& t) {
       warm_ms += single_ms;
     }
     if (mode == Mode::hot) {
-      current.graph = t.capture(s, e.profile ? kProfileLaunches : hot_launch_count(single_ms), t.launch);
+      current.graph = t.capture(s, g_profile ? kProfileLaunches : hot_launch_count(single_ms), t.launch);
       current.graph->replay(s);
     }
     SB_CUDA_CHECK(cudaStreamSynchronize(s));
@@ -187,7 +187,6 @@ int bench_main(int argc_in, char** argv_in, const BenchSpec& spec) {
   }
   try {
     g_env = std::make_unique<Env>();
-    g_env->profile = opt.profile;
     g_env->device = device_info();
     g_env->ceilings = measure_ceilings(g_env->stream.get());
     add_context(*g_env, spec, command);

@@ -19,7 +19,6 @@ struct Env {
   Ceilings ceilings;
   Stream stream;
   GpuTimer timer{stream.get()};
-  bool profile = false;
 };
 // Valid only once bench_main has found a GPU (benchmark bodies run after that).
 Env& env();

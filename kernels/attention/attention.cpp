@@ -22,8 +22,6 @@ const std::vector<Variant> kVariants = {
 };
 }  // namespace
 
-const char* workload_name(Workload w) { return w == Workload::prefill ? "prefill" : "decode"; }
-
 const std::vector<Variant>& variants() { return kVariants; }
 
 const Variant& variant(const std::string& name) {

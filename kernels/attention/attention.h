@@ -19,9 +19,6 @@
 
 namespace sb::attention {
 
-enum class Workload { prefill, decode };
-const char* workload_name(Workload w);
-
 struct Problem {
   int64_t batch = 0;
   int64_t heads_q = 0;

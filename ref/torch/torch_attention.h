@@ -1,4 +1,4 @@
-// PyTorch attention baselines and the libtorch attention reference, built only with libtorch
+// PyTorch attention baselines, built only with libtorch
 // (SOLBENCH_HAVE_TORCH). No torch type and no std::string crosses this header: the rest of the suite
 // compiles without torch's headers, and libtorch may be built with another C++ ABI.
 //
@@ -29,18 +29,6 @@ const char* sdpa(const attention::Problem& p, SdpaBackend backend, cudaStream_t 
 // The composite a PyTorch user writes (Hugging Face's eager attention): repeat_kv, Q K^T * scale, the
 // bottom-right causal mask ones(q_len, kv_len).tril(kv_len - q_len), softmax in fp32, .to(dtype), @ V.
 const char* manual_composite(const attention::Problem& p, cudaStream_t stream, bool write_o);
-
-// References for FlashAttention's tolerance rule max|ours - ref32| <= 2 * max|ref_same - ref32| + 1e-5,
-// both through SDPA's math op, written in BSHD layout into caller-provided device buffers:
-//   ref32_out    fp32, [batch, q_len, heads_q, head_dim]: computed from inputs upcast to fp64 (so no TF32
-//                setting can touch it, and for an fp32 problem ref_same - ref32 still measures fp32
-//                rounding), stored as fp32;
-//   ref_same_out the problem's dtype, same shape: computed in the problem's dtype (fp16/bf16 matmuls and
-//                softmax output, as FlashAttention's own tests compute their "pt" reference).
-// Rows with no visible key (causal, q_len > kv_len) are 0 in both. Computed in chunks of one batch
-// element and enough query rows to keep a score matrix under ~1 GiB. Sets the process-wide
-// allowFP16BF16ReductionMathSDP flag while it runs (restored after): not for concurrent use with SDPA.
-const char* reference(const attention::Problem& p, void* ref32_out, void* ref_same_out, cudaStream_t stream);
 
 // Returns the blocks PyTorch's caching allocator holds but no tensor uses to the device (between
 // shapes: the math and composite baselines can keep tens of GB cached at long sequences).
