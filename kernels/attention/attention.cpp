@@ -72,6 +72,7 @@ void Problem::validate() const {
   if (!k) fail("k is null");
   if (!v) fail("v is null");
   if (!o) fail("o is null");
+  if (num_splits < 0) fail("num_splits must be >= 0 (0 = the variant's heuristic), got " + std::to_string(num_splits));
 }
 
 void run(const Variant& v, const Problem& p, cudaStream_t stream) {

@@ -36,6 +36,7 @@ struct Problem {
   void* workspace = nullptr;          // at least the variant's workspace_bytes(problem), 256-byte aligned
   std::size_t workspace_size = 0;
   cublasHandle_t cublas = nullptr;    // for variants built on cuBLAS; its stream is set by launch
+  int64_t num_splits = 0;             // split-KV variants: 0 = their heuristic, else this many (experiments)
 
   double softmax_scale() const;
   // Query-key pairs that are not masked, per (batch, query head): q_len * kv_len, or the
