@@ -8,7 +8,7 @@
 #   test.log bench.log sanitizer.log, and ncu.csv when NCU=1 (kernel durations and DRAM bytes of the
 #   decode-sized cases, from Nsight Compute)
 # Exit status: non-zero if any stage failed (every stage still runs). Stages can be skipped with
-# SKIP_TESTS=1, SKIP_BENCH=1, SKIP_CROSSCHECK=1, SKIP_SANITIZER=1; BENCH_ARGS adds flags to the bench run
+# SKIP_TESTS=1, SKIP_BENCH=1, SKIP_CROSSCHECK=1, SKIP_SANITIZER=1 (SANITIZER_FILTER picks the GPU tests it covers); BENCH_ARGS adds flags to the bench run
 # (e.g. BENCH_ARGS='--benchmark_filter=vectorized'); SUITE_COMMAND is recorded in the JSON context
 # as the command that reproduces the run.
 set -uo pipefail
@@ -71,7 +71,7 @@ if [ -z "${SKIP_SANITIZER:-}" ]; then
   stage compute-sanitizer
   : >"$out/sanitizer.log"
   for tool in memcheck racecheck; do
-    compute-sanitizer --tool "$tool" --error-exitcode 1 "$build/tests/test_gpu" --gtest_filter='*RmsNorm*' \
+    compute-sanitizer --tool "$tool" --error-exitcode 1 "$build/tests/test_gpu" --gtest_filter="${SANITIZER_FILTER:-*RmsNorm*:*Attention*}" \
       --gtest_brief=1 >>"$out/sanitizer.log" 2>&1 || fail "compute-sanitizer $tool"
     echo "$tool: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/sanitizer.log" | tail -1)" >&2
   done
