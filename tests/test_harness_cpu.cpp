@@ -19,6 +19,14 @@ TEST(HotLaunchCount, FillsAFiftyMicrosecondWindowWithinBounds) {
   EXPECT_EQ(hot_launch_count(5.0), 2);      // long kernels: still 2, so a replay is never one launch
 }
 
+TEST(ColdBatchCount, QueuesAboutOneMillisecondOfLaunches) {
+  EXPECT_EQ(cold_batch_count(0.010), GpuTimer::kMaxColdBatch);  // 10 us kernels: the most, 16
+  EXPECT_EQ(cold_batch_count(0.1), 10);                         // 100 us: 10
+  EXPECT_EQ(cold_batch_count(0.0), GpuTimer::kMaxColdBatch);
+  EXPECT_EQ(cold_batch_count(1.0), 1);                          // 1 ms and longer: one at a time
+  EXPECT_EQ(cold_batch_count(50.0), 1);
+}
+
 TEST(Nvtx, CaseNamesBecomeRangeNamesNcuCanSelect) {
   EXPECT_EQ(nvtx_name("rmsnorm/vectorized/bf16/t1_h4096/cold"), "rmsnorm:vectorized:bf16:t1_h4096:cold");
   EXPECT_EQ(nvtx_name("a@b"), "a_b");

@@ -41,6 +41,7 @@ TEST_F(HarnessGpu, SpinKernelTimedAtCyclesOverClock) {
     cold.push_back(timer.cold_ms(spin));
     warm.push_back(timer.warm_ms(spin));
   }
+  std::vector<double> queued = timer.cold_batch_ms(spin, 5);  // the bench's cold protocol
   long long host[2];
   SB_CUDA_CHECK(cudaMemcpyAsync(host, out.get(), sizeof host, cudaMemcpyDeviceToHost, s.get()));
   s.sync();
@@ -49,10 +50,14 @@ TEST_F(HarnessGpu, SpinKernelTimedAtCyclesOverClock) {
   graph->replay(s.get());
   std::vector<double> hot;
   for (int i = 0; i < 5; ++i) hot.push_back(timer.replay_ms(*graph) / graph->launches());
-  std::printf("spin %lld cycles at %d MHz: expected %.4f ms; cold %.4f, warm %.4f, hot %.4f, globaltimer %.4f ms\n",
-              cycles, d.sm_clock_khz / 1000, expect_ms, median(cold), median(warm), median(hot), globaltimer_ms);
+  std::printf("spin %lld cycles at %d MHz: expected %.4f ms; cold %.4f, cold queued %.4f, warm %.4f, hot %.4f, "
+              "globaltimer %.4f ms\n",
+              cycles, d.sm_clock_khz / 1000, expect_ms, median(cold), median(queued), median(warm), median(hot),
+              globaltimer_ms);
   EXPECT_GE(host[0], cycles);
   EXPECT_NEAR(median(cold) / expect_ms, 1.0, 0.03);
+  ASSERT_EQ(queued.size(), 5u);
+  EXPECT_NEAR(median(queued) / expect_ms, 1.0, 0.03);
   EXPECT_NEAR(median(warm) / expect_ms, 1.0, 0.03);
   EXPECT_NEAR(median(hot) / expect_ms, 1.0, 0.03);
   EXPECT_NEAR(median(warm) / globaltimer_ms, 1.0, 0.02);

@@ -79,11 +79,18 @@ GpuTimer::GpuTimer(cudaStream_t stream) : stream_(stream) {
   flush_ = DeviceBuffer(bytes);
   SB_CUDA_CHECK(cudaEventCreate(&start_));
   SB_CUDA_CHECK(cudaEventCreate(&stop_));
+  for (auto* pool : {&batch_start_, &batch_stop_}) {
+    pool->resize(kMaxColdBatch + 1, nullptr);
+    for (cudaEvent_t& e : *pool) SB_CUDA_CHECK(cudaEventCreate(&e));
+  }
 }
 
 GpuTimer::~GpuTimer() {
   if (start_) cudaEventDestroy(start_);
   if (stop_) cudaEventDestroy(stop_);
+  for (auto* pool : {&batch_start_, &batch_stop_})
+    for (cudaEvent_t e : *pool)
+      if (e) cudaEventDestroy(e);
 }
 
 void GpuTimer::flush_l2() { SB_CUDA_CHECK(cudaMemsetAsync(flush_.get(), 0, flush_.bytes(), stream_)); }
@@ -98,6 +105,26 @@ double GpuTimer::elapsed_ms() {
 double GpuTimer::cold_ms(const LaunchFn& launch) {
   flush_l2();
   return warm_ms(launch);
+}
+
+std::vector<double> GpuTimer::cold_batch_ms(const LaunchFn& launch, int count) {
+  if (count < 1 || count > kMaxColdBatch)
+    throw std::invalid_argument("GpuTimer::cold_batch_ms: count must be in [1, " + std::to_string(kMaxColdBatch) +
+                                "], got " + std::to_string(count));
+  for (int i = 0; i <= count; ++i) {
+    flush_l2();
+    SB_CUDA_CHECK(cudaEventRecord(batch_start_[i], stream_));
+    launch(stream_);
+    SB_CUDA_CHECK(cudaEventRecord(batch_stop_[i], stream_));
+  }
+  SB_CUDA_CHECK(cudaEventSynchronize(batch_stop_[count]));
+  std::vector<double> ms(count);
+  for (int i = 1; i <= count; ++i) {
+    float t = 0.0f;
+    SB_CUDA_CHECK(cudaEventElapsedTime(&t, batch_start_[i], batch_stop_[i]));
+    ms[i - 1] = t;
+  }
+  return ms;
 }
 
 double GpuTimer::warm_ms(const LaunchFn& launch) {
@@ -118,6 +145,12 @@ int hot_launch_count(double single_launch_ms) {
   constexpr double kWindowMs = 0.05;
   const double k = std::ceil(kWindowMs / std::max(single_launch_ms, 1e-6));
   return static_cast<int>(std::clamp(k, 2.0, 100.0));
+}
+
+int cold_batch_count(double single_launch_ms) {
+  constexpr double kBatchMs = 1.0;
+  const double k = std::floor(kBatchMs / std::max(single_launch_ms, 1e-6));
+  return static_cast<int>(std::clamp(k, 1.0, static_cast<double>(GpuTimer::kMaxColdBatch)));
 }
 
 void launch_empty_kernel(cudaStream_t stream) {

@@ -2,6 +2,10 @@
 // launch sits between them:
 //   cold: an L2-sized cudaMemsetAsync (outside the events), then event, launch, event. The flush also
 //         keeps the GPU busy while the host enqueues the launch, so submission latency stays out.
+//         Cold launches are queued in batches (flush, event, launch, event, flush, ...; one host
+//         synchronization per batch) as a workload queues its kernels and as triton's do_bench does:
+//         synchronizing after every launch made ~10 us kernels 1.1 us faster than the same kernels
+//         queued (results/h200/timing_probe/), which was the harness-vs-do_bench offset.
 //   hot:  K launches captured once in a CUDA graph; event, replay, event; time / K. Inputs stay in L2
 //         when they fit, and graph replay removes the host's launch cost between the K launches.
 #pragma once
@@ -10,6 +14,7 @@
 
 #include <functional>
 #include <memory>
+#include <vector>
 
 #include "harness/device.h"
 
@@ -46,6 +51,10 @@ class GpuTimer {
 
   void flush_l2();                         // enqueue the flush
   double cold_ms(const LaunchFn& launch);  // flush, then time one launch
+  // `count` cold launches queued behind one more that is not counted (it follows an idle GPU);
+  // one synchronization; the per-launch times, in launch order. count in [1, kMaxColdBatch].
+  std::vector<double> cold_batch_ms(const LaunchFn& launch, int count);
+  static constexpr int kMaxColdBatch = 16;
   double warm_ms(const LaunchFn& launch);  // time one launch, no flush
   double replay_ms(Replay& r);             // time one replay of all its launches (not divided)
 
@@ -54,7 +63,12 @@ class GpuTimer {
   cudaStream_t stream_;
   DeviceBuffer flush_;
   cudaEvent_t start_ = nullptr, stop_ = nullptr;
+  std::vector<cudaEvent_t> batch_start_, batch_stop_;
 };
+
+// How many cold launches one batch queues, from one warm launch's time: about 1 ms of kernel time,
+// at least 1, at most GpuTimer::kMaxColdBatch.
+int cold_batch_count(double single_launch_ms);
 
 // How many launches a hot measurement captures, from one warm launch's time: enough for a ~50 us
 // window (event resolution is ~0.5 us), at least 2, at most 100. Google Benchmark then repeats the
