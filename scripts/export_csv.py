@@ -3,8 +3,9 @@
 
 Columns: op, impl, dtype, workload, the shape fields (rows, hidden, batch, heads_q, heads_kv,
 head_dim, q_len, kv_len, causal; empty where they don't apply), mode, median_us (median over
-repetitions), gbps, tflops, sol_pct, err (median counters), repetitions, error (the error or skip
-message; empty for a good case). Google Benchmark's own CSV reporter is not used: it aborts when
+repetitions), gbps, tflops, sol_pct, err, splits (median counters; splits is the split count of a
+split-KV variant, empty for the others), repetitions, error (the error or skip message; empty for a
+good case). Google Benchmark's own CSV reporter is not used: it aborts when
 two benchmark families report different counters.
 """
 from __future__ import annotations
@@ -18,8 +19,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import sbresults  # noqa: E402
 
 COLUMNS = (["op", "impl", "dtype", "workload", *sbresults.SHAPE_FIELDS, "mode", "median_us",
-            "gbps", "tflops", "sol_pct", "err", "repetitions", "error"])
-COUNTER_COLUMNS = {"gbps": "GB/s", "tflops": "TFLOP/s", "sol_pct": "sol_pct", "err": "err"}
+            "gbps", "tflops", "sol_pct", "err", "splits", "repetitions", "error"])
+COUNTER_COLUMNS = {"gbps": "GB/s", "tflops": "TFLOP/s", "sol_pct": "sol_pct", "err": "err",
+                   "splits": "splits"}
 
 
 def _num(x) -> str:

@@ -5,14 +5,22 @@ The run is RESULTS_DIR/latest.json unless --run names the file(s) or directory o
 report holds the environment table, the command that reproduces the run, one table per op,
 workload, dtype and mode (a row per shape, a cell per implementation: median time, GB/s or
 TFLOP/s, % of speed of light, speedup over the best PyTorch baseline at that shape, verification
-error), the plots, and RESULTS_DIR/NOTES.md (hand-written) verbatim. Both REPORT.md and plots/
-are generated: PNGs in plots/ that this run did not produce are removed.
+error, and the ANCHORS.md figure where RESULTS_DIR/anchors.json has one for the case), the plots,
+the split-count sweep of a split-KV variant (cases named <variant>_s<N>, kept out of the main
+tables), the cross-check of the PyTorch baselines against triton's do_bench
+(RESULTS_DIR/crosscheck_latest.json, written by scripts/crosscheck_torch.py) when present, and
+RESULTS_DIR/NOTES.md (hand-written) verbatim. Both REPORT.md and plots/ are generated: PNGs in plots/
+that this run did not produce are removed.
 """
 from __future__ import annotations
 
 import argparse
+import json
+import math
+import re
 import shlex
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -20,17 +28,48 @@ import sbresults  # noqa: E402
 
 MODE_ORDER = ("cold", "hot")
 CEILING_OF = {"GB/s": "copy_gbps", "TFLOP/s": "gemm_tflops"}
+CEILING_NAME = {"copy_gbps": "copy", "gemm_tflops": "GEMM"}
 SLUG = {"GB/s": "gbps", "TFLOP/s": "tflops"}
 TOKEN_OF = {name: token for token, name in sbresults.SHAPE_TOKENS.items()}
 
-# (op, workload, x field, fields that move with x, x label): the sweeps plotted as
-# "metric vs shape field, one line per impl", with the other shape fields held fixed.
+METRIC_LABEL = {"GB/s": "bandwidth (GB/s)", "TFLOP/s": "throughput (TFLOP/s)"}
+AMOUNT_OF = {"GB/s": ("bytes", 1e3), "TFLOP/s": ("flops", 1e6)}  # counter, its unit per µs
+# A forced split count of a split-KV variant: decode_splitk_s8 is decode_splitk with 8 splits.
+FORCED_SPLITS = re.compile(r"(?P<variant>.+)_s(?P<splits>\d+)")
+# Past 10x the speed of light a figure is a broken measurement (e.g. a CUDA graph that captured
+# nothing), not a fast kernel: shown flagged, left out of comparisons and plots.
+IMPLAUSIBLE_SOL_PCT = 1000
+ANCHORS_FILE = "anchors.json"
+CROSSCHECK_FILE = "crosscheck_latest.json"
+CROSSCHECK_KEYS = ("case", "harness_us", "do_bench_us", "ratio", "ok")
+TOLERANCE_KEY = {"attention": "attention_tolerance"}  # other ops: "tolerance"
+
+
+class ReportError(ValueError):
+    """A malformed input file next to the run (anchors, cross-check); the message names it."""
+
+
+@dataclass(frozen=True)
+class Sweep:
+    """A plot "metric vs shape field x, one line per impl", the other shape fields held fixed.
+    moving: alternative sets of fields that may move with x; when one holds "batch", batch × x
+    (tokens per batch, the FlashAttention papers' convention) is held instead. panels: one
+    subplot per value of these fields."""
+    op: str
+    workload: str
+    x: str
+    xlabel: str
+    moving: tuple = ((),)
+    panels: tuple = ()
+
+
 SWEEPS = [
-    ("rmsnorm", "", "hidden", (), "hidden size"),
-    ("rmsnorm", "", "rows", (), "tokens (rows)"),
-    ("attention", "prefill", "q_len", ("kv_len",), "sequence length (q_len = kv_len)"),
-    ("attention", "decode", "kv_len", (), "KV length"),
-    ("attention", "decode", "batch", (), "batch"),
+    Sweep("rmsnorm", "", "hidden", "hidden size (elements)"),
+    Sweep("rmsnorm", "", "rows", "tokens (rows)"),
+    Sweep("attention", "prefill", "q_len", "sequence length S = q_len = kv_len (tokens)",
+          moving=(("kv_len",), ("kv_len", "batch")), panels=("head_dim", "causal")),
+    Sweep("attention", "decode", "kv_len", "KV length (tokens)"),
+    Sweep("attention", "decode", "batch", "batch (sequences)"),
 ]
 
 ENV_ROWS = [  # (label, context key, unit)
@@ -44,6 +83,25 @@ ENV_ROWS = [  # (label, context key, unit)
     ("GEMM ceiling (measured, cuBLAS bf16)", "gemm_tflops", "TFLOP/s"),
     ("date", "date", ""), ("host", "host_name", ""),
 ]
+
+
+def forced_splits(case) -> int | None:
+    """The split count a sweep case forces (decode_splitk_s8: 8), None for any other case."""
+    m = FORCED_SPLITS.fullmatch(case.impl)
+    return int(m["splits"]) if m else None
+
+
+def implausible(case) -> bool:
+    return case.counters.get("sol_pct", 0) > IMPLAUSIBLE_SOL_PCT
+
+
+def usable(case) -> bool:
+    """A good case with a believable figure: the ones compared and plotted."""
+    return case.ok and not implausible(case)
+
+
+def in_main_tables(case) -> bool:
+    return case.op != "floor" and forced_splits(case) is None
 
 
 def headline_metric(op: str, workload: str) -> str:
@@ -66,7 +124,7 @@ def group_cases(cases) -> dict:
     then cold before hot."""
     groups = {}
     for c in cases:
-        if c.op != "floor":
+        if in_main_tables(c):
             groups.setdefault((c.op, c.workload, c.dtype, c.mode), []).append(c)
     first = {k: i for i, k in enumerate(groups)}
     ops_workloads = list(dict.fromkeys(k[:2] for k in groups))
@@ -75,9 +133,12 @@ def group_cases(cases) -> dict:
         ops_workloads.index(kv[0][:2]), mode_rank.get(kv[0][3], len(MODE_ORDER)), first[kv[0]])))
 
 
+def _digits(x: float) -> int:
+    return 0 if abs(x) >= 100 else 1 if abs(x) >= 10 else 2
+
+
 def _fmt(x: float, unit: str) -> str:
-    digits = 0 if abs(x) >= 100 else 1 if abs(x) >= 10 else 2
-    return f"{x:,.{digits}f} {unit}".rstrip()
+    return f"{x:,.{_digits(x)}f} {unit}".rstrip()
 
 
 def _short(message: str, limit: int = 70) -> str:
@@ -85,15 +146,24 @@ def _short(message: str, limit: int = 70) -> str:
     return message if len(message) <= limit else message[:limit - 1] + "…"
 
 
-def cell(case, metric: str, best_torch_us: float | None, fastest: bool) -> str:
+def _not_ok(case) -> str:
+    """The cell of a missing, skipped or failed case; "" for a good one."""
     if case is None:
         return "–"
     if case.skipped:
         return f"skipped: {_short(case.error.removeprefix(sbresults.SKIP_PREFIX).strip())}"
-    if not case.ok:
-        return f"**FAILED**: {_short(case.error)}"
+    return "" if case.ok else f"**FAILED**: {_short(case.error)}"
+
+
+def _time(case, bold: bool) -> str:
     time = _fmt(case.median_us, "µs")
-    lines = [f"**{time}**" if fastest else time]
+    return f"**{time}**" if bold else time
+
+
+def cell(case, metric: str, best_torch_us: float | None, fastest: bool) -> str:
+    if _not_ok(case):
+        return _not_ok(case)
+    lines = [_time(case, fastest)]
     rate = [_fmt(case.counters[metric], metric)] if metric in case.counters else []
     if "sol_pct" in case.counters:
         sol = case.counters["sol_pct"]
@@ -102,25 +172,222 @@ def cell(case, metric: str, best_torch_us: float | None, fastest: bool) -> str:
     tail = [f"{best_torch_us / case.median_us:.2f}×"] if best_torch_us else []
     if "err" in case.counters:
         tail.append(f"err {case.counters['err']:.2g}")
+    if "splits" in case.counters:
+        tail.append(f"{case.counters['splits']:.0f} splits")
     lines.append(" · ".join(tail))
+    if implausible(case):
+        lines.append(f"⚠ implausible (> {IMPLAUSIBLE_SOL_PCT:,}% SoL): not compared or plotted")
     return "<br>".join(line for line in lines if line)
 
 
-def table(cases, metric: str) -> list:
+def table(cases, metric: str, anchors: dict) -> list:
+    """A row per shape, a cell per impl; a cell whose case ANCHORS.md measured shows that figure,
+    and a last column holds the ANCHORS.md figures of impls this run does not have."""
     impls = impl_order(cases)
+    op, dtype, mode = cases[0].op, cases[0].dtype, cases[0].mode
     shapes = {}
     for c in sorted(cases, key=shape_key):
         shapes.setdefault(c.shape_label, {})[c.impl] = c
-    out = ["| shape | " + " | ".join(f"`{i}`" for i in impls) + " |",
-           "|---|" + "---:|" * len(impls)]
+    others = {label: {i: a for i, a in anchors.get((op, dtype, label, mode), {}).items()
+                      if i not in impls} for label in shapes}
+    extra = ["ANCHORS.md, not run here"] if any(others.values()) else []
+    out = ["| shape | " + " | ".join([f"`{i}`" for i in impls] + extra) + " |",
+           "|---|" + "---:|" * (len(impls) + len(extra))]
     for label, by_impl in shapes.items():
-        ok = [c for c in by_impl.values() if c.ok]
+        ok = [c for c in by_impl.values() if usable(c)]
         best_torch = min((c.median_us for c in ok if c.is_torch), default=None)
         fastest = min(ok, key=lambda c: c.median_us, default=None)
-        cells = [cell(by_impl.get(i), metric, best_torch, by_impl.get(i) is fastest)
+        measured = anchors.get((op, dtype, label, mode), {})
+        cells = ["<br>".join(filter(None, [
+                     cell(by_impl.get(i), metric, best_torch, by_impl.get(i) is fastest),
+                     f"ANCHORS: {anchor_text(measured[i])}" if i in measured else ""]))
                  for i in impls]
+        cells += ["<br>".join(f"`{i}` {anchor_text(a)}" for i, a in others[label].items()) or "–"
+                  for _ in extra]
         out.append(f"| `{label}` | " + " | ".join(cells) + " |")
     return out
+
+
+# ---------------------------------------------------------------- ANCHORS.md figures
+
+def load_anchors(path: Path) -> dict:
+    """RESULTS_DIR/anchors.json as (op, dtype, shape label, mode) -> {impl: [figures]}; {} when
+    the file is absent."""
+    if not path.is_file():
+        return {}
+    anchors = {}
+    for i, a in enumerate(_json(path).get("anchors", [])):
+        missing = [k for k in ("op", "impl", "dtype", "shape", "mode", "value", "unit") if k not in a]
+        if missing or a["unit"] not in ("µs", *AMOUNT_OF):
+            raise ReportError(f"{path}: anchors[{i}]: missing {missing} or unknown unit "
+                              f"{a.get('unit')!r} (µs, GB/s, TFLOP/s)")
+        key = (a["op"], a["dtype"], a["shape"], a["mode"])
+        anchors.setdefault(key, {}).setdefault(a["impl"], []).append(a)
+    return anchors
+
+
+def anchor_us(figure: dict, case) -> float | None:
+    """An ANCHORS.md figure as a time for `case`'s problem (its bytes or flops counter)."""
+    if figure["unit"] == "µs":
+        return figure["value"]
+    counter, per_us = AMOUNT_OF[figure["unit"]]
+    amount = case.counters.get(counter) if case is not None else None
+    return amount / (figure["value"] * per_us) if amount else None
+
+
+def anchor_text(figures: list, case=None) -> str:
+    """The figures as ANCHORS.md gives them; with a case and no time among them, the time too."""
+    text = " · ".join(_fmt(f["value"], f["unit"]) for f in figures)
+    times = [anchor_us(f, case) for f in figures] if case is not None else []
+    if times and None not in times and all(f["unit"] != "µs" for f in figures):
+        text += f" ≈ {_fmt(times[0], 'µs')}"
+    return text
+
+
+def _json(path: Path) -> dict:
+    try:
+        doc = json.loads(path.read_text())
+    except json.JSONDecodeError as e:
+        raise ReportError(f"{path}: not valid JSON ({e.msg} at line {e.lineno})") from None
+    if not isinstance(doc, dict):
+        raise ReportError(f"{path}: not a JSON object")
+    return doc
+
+
+# ---------------------------------------------------------------- cross-check
+
+def load_crosscheck(path: Path) -> dict | None:
+    """crosscheck_torch.py's output, None when absent."""
+    if not path.is_file():
+        return None
+    doc = _json(path)
+    rows = doc.get("rows")
+    if not isinstance(rows, list) or "tolerance" not in doc:
+        raise ReportError(f"{path}: no 'rows' list or 'tolerance'; not crosscheck_torch.py output")
+    for i, row in enumerate(rows):
+        missing = [k for k in CROSSCHECK_KEYS if k not in row]
+        if missing:
+            raise ReportError(f"{path}: rows[{i}]: missing {', '.join(missing)}")
+    return doc
+
+
+def _do_bench_cell(row: dict) -> str:
+    spread = (f" ({row['do_bench_min_us']:,.{_digits(row['do_bench_min_us'])}f}–"
+              f"{row['do_bench_max_us']:,.{_digits(row['do_bench_max_us'])}f})"
+              if "do_bench_min_us" in row and "do_bench_max_us" in row else "")
+    return _fmt(row["do_bench_us"], "µs") + spread
+
+
+def crosscheck_table(rows: list, tolerance: float, run: sbresults.Run, anchors: dict) -> list:
+    out = ["| case | harness cold | do_bench median (min–max of its calls) | ratio | "
+           f"within ±{tolerance:.0%} | ANCHORS.md |", "|---|---:|---:|---:|:---:|---:|"]
+    by_name = run.by_name()
+    for row in rows:
+        case, f = by_name.get(row["case"]), sbresults.parse_name(row["case"])
+        figures = anchors.get((f["op"], f["dtype"], f["shape_label"], f["mode"]), {}).get(f["impl"])
+        out.append(f"| `{'/'.join(row['case'].split('/')[1:-1])}` | {_fmt(row['harness_us'], 'µs')} | "
+                   f"{_do_bench_cell(row)} | {row['ratio']:.3f} | "
+                   f"{'yes' if row['ok'] else '**no**'} | "
+                   f"{anchor_text(figures, case) if figures else '–'} |")
+    return out
+
+
+def crosscheck_section(xc: dict, run: sbresults.Run, anchors: dict) -> list:
+    rows, by_name = xc["rows"], run.by_name()
+    stale = [r["case"] for r in rows if r["case"] not in by_name or by_name[r["case"]].median_us is
+             None or not math.isclose(by_name[r["case"]].median_us, r["harness_us"], rel_tol=1e-6)]
+    md = ["## Cross-check: harness against triton's do_bench", "",
+          f"`scripts/crosscheck_torch.py` timed each cold PyTorch baseline of the run again with "
+          f"`triton.testing.do_bench` (its own events and L2 flush; median of its calls) on "
+          f"{xc.get('gpu_name', 'the same GPU')}, PyTorch {xc.get('torch_version', '?')}, triton "
+          f"{xc.get('triton_version', '?')}. ratio = harness / do_bench. "
+          f"{sum(r['ok'] for r in rows)} of {len(rows)} within tolerance. The ANCHORS.md column is "
+          "the figure measured on 2026-11-29 with the same tool, as a time for this problem.", ""]
+    if stale:
+        md += [f"**Warning:** {len(stale)} of {len(rows)} rows do not match this run's cases "
+               f"(absent, or another harness time; first: `{stale[0]}`): the cross-check comes "
+               "from another run.", ""]
+    by_op = {}
+    for row in rows:
+        by_op.setdefault(row["case"].split("/")[0], []).append(row)
+    for op, op_rows in by_op.items():
+        tolerance = xc.get(TOLERANCE_KEY.get(op, "tolerance"), xc["tolerance"])
+        md += [f"### {op}", "", *crosscheck_table(op_rows, tolerance, run, anchors), ""]
+    return md
+
+
+# ---------------------------------------------------------------- split-count sweep
+
+@dataclass
+class SplitSweep:
+    """One shape of a split-count sweep: the variant run with each forced split count, and the
+    variant itself (its heuristic's choice, in its `splits` counter)."""
+    shape_label: str
+    forced: dict              # split count -> case
+    heuristic: object = None  # the variant's case at this shape and mode, or None
+
+    def best(self):
+        """(split count, case) of the fastest good forced case, or (None, None)."""
+        ok = [(c.median_us, n, c) for n, c in self.forced.items() if usable(c)]
+        return min(ok, key=lambda t: t[:2])[1:] if ok else (None, None)
+
+    def heuristic_splits(self) -> int | None:
+        h = self.heuristic
+        return int(h.counters["splits"]) if h is not None and h.ok and "splits" in h.counters \
+            else None
+
+
+def split_sweeps(cases) -> dict:
+    """(variant, workload, dtype, mode) -> [SplitSweep], one per shape in order of appearance."""
+    by_name = {c.name: c for c in cases}
+    sweeps = {}
+    for c in cases:
+        n = forced_splits(c)
+        if n is None:
+            continue
+        variant = FORCED_SPLITS.fullmatch(c.impl)["variant"]
+        shapes = sweeps.setdefault((variant, c.workload, c.dtype, c.mode), {})
+        heuristic = by_name.get(c.name.replace(f"/{c.impl}/", f"/{variant}/", 1))
+        shapes.setdefault(c.shape_label, SplitSweep(c.shape_label, {}, heuristic)).forced[n] = c
+    return {k: [v[label] for label in sorted(v, key=lambda l: shape_key(next(iter(
+        v[l].forced.values()))))] for k, v in sweeps.items()}
+
+
+def split_table(sweeps: list) -> list:
+    counts = sorted({n for s in sweeps for n in s.forced})
+    out = ["| shape | " + " | ".join(f"N = {n}" for n in counts) +
+           " | best N | heuristic N (time) | heuristic / best |",
+           "|---|" + "---:|" * (len(counts) + 3)]
+    for s in sweeps:
+        best_n, best = s.best()
+        cells = [_not_ok(s.forced.get(n)) or
+                 f"{_time(s.forced[n], n == best_n)}<br>{_fmt(s.forced[n].counters.get('GB/s', 0), 'GB/s')}"
+                 for n in counts]
+        h, hn = s.heuristic, s.heuristic_splits()
+        chosen = f"{hn} ({_fmt(h.median_us, 'µs')})" if hn is not None else "–"
+        ratio = f"{h.median_us / best.median_us:.2f}×" if hn is not None and best else "–"
+        out.append(f"| `{s.shape_label}` | " + " | ".join(cells) +
+                   f" | {best_n if best else '–'} | {chosen} | {ratio} |")
+    return out
+
+
+def split_sweep_section(cases, plotter) -> list:
+    sweeps = split_sweeps(cases)
+    if not sweeps:
+        return []
+    md = ["## Split-count sweep", "",
+          "The split-KV variant run with each split count N forced (cases `<variant>_s<N>`, left "
+          "out of the tables and plots above): median time and K+V GB/s per N, the fastest in "
+          "bold; the heuristic's N is the variant's own case at that shape (its `splits` counter), "
+          "and heuristic / best is its time over the fastest forced time.", ""]
+    for key, shape_sweeps in sweeps.items():
+        md += [f"### `{key[0]}` · {' · '.join(p for p in key[1:] if p)}", "",
+               *split_table(shape_sweeps), ""]
+        if plotter:
+            name = plotter.split_sweep(shape_sweeps, "_".join(("splits", *filter(None, key))) +
+                                       ".png", f"{' '.join(filter(None, key))}: time vs split count")
+            md += [f"![{name}](plots/{name})", ""]
+    return md
 
 
 def _context_value(value, unit: str) -> str:
@@ -152,6 +419,11 @@ def warnings(run: sbresults.Run) -> list:
         out.append(f"solbench was built as {ctx['build_type']}, not Release.")
     if ctx.get("library_build_type") == "debug":
         out.append("Google Benchmark is a debug build.")
+    odd = [c for c in run.cases if c.ok and implausible(c)]
+    if odd:
+        out.append(f"{len(odd)} case(s) above {IMPLAUSIBLE_SOL_PCT:,}% of speed of light, a broken "
+                   "measurement (left out of comparisons and plots): " +
+                   ", ".join(f"`{c.name}`" for c in odd))
     failed = [c for c in run.cases if c.failed]
     if failed:
         out.append(f"{len(failed)} case(s) failed: " + ", ".join(f"`{c.name}`" for c in failed))
@@ -160,18 +432,47 @@ def warnings(run: sbresults.Run) -> list:
 
 # ---------------------------------------------------------------- plots
 
-def sweep(cases, x_field: str, moving=()) -> tuple[dict, list]:
-    """The fixed values of the other shape fields with the most distinct x values, and its cases."""
+def _held(shape: dict, x: str, moving: tuple) -> tuple:
+    fixed = tuple((k, v) for k, v in shape.items() if k != x and k not in moving)
+    return fixed + ((("tokens", shape["batch"] * shape[x]),) if "batch" in moving else ())
+
+
+def sweep(cases, s: Sweep) -> tuple[dict, list]:
+    """The values held fixed (shape fields, or tokens per batch) with the most distinct x values
+    among good cases (ties: the most cases, i.e. implementations), and its cases."""
     by_fixed = {}
-    for c in cases:
-        if c.ok and x_field in c.shape:
-            fixed = tuple((k, v) for k, v in c.shape.items() if k != x_field and k not in moving)
-            by_fixed.setdefault(fixed, []).append(c)
+    for moving in s.moving:
+        for c in cases:
+            if usable(c) and s.x in c.shape:
+                by_fixed.setdefault(_held(c.shape, s.x, moving), []).append(c)
     if not by_fixed:
         return {}, []
     fixed, chosen = max(by_fixed.items(),
-                        key=lambda kv: (len({c.shape[x_field] for c in kv[1]}), kv[0]))
+                        key=lambda kv: (len({c.shape[s.x] for c in kv[1]}), len(kv[1]), kv[0]))
     return dict(fixed), chosen
+
+
+def held_text(fixed: dict, flags=()) -> str:
+    """E.g. "at hq16 hkv16 d128 causal, batch × S = 16,384"; a false flag is named only when it
+    is in `flags` (what splits the panels)."""
+    parts = [(k if v else f"non-{k}") if isinstance(v, bool) else f"{TOKEN_OF.get(k, k)}{v}"
+             for k, v in fixed.items() if k != "tokens" and (v is not False or k in flags)]
+    tokens = [f"batch × S = {fixed['tokens']:,}"] if "tokens" in fixed else []
+    return ", ".join(["at " + " ".join(parts), *tokens])
+
+
+def sweep_panels(cases, s: Sweep) -> list:
+    """[(what is held, cases)]: one per value of the sweep's panel fields that has at least two
+    x values."""
+    by_panel = {}
+    for c in cases:
+        by_panel.setdefault(tuple(c.shape.get(f) for f in s.panels), []).append(c)
+    panels = []
+    for value in sorted(by_panel, key=lambda v: [-1 if x is None else x for x in v]):
+        fixed, chosen = sweep(by_panel[value], s)
+        if len({c.shape[s.x] for c in chosen}) >= 2:
+            panels.append((held_text(fixed, s.panels), chosen))
+    return panels
 
 
 class Plotter:
@@ -181,8 +482,9 @@ class Plotter:
         import matplotlib
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
-        from matplotlib.ticker import FuncFormatter
+        from matplotlib.ticker import FuncFormatter, LogLocator
         self.plt, self.formatter, self.out_dir = plt, FuncFormatter(lambda v, _: f"{v:g}"), out_dir
+        self.log_125 = LogLocator(base=10, subs=(1, 2, 5))
         tab20 = plt.get_cmap("tab20").colors
         palette = tab20[0::2] + tab20[1::2]  # 10 strong colours, then their light partners
         self.color = {impl: palette[i % len(palette)] for i, impl in enumerate(impls)}
@@ -196,30 +498,74 @@ class Plotter:
 
     def _save(self, fig, name: str) -> str:
         fig.tight_layout()
-        fig.savefig(self.out_dir / name, dpi=130)
+        fig.savefig(self.out_dir / name, dpi=130, bbox_inches="tight")
         self.plt.close(fig)
         self.written.append(name)
         return name
 
-    def metric_vs_field(self, cases, field: str, metric: str, name: str, *, title: str,
-                        xlabel: str, ceiling: float | None = None, ceiling_label: str = "") -> str:
-        """One line per implementation: counter `metric` against shape[field], log-2 x axis,
-        optional horizontal ceiling. Generic over ops: RMSNorm GB/s vs hidden, attention prefill
-        TFLOP/s vs sequence length, decode GB/s vs KV length or batch."""
-        fig, ax = self.plt.subplots(figsize=(7.5, 4.6))
-        for impl in impl_order(cases):
-            points = sorted((c.shape[field], c.counters[metric]) for c in cases
-                            if c.impl == impl and metric in c.counters)
-            if points:
-                ax.plot(*zip(*points), **self._style(impl))
-        if ceiling:
-            ax.axhline(ceiling, color="black", linewidth=1, linestyle=":", label=ceiling_label)
+    def _legend(self, fig, axes) -> None:
+        """One legend right of all panels, each label once."""
+        entries = {}
+        for ax in axes:
+            for handle, label in zip(*ax.get_legend_handles_labels()):
+                entries.setdefault(label, handle)
+        fig.legend(entries.values(), entries.keys(), fontsize=8, loc="center left",
+                   bbox_to_anchor=(1.0, 0.5), frameon=False)
+
+    def _log2_x(self, ax) -> None:
         ax.set_xscale("log", base=2)
         ax.xaxis.set_major_formatter(self.formatter)
-        ax.set_ylim(bottom=0)
-        ax.set(title=title, xlabel=xlabel, ylabel=metric)
         ax.grid(True, which="major", alpha=0.3)
-        ax.legend(fontsize=8, loc="center left", bbox_to_anchor=(1.01, 0.5), frameon=False)
+
+    def metric_vs_field(self, panels: list, field: str, metric: str, name: str, *, title: str,
+                        xlabel: str, ceiling: float | None = None, ceiling_label: str = "") -> str:
+        """One subplot per (subtitle, cases) panel, one line per implementation: counter `metric`
+        against shape[field], log-2 x axis, optional horizontal ceiling, y shared. Generic over
+        ops: RMSNorm GB/s vs hidden, prefill TFLOP/s vs sequence length per head dim and
+        causality, decode GB/s vs KV length or batch."""
+        ncols = min(2, len(panels))
+        nrows = math.ceil(len(panels) / ncols)
+        fig, axes = self.plt.subplots(nrows, ncols, figsize=(3.2 + 4.3 * ncols, 1.2 + 3.4 * nrows),
+                                      sharey=True, squeeze=False)
+        for ax, (subtitle, cases) in zip(axes.flat, panels):
+            for impl in impl_order(cases):
+                points = sorted((c.shape[field], c.counters[metric]) for c in cases
+                                if c.impl == impl and metric in c.counters)
+                if points:
+                    ax.plot(*zip(*points), **self._style(impl))
+            if ceiling:
+                ax.axhline(ceiling, color="black", linewidth=1, linestyle=":", label=ceiling_label)
+            self._log2_x(ax)
+            ax.set_ylim(bottom=0)
+            ax.set_title(subtitle, fontsize=9)
+            ax.set(xlabel=f"{xlabel}, log-2 axis", ylabel=METRIC_LABEL[metric])
+        for ax in axes.flat[len(panels):]:
+            ax.set_visible(False)
+        fig.suptitle(title)
+        self._legend(fig, axes.flat)
+        return self._save(fig, name)
+
+    def split_sweep(self, sweeps: list, name: str, title: str) -> str:
+        """Time against forced split count, log-2 x, log y, one line per shape; a star where the
+        variant's own heuristic landed."""
+        fig, ax = self.plt.subplots(figsize=(7.5, 4.6))
+        colors = self.plt.get_cmap("tab10").colors
+        star = {"linestyle": "none", "marker": "*", "markersize": 13, "markeredgecolor": "black"}
+        for i, s in enumerate(sweeps):
+            color = colors[i % len(colors)]
+            points = sorted((n, c.median_us) for n, c in s.forced.items() if usable(c))
+            if points:
+                ax.plot(*zip(*points), color=color, marker="o", markersize=4, label=s.shape_label)
+            if s.heuristic_splits() is not None:
+                ax.plot(s.heuristic_splits(), s.heuristic.median_us, **star, color=color)
+        ax.plot([], [], **star, color="white", label="heuristic's choice (the variant's own case)")
+        self._log2_x(ax)
+        ax.set_yscale("log")
+        ax.yaxis.set_major_locator(self.log_125)
+        ax.yaxis.set_major_formatter(self.formatter)
+        ax.set(title=title, xlabel="forced split count N, log-2 axis",
+               ylabel="median time (µs), log axis")
+        self._legend(fig, [ax])
         return self._save(fig, name)
 
     def roofline(self, cases, copy_gbps: float | None, gemm_tflops: float | None, name: str,
@@ -229,7 +575,7 @@ class Plotter:
         points = {}
         for c in cases:
             flops, nbytes = c.counters.get("flops", 0), c.counters.get("bytes", 0)
-            if c.ok and flops > 0 and nbytes > 0:
+            if usable(c) and flops > 0 and nbytes > 0:
                 points.setdefault(c.impl, []).append((flops / nbytes, flops / c.median_us / 1e6))
         if not points:
             return None
@@ -264,28 +610,25 @@ def group_plots(plotter: Plotter, run: sbresults.Run, key: tuple, cases) -> list
     op, workload, dtype, mode = key
     metric = headline_metric(op, workload)
     ceiling = run.ceiling(CEILING_OF[metric])
+    slug = "_".join(p for p in key if p)
     names = []
-    for s_op, s_workload, field, moving, xlabel in SWEEPS:
-        if (s_op, s_workload) != (op, workload):
-            continue
-        fixed, chosen = sweep(cases, field, moving)
-        if len({c.shape[field] for c in chosen}) < 2:
-            continue
-        held = " ".join(f"{TOKEN_OF.get(k, k)}{v}" if not isinstance(v, bool) else k
-                        for k, v in fixed.items() if v is not False)
-        slug = "_".join(p for p in (op, workload, dtype, mode) if p)
-        names.append(plotter.metric_vs_field(
-            chosen, field, metric, f"{slug}_{SLUG[metric]}_vs_{field}.png",
-            title=f"{' '.join(p for p in key if p)}: {metric} vs {field}\nat {held}",
-            xlabel=f"{xlabel}, log-2 axis", ceiling=ceiling,
-            ceiling_label=f"{CEILING_OF[metric].split('_')[0]} ceiling {ceiling:,.0f} {metric} "
-                          "(measured)" if ceiling else ""))
+    for s in SWEEPS:
+        panels = sweep_panels(cases, s) if (s.op, s.workload) == (op, workload) else []
+        if panels:
+            names.append(plotter.metric_vs_field(
+                panels, s.x, metric, f"{slug}_{SLUG[metric]}_vs_{s.x}.png",
+                title=f"{' '.join(p for p in key if p)}: {metric} vs {s.x}", xlabel=s.xlabel,
+                ceiling=ceiling,
+                ceiling_label=f"{CEILING_NAME[CEILING_OF[metric]]} ceiling {ceiling:,.0f} "
+                              f"{metric} (measured)" if ceiling else ""))
     return names
 
 
 # ---------------------------------------------------------------- report
 
-def render(run: sbresults.Run, results_dir: Path, command: str, plotter: Plotter | None) -> str:
+def render(run: sbresults.Run, results_dir: Path, command: str, plotter: Plotter | None,
+           anchors: dict | None = None, crosscheck: dict | None = None) -> str:
+    anchors = anchors or {}
     ctx = run.context
     md = [f"<!-- GENERATED by `{command}`: do not edit by hand. -->",
           f"# solbench results: {ctx.get('gpu_name', 'unknown GPU')}", "",
@@ -302,18 +645,24 @@ def render(run: sbresults.Run, results_dir: Path, command: str, plotter: Plotter
            "Each cell: median time over the repetitions (the fastest in the row in bold) · "
            "throughput against minimal bytes (or FLOPs) · % of speed of light against the "
            "ceilings measured in the same run · speedup over the best PyTorch baseline at that "
-           "shape · verification error relative to tolerance (≤ 1 passes). cold = L2 flushed "
-           "before each launch, hot = back-to-back launches in a CUDA graph; never compare the "
-           "two.", ""]
+           "shape · verification error relative to tolerance (≤ 1 passes) · split count, for a "
+           "split-KV variant. cold = L2 flushed before each launch, hot = back-to-back launches "
+           "in a CUDA graph; never compare the two. ANCHORS: the figure of the same baseline and "
+           "shape in ANCHORS.md (H200, 2026-11-29, PyTorch 2.11, triton do_bench, cold; "
+           f"`{ANCHORS_FILE}`), a target measured by another tool, not a result of this run.", ""]
     for key, cases in group_cases(run.cases).items():
         metric = headline_metric(key[0], key[1])
-        md += [f"### {' · '.join(p for p in key if p)}", "", *table(cases, metric), ""]
+        md += [f"### {' · '.join(p for p in key if p)}", "", *table(cases, metric, anchors), ""]
         for name in group_plots(plotter, run, key, cases) if plotter else []:
             md += [f"![{name}](plots/{name})", ""]
+    md += split_sweep_section(run.cases, plotter)
+    if crosscheck is not None:
+        md += crosscheck_section(crosscheck, run, anchors)
     if plotter:
         rooflines = []
-        for mode in dict.fromkeys(c.mode for c in run.cases if c.op != "floor"):
-            name = plotter.roofline([c for c in run.cases if c.mode == mode and c.op != "floor"],
+        main = [c for c in run.cases if in_main_tables(c)]
+        for mode in dict.fromkeys(c.mode for c in main):
+            name = plotter.roofline([c for c in main if c.mode == mode],
                                     run.ceiling("copy_gbps"), run.ceiling("gemm_tflops"),
                                     f"roofline_{mode}.png", f"roofline, all {mode} cases")
             if name:
@@ -342,20 +691,22 @@ def main(argv=None) -> int:
     results_dir = Path(args.results_dir)
     try:
         run = sbresults.load(args.run or [results_dir / "latest.json"])
-    except (sbresults.ResultsError, OSError) as e:
+        anchors = load_anchors(results_dir / ANCHORS_FILE)
+        crosscheck = load_crosscheck(results_dir / CROSSCHECK_FILE)
+    except (sbresults.ResultsError, ReportError, OSError) as e:
         print(f"report.py: error: {e}", file=sys.stderr)
         return 2
     plotter = None
     if not args.no_plots:
         try:
             plotter = Plotter(results_dir / "plots",
-                              impl_order([c for c in run.cases if c.op != "floor"]))
+                              impl_order([c for c in run.cases if in_main_tables(c)]))
         except ImportError:
             print("report.py: error: matplotlib is needed for the plots (pip install matplotlib), "
                   "or pass --no-plots", file=sys.stderr)
             return 2
     command = "python3 scripts/report.py " + shlex.join(argv)
-    text = render(run, results_dir, command, plotter)
+    text = render(run, results_dir, command, plotter, anchors, crosscheck)
     (results_dir / "REPORT.md").write_text(text)
     if plotter:
         for stale in set(p.name for p in plotter.out_dir.glob("*.png")) - set(plotter.written):
