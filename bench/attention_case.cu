@@ -70,14 +70,14 @@ std::vector<double> same_dtype_row(DType t, const std::vector<double>& q, const 
 
 }  // namespace
 
-AttentionData::AttentionData(const AttentionDims& dims, DType dtype, uint64_t seed, cudaStream_t stream)
+AttentionData::AttentionData(const AttentionDims& dims, DType dtype, uint64_t seed, cudaStream_t stream, float q_stddev)
     : d_(dims), dtype_(dtype), stream_(stream),
       q_(dims.batch * dims.q_len * dims.heads_q * dims.head_dim * size_bytes(dtype)),
       k_(dims.batch * dims.kv_len * dims.heads_kv * dims.head_dim * size_bytes(dtype)),
       v_(dims.batch * dims.kv_len * dims.heads_kv * dims.head_dim * size_bytes(dtype)),
       o_(dims.batch * dims.q_len * dims.heads_q * dims.head_dim * size_bytes(dtype)) {
   const std::size_t elem = size_bytes(dtype);
-  fill_normal(q_.get(), q_.bytes() / elem, dtype, seed, 0.0f, 1.0f, stream);
+  fill_normal(q_.get(), q_.bytes() / elem, dtype, seed, 0.0f, q_stddev, stream);
   fill_normal(k_.get(), k_.bytes() / elem, dtype, seed ^ 0x4b, 0.0f, 1.0f, stream);
   fill_normal(v_.get(), v_.bytes() / elem, dtype, seed ^ 0x56, 0.0f, 1.0f, stream);
   poison_output();

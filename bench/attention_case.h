@@ -33,7 +33,9 @@ struct AttentionRefRow {
 class AttentionData {
  public:
   // Q, K, V ~ N(0, 1) drawn on the device from `seed`; O poisoned with NaN; no workspace yet.
-  AttentionData(const AttentionDims& dims, DType dtype, uint64_t seed, cudaStream_t stream);
+  // q_stddev != 1 draws Q ~ N(0, q_stddev^2) instead (the reference sees the same Q): large values give
+  // extreme logits (q.k ~ q_stddev * sqrt(head_dim)) for the overflow tests.
+  AttentionData(const AttentionDims& dims, DType dtype, uint64_t seed, cudaStream_t stream, float q_stddev = 1.0f);
   ~AttentionData();
   AttentionData(const AttentionData&) = delete;
   AttentionData& operator=(const AttentionData&) = delete;

@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "attention/attention.h"
+#include "attention/decode_splitk.h"
 #include "attention_case.h"
 #include "attention_shapes.h"
 #include "common/check.h"
@@ -29,7 +30,35 @@ struct Impl {
   ProblemFn launch;                                                   // what is timed
   std::function<std::string(const attention::Problem&, cudaStream_t)> write_o;  // verified; "" or a refusal
   CaptureFn capture = capture_cuda_graph;
+  bool sweep_only = false;  // a num_splits sweep row: registered at the sweep shapes only
+  std::function<Counters(const attention::Problem&)> counters = nullptr;  // added to its cases
 };
+
+// decode_splitk's split count: the heuristic's (0) or forced, as recorded in the `splits` counter.
+attention::Problem with_splits(attention::Problem p, int64_t n) {
+  p.num_splits = n;
+  return p;
+}
+
+// The num_splits sweep: decode_splitk forced to each of these split counts, at the ANCHORS.md decode
+// shapes in bf16, so the report can set the heuristic's choice against the best one.
+constexpr int64_t kSweepSplits[] = {1, 2, 4, 8, 16, 32, 64, 128};
+
+bool is_sweep_case(const AttentionShape& shape, DType dtype) {
+  static const std::vector<AttentionShape> anchors = parse_attention_shapes("anchors");
+  if (dtype != DType::bf16 || !shape.decode()) return false;
+  for (const AttentionShape& a : anchors)
+    if (a.name() == shape.name()) return true;
+  return false;
+}
+
+#ifdef SOLBENCH_HAVE_TORCH
+// A PyTorch call that refuses while being timed (out of memory in a graph capture, say) did no work:
+// the case becomes a skip with PyTorch's reason instead of a time for nothing.
+void timed_call(const char* refusal) {
+  if (*refusal) throw Unsupported(std::string("PyTorch refused the timed call: ") + refusal);
+}
+#endif
 
 std::vector<Impl> implementations() {
   std::vector<Impl> impls;
@@ -40,6 +69,25 @@ std::vector<Impl> implementations() {
                        run(p, s);
                        return std::string();
                      }});
+    if (std::string(v.name) != "decode_splitk") continue;
+    auto splits = [](const attention::Problem& p) {
+      return Counters{{"splits", static_cast<double>(attention::decode_splitk::make_plan(p, env().device.sm_count).num_splits)}};
+    };
+    impls.back().counters = splits;
+    for (const int64_t n : kSweepSplits) {
+      auto forced = [&v, n](const attention::Problem& p, cudaStream_t s) { attention::run(v, with_splits(p, n), s); };
+      Impl sweep{std::string(v.name) + "_s" + std::to_string(n),
+                 v.supports,
+                 [&v, n](const attention::Problem& p) { return v.workspace_bytes(with_splits(p, n)); },
+                 forced,
+                 [forced](const attention::Problem& p, cudaStream_t s) {
+                   forced(p, s);
+                   return std::string();
+                 }};
+      sweep.sweep_only = true;
+      sweep.counters = [splits, n](const attention::Problem& p) { return splits(with_splits(p, n)); };
+      impls.push_back(std::move(sweep));
+    }
   }
 #ifdef SOLBENCH_HAVE_TORCH
   auto none = [](const attention::Problem&) { return std::string(); };
@@ -47,12 +95,12 @@ std::vector<Impl> implementations() {
   for (torch_ref::SdpaBackend b : {torch_ref::SdpaBackend::flash, torch_ref::SdpaBackend::efficient,
                                    torch_ref::SdpaBackend::cudnn, torch_ref::SdpaBackend::math}) {
     impls.push_back({torch_ref::sdpa_backend_name(b), none, no_workspace,
-                     [b](const attention::Problem& p, cudaStream_t s) { torch_ref::sdpa(p, b, s, false); },
+                     [b](const attention::Problem& p, cudaStream_t s) { timed_call(torch_ref::sdpa(p, b, s, false)); },
                      [b](const attention::Problem& p, cudaStream_t s) { return std::string(torch_ref::sdpa(p, b, s, true)); },
                      torch_ref::capture_graph});
   }
   impls.push_back({"torch_manual_composite", none, no_workspace,
-                   [](const attention::Problem& p, cudaStream_t s) { torch_ref::manual_composite(p, s, false); },
+                   [](const attention::Problem& p, cudaStream_t s) { timed_call(torch_ref::manual_composite(p, s, false)); },
                    [](const attention::Problem& p, cudaStream_t s) {
                      return std::string(torch_ref::manual_composite(p, s, true));
                    },
@@ -103,8 +151,9 @@ void register_cases(const Options& opt) {
   static const std::vector<Impl> impls = implementations();
   static std::map<std::string, Check> verified;  // one verification per impl x dtype x shape
   for (const AttentionShape& shape : shapes) {
-    for (DType dtype : kAllDTypes) {
+    for (DType dtype : opt.dtypes) {
       for (const Impl& impl : impls) {
+        if (impl.sweep_only && !is_sweep_case(shape, dtype)) continue;
         const std::string base = "attention/" + impl.name + "/" + std::string(name(dtype)) + "/" + shape.workload() +
                                  "/" + shape.name();
         for (Mode mode : {Mode::cold, Mode::hot}) {
@@ -132,7 +181,7 @@ void register_cases(const Options& opt) {
             const double bytes = static_cast<double>(shape.decode() ? p.kv_bytes() : p.bytes());
             run_timed(st, mode,
                       Timed{case_name, [launch = impl.launch, p](cudaStream_t s) { launch(p, s); }, impl.capture, bytes,
-                            p.flops(), c.err});
+                            p.flops(), c.err, impl.counters ? impl.counters(p) : Counters{}});
           });
         }
       }

@@ -64,7 +64,7 @@ void register_cases(const Options& opt) {
   const std::vector<RmsNormShape> shapes = parse_rmsnorm_shapes(opt.shapes.empty() ? "default" : opt.shapes);
   static std::map<std::string, Check> verified;  // one verification per impl x dtype x shape
   for (const RmsNormShape& shape : shapes) {
-    for (DType dtype : kAllDTypes) {
+    for (DType dtype : opt.dtypes) {
       for (const Impl& impl : implementations()) {
         const std::string base = "rmsnorm/" + impl.name + "/" + std::string(name(dtype)) + "/" + shape.name();
         for (Mode mode : {Mode::cold, Mode::hot}) {

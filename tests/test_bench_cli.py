@@ -61,6 +61,14 @@ class BenchCli(unittest.TestCase):
                         self.assertIn(f"rmsnorm/{v}/{dtype}/{shape}/{mode}/manual_time", names)
         self.assertIn("floor/empty_kernel/hot/manual_time", names)
 
+    def test_dtypes_flag_selects_dtypes_and_rejects_unknown_ones(self):
+        r = run("--benchmark_list_tests=true", "--shapes=3x7", "--dtypes=bf16")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("rmsnorm/vectorized/bf16/t3_h7/cold/manual_time", r.stdout)
+        self.assertNotIn("/fp32/", r.stdout)
+        self.assertNotIn("/fp16/", r.stdout)
+        self.assert_usage_error(["--dtypes=bf8"], "unknown dtype 'bf8'")
+
     def test_default_set_includes_the_anchor_shapes(self):
         r = run("--benchmark_list_tests=true", "--benchmark_filter=rmsnorm/vectorized/bf16/.*/cold")
         self.assertEqual(r.returncode, 0, r.stderr)

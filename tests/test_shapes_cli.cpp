@@ -71,6 +71,14 @@ TEST(Options, OurFlagsAreRemovedOthersKept) {
   EXPECT_EQ(a.ptrs[2], nullptr);
 }
 
+TEST(Options, DtypesDefaultToAllAndKeepTheSuiteOrder) {
+  Argv all({"bench"});
+  EXPECT_EQ(extract_options(&all.argc, all.ptrs.data()).dtypes, (std::vector<DType>{DType::f32, DType::f16, DType::bf16}));
+  Argv some({"bench", "--dtypes=bf16,fp16,bf16"});
+  EXPECT_EQ(extract_options(&some.argc, some.ptrs.data()).dtypes, (std::vector<DType>{DType::f16, DType::bf16}));
+  EXPECT_EQ(some.argc, 1);
+}
+
 TEST(Options, ListTestsIsSeenButLeftForGoogleBenchmark) {
   Argv a({"bench", "--benchmark_list_tests=true"});
   EXPECT_TRUE(extract_options(&a.argc, a.ptrs.data()).list_only);
@@ -78,7 +86,8 @@ TEST(Options, ListTestsIsSeenButLeftForGoogleBenchmark) {
 }
 
 TEST(Options, MalformedFlagsAreUsageErrors) {
-  for (const char* bad : {"--shapes=", "--shapes", "--profile=1"}) {
+  for (const char* bad : {"--shapes=", "--shapes", "--profile=1", "--dtypes", "--dtypes=", "--dtypes=,", "--dtypes=bf8",
+                          "--dtypes=bf16,half"}) {
     Argv a({"bench", bad});
     EXPECT_THROW(extract_options(&a.argc, a.ptrs.data()), UsageError) << bad;
   }

@@ -3,11 +3,25 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 
 namespace sb::bench {
 
 namespace {
 bool starts_with(const char* s, const char* prefix) { return std::strncmp(s, prefix, std::strlen(prefix)) == 0; }
+
+std::vector<DType> parse_dtypes(const std::string& value) {
+  std::vector<bool> chosen(std::size(kAllDTypes), false);
+  for (const std::string& item : split_list(value, "--dtypes")) {
+    const std::optional<DType> t = parse_dtype(item);
+    if (!t) throw UsageError("--dtypes: unknown dtype '" + item + "' (fp32, fp16, bf16)");
+    for (std::size_t i = 0; i < chosen.size(); ++i) chosen[i] = chosen[i] || kAllDTypes[i] == *t;
+  }
+  std::vector<DType> out;
+  for (std::size_t i = 0; i < chosen.size(); ++i)
+    if (chosen[i]) out.push_back(kAllDTypes[i]);
+  return out;
+}
 }  // namespace
 
 Options extract_options(int* argc, char** argv) {
@@ -21,6 +35,11 @@ Options extract_options(int* argc, char** argv) {
       continue;
     }
     if (std::strcmp(a, "--shapes") == 0) throw UsageError("--shapes needs a value: write --shapes=SPEC (see --help)");
+    if (starts_with(a, "--dtypes=")) {
+      o.dtypes = parse_dtypes(a + std::strlen("--dtypes="));
+      continue;
+    }
+    if (std::strcmp(a, "--dtypes") == 0) throw UsageError("--dtypes needs a value: write --dtypes=bf16,fp16 (see --help)");
     if (std::strcmp(a, "--profile") == 0) {
       o.profile = true;
       continue;
@@ -40,6 +59,7 @@ std::string options_help(const std::string& shapes_grammar) {
   return "\nsolbench options (besides Google Benchmark's, above):\n"
          "  --shapes=SPEC   run these shapes instead of the default set.\n" +
          shapes_grammar +
+         "  --dtypes=LIST   only these dtypes, comma-separated: fp32, fp16, bf16 (default: all three).\n"
          "  --profile       run each case for a fixed 3 launches after 1 warm-up (no timing loop),\n"
          "                  for ncu --nvtx --nvtx-include 'solbench@<case with : for />/'.\n"
          "Every case is verified against a reference before it is timed; a failure is reported as an\n"

@@ -2,9 +2,12 @@
 // Anything neither we nor Google Benchmark know is an error: message on stderr, exit code 2.
 #pragma once
 
+#include <iterator>
 #include <stdexcept>
 #include <string>
 #include <vector>
+
+#include "common/dtype.h"
 
 namespace sb::bench {
 
@@ -18,6 +21,7 @@ inline constexpr int kNoGpuExit = 77;
 
 struct Options {
   std::string shapes;   // --shapes=SPEC ("" = the binary's default set)
+  std::vector<DType> dtypes{std::begin(kAllDTypes), std::end(kAllDTypes)};  // --dtypes=LIST, in kAllDTypes order
   bool profile = false;  // --profile: a fixed few launches per case, for ncu --nvtx
   bool list_only = false;  // --benchmark_list_tests given: register and list, touch no GPU
 };

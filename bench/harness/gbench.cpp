@@ -134,6 +134,7 @@ void run_timed(benchmark::State& state, Mode mode, const Timed& t) {
   state.counters["flops"] = t.flops;
   state.counters["launches"] = launches;
   if (mode == Mode::cold) state.counters["cold_batch"] = current.cold_batch;
+  for (const auto& [key, value] : t.counters) state.counters[key] = value;
 }
 
 void fail_case(benchmark::State& state, const std::string& case_name, const std::string& message) {
@@ -152,6 +153,8 @@ void register_case(const std::string& name, std::function<void(benchmark::State&
   auto* b = benchmark::RegisterBenchmark(name.c_str(), [name, fn](benchmark::State& st) {
     try {
       fn(st);
+    } catch (const Unsupported& e) {
+      skip_unsupported(st, e.what());
     } catch (const std::exception& e) {
       fail_case(st, name, e.what());
     }

@@ -5,7 +5,10 @@
 #include <benchmark/benchmark.h>
 
 #include <functional>
+#include <stdexcept>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "harness/ceilings.h"
 #include "harness/cli.h"
@@ -24,6 +27,9 @@ struct Env {
 Env& env();
 
 // One timed case: what to launch and what it moves.
+// Named counters an implementation adds to its cases (e.g. decode_splitk's split count).
+using Counters = std::vector<std::pair<std::string, double>>;
+
 struct Timed {
   std::string case_name;
   LaunchFn launch;
@@ -31,11 +37,18 @@ struct Timed {
   double bytes = 0;
   double flops = 0;
   double err = 0;  // verification error / tolerance of this case (<= 1 passed)
+  Counters counters = {};
 };
 
 // The measurement loop: warm-up, then per GB iteration one cold launch or one hot replay; sets the
 // time per launch (SetIterationTime) and the GB/s, TFLOP/s, sol_pct, err, bytes, flops, launches counters.
 void run_timed(benchmark::State& state, Mode mode, const Timed& t);
+
+// Thrown by a timed launch that the implementation refused (e.g. a PyTorch baseline out of memory inside
+// the hot graph's capture): the case is skipped with the reason, never timed as if it had run.
+struct Unsupported : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
 
 // A case that fails verification or throws: SkipWithError and remembered, so main exits 1.
 void fail_case(benchmark::State& state, const std::string& case_name, const std::string& message);

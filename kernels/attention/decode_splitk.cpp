@@ -1,0 +1,67 @@
+// decode_splitk's plan (see decode_splitk.h): plain C++, no CUDA calls.
+#include "attention/decode_splitk.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace sb::attention::decode_splitk {
+
+namespace {
+int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+constexpr std::size_t kAlign = 256;
+std::size_t align_up(std::size_t x) { return (x + kAlign - 1) / kAlign * kAlign; }
+}  // namespace
+
+int num_splits_heuristic(int64_t blocks, int64_t tiles, int64_t min_tiles_per_split, int64_t slots) {
+  if (blocks <= 0 || tiles <= 0 || slots <= 0) return 1;
+  if (static_cast<double>(blocks) >= kNoSplitFill * static_cast<double>(slots)) return 1;
+  const int64_t max_splits = std::min<int64_t>(kMaxHeuristicSplits, tiles / std::max<int64_t>(1, min_tiles_per_split));
+  if (max_splits <= 1) return 1;
+  // s is a candidate when s chunks of ceil(tiles / s) tiles are all non-empty.
+  auto candidate = [&](int64_t s) { return ceil_div(tiles, ceil_div(tiles, s)) == s; };
+  auto efficiency = [&](int64_t s) {
+    const double waves = static_cast<double>(blocks * s) / static_cast<double>(slots);
+    return waves / std::ceil(waves);
+  };
+  double best = 0;
+  for (int64_t s = 1; s <= max_splits; ++s)
+    if (candidate(s)) best = std::max(best, efficiency(s));
+  for (int64_t s = 1; s <= max_splits; ++s)
+    if (candidate(s) && efficiency(s) >= kWaveEfficiency * best) return static_cast<int>(s);
+  return 1;
+}
+
+Plan make_plan(const Problem& p, int sm_count) {
+  Plan plan;
+  // 8 rows of 8 fp32 dims (Q and the output accumulator) fit the register budget; head_dim 256 stops
+  // at 4 rows so the cross-warp merge stays within 32 KB of shared memory.
+  const int max_rows = p.head_dim > 128 ? 4 : 8;
+  const int64_t rows = p.heads_q / std::max<int64_t>(1, p.heads_kv) * p.q_len;
+  while (plan.rows_per_block < rows && plan.rows_per_block < max_rows) plan.rows_per_block *= 2;
+  plan.row_blocks = ceil_div(rows, plan.rows_per_block);
+  plan.blocks_per_sm = blocks_per_sm(plan.rows_per_block);
+  const int lanes_per_key = static_cast<int>(p.head_dim) / kDimsPerLane;
+  plan.tile_keys = kThreads / std::max(1, lanes_per_key) * keys_per_lane(plan.rows_per_block);
+  plan.tiles = ceil_div(p.kv_len, plan.tile_keys);
+  int64_t splits;
+  if (p.num_splits > 0) {
+    splits = std::min<int64_t>(p.num_splits, kMaxSplits);
+  } else {
+    const int64_t min_tiles = std::max<int64_t>(1, ceil_div(kMinSplitKeys, plan.tile_keys));
+    splits = num_splits_heuristic(p.batch * p.heads_kv * plan.row_blocks, plan.tiles, min_tiles,
+                                  static_cast<int64_t>(sm_count) * plan.blocks_per_sm);
+  }
+  const int64_t tiles_per_split = ceil_div(plan.tiles, splits);
+  plan.chunk_keys = tiles_per_split * plan.tile_keys;
+  if (p.num_splits <= 0) splits = ceil_div(plan.tiles, tiles_per_split);  // the heuristic leaves no chunk empty
+  plan.num_splits = static_cast<int>(splits);
+  return plan;
+}
+
+std::size_t workspace_bytes(const Plan& plan, const Problem& p) {
+  if (plan.num_splits <= 1) return 0;
+  const auto partials = static_cast<std::size_t>(p.batch * p.q_len * p.heads_q) * plan.num_splits;
+  return align_up(partials * static_cast<std::size_t>(p.head_dim) * sizeof(float)) + align_up(partials * sizeof(float));
+}
+
+}  // namespace sb::attention::decode_splitk

@@ -1,0 +1,434 @@
+// decode_splitk: flash-decoding. One block reads a chunk of one kv head's K and V once, for every query
+// row of that head's GQA group, with an fp32 online softmax; the chunks of a sequence run in parallel
+// (split-KV) and a small combine kernel merges their partial outputs by log-sum-exp.
+// Mapping: a 256-thread block = (batch, kv head, row block of <= 8 query rows, split). head_dim / 8 lanes
+// hold one key row, 16 B each (16 lanes = 256 B at d128); the block's 256 / (head_dim / 8) key groups take
+// keys t + u * groups + group of a tile (u < 2 for 4-8 rows, < 4 for 1-2: 32 or 64 keys at d128). Each
+// group keeps its own running max, sum and 8-dim accumulators per row (Q K^T: 8 FMAs a lane and a shuffle
+// sum over the key's lanes). Next tile's K loads while this tile's softmax and P V run, its V while the
+// next Q K^T runs; tiles up to 5 ahead are prefetched into L2. Groups merge by shuffles, warps through
+// shared memory; one split writes O, several write fp32 partial O + lse for the combine.
+// Traffic: K and V once, Q and O once, plus 8 B per (row, split, dim) of partials (L2-resident).
+// Floor at 4.2 TB/s (bf16, 32/8 heads, d128; K+V bytes): b1 KV 4k 4.0 us, 32k 32 us, 128k 128 us; b16 8k
+// 128 us; b64 4k 256 us; b64 16k 1023 us. Aim: >= 90% of it once K+V >= 128 MiB and < 10 us (split kernel
+// + combine) at b1 4k. Constraints: fp16/bf16, head_dim 64/128/256, q_len <= 8, 16-byte aligned Q, K, V.
+#include <algorithm>
+#include <atomic>
+#include <limits>
+#include <type_traits>
+
+#include "attention/decode_splitk.h"
+#include "common/check.h"
+#include "common/dispatch.cuh"
+#include "common/reduce.cuh"
+#include "common/vec.cuh"
+
+namespace sb::attention::decode_splitk {
+
+namespace {
+
+constexpr int kWarps = kThreads / 32;
+constexpr int kPrefetchTiles = 4;  // L2 prefetch distance: 64 KB (d128, 4 rows) ahead per block
+constexpr int kCombineWarps = 4;  // one combine block per output row; its warps share the splits
+constexpr double kLog2e = 1.4426950408889634;
+
+template <int D, int R>
+struct Tile {
+  static constexpr int kLanesPerKey = D / kDimsPerLane;  // 8, 16 or 32
+  static constexpr int kGroups = kThreads / kLanesPerKey;
+  static constexpr int kKeysPerLane = keys_per_lane(R);
+  static constexpr int kKeys = kGroups * kKeysPerLane;
+  static constexpr int kMinBlocks = blocks_per_sm(R);    // 128 registers a thread, or 255
+};
+
+struct Params {
+  const void* q;
+  const void* k;
+  const void* v;
+  void* o;
+  float* part_o;    // [rows_total][num_splits][head_dim], row = (b * q_len + i) * heads_q + h
+  float* part_lse;  // [rows_total][num_splits], log2 domain; -inf for a split that saw no key
+  int64_t heads_q, heads_kv, q_len, kv_len;
+  int group;       // heads_q / heads_kv
+  int rows;        // group * q_len query rows per (batch, kv head); row r = i * group + g
+  int row_blocks;
+  int num_splits;
+  int64_t chunk_keys;
+  bool causal;
+  float q_scale;  // softmax scale * log2(e): scores come out in the log2 domain (exp2f)
+};
+
+// Eight 16-bit elements (one 16-byte load) to fp32. bf16 -> fp32 is a shift; fp16 a conversion.
+template <typename T>
+__device__ inline void unpack8(const uint4& raw, float (&f)[8]) {
+  const unsigned w[4] = {raw.x, raw.y, raw.z, raw.w};
+#pragma unroll
+  for (int i = 0; i < 4; ++i) {
+    if constexpr (std::is_same_v<T, __nv_bfloat16>) {
+      f[2 * i] = __uint_as_float(w[i] << 16);
+      f[2 * i + 1] = __uint_as_float(w[i] & 0xffff0000u);
+    } else {
+      f[2 * i] = __half2float(__ushort_as_half(static_cast<unsigned short>(w[i] & 0xffffu)));
+      f[2 * i + 1] = __half2float(__ushort_as_half(static_cast<unsigned short>(w[i] >> 16)));
+    }
+  }
+}
+
+constexpr float kNegInf = -std::numeric_limits<float>::infinity();
+
+// The max to subtract: a running max of -inf (no visible key yet) subtracts 0, so exp2f(-inf - 0) = 0
+// instead of exp2f(-inf + inf) = NaN.
+__device__ inline float usable_max(float m) { return m == kNegInf ? 0.0f : m; }
+
+template <typename T, int D, int R>
+__global__ void __launch_bounds__(kThreads, Tile<D, R>::kMinBlocks) split_kernel(const Params p) {
+  using Shape = Tile<D, R>;
+  constexpr int kLanes = Shape::kLanesPerKey, kGroups = Shape::kGroups, kTileKeys = Shape::kKeys;
+  constexpr int U = Shape::kKeysPerLane;
+  __shared__ __align__(16) float s_acc[kWarps][R][D];
+  __shared__ float s_m[kWarps][R], s_l[kWarps][R];
+
+  int64_t bid = blockIdx.x;
+  const int split = static_cast<int>(bid % p.num_splits);
+  bid /= p.num_splits;
+  const int rb = static_cast<int>(bid % p.row_blocks);
+  bid /= p.row_blocks;
+  const int64_t kvh = bid % p.heads_kv, b = bid / p.heads_kv;
+  const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
+  const int c = tid % kLanes;      // this lane's 8 dims: [c * 8, c * 8 + 8)
+  const int group = tid / kLanes;  // this lane's key group
+
+  // Q rows of this block, pre-scaled, 8 dims per lane; lim[r] = last key row r may see (-1: none).
+  float qf[R][8];
+  int lim[R];
+#pragma unroll
+  for (int r = 0; r < R; ++r) {
+    const int rg = rb * R + r;
+    lim[r] = -1;
+#pragma unroll
+    for (int e = 0; e < 8; ++e) qf[r][e] = 0.0f;
+    if (rg < p.rows) {
+      const int64_t i = rg / p.group, h = kvh * p.group + rg % p.group;
+      const int64_t last = p.causal ? i + p.kv_len - p.q_len : p.kv_len - 1;  // bottom-right causal
+      lim[r] = static_cast<int>(last < -1 ? -1 : last);
+      const T* src = static_cast<const T*>(p.q) + ((b * p.q_len + i) * p.heads_q + h) * D + c * kDimsPerLane;
+      unpack8<T>(*reinterpret_cast<const uint4*>(src), qf[r]);
+#pragma unroll
+      for (int e = 0; e < 8; ++e) qf[r][e] *= p.q_scale;
+    }
+  }
+
+  const int64_t first = static_cast<int64_t>(split) * p.chunk_keys;
+  const int key_begin = static_cast<int>(first < p.kv_len ? first : p.kv_len);
+  const int key_end = static_cast<int>(first + p.chunk_keys < p.kv_len ? first + p.chunk_keys : p.kv_len);
+  const int64_t key_stride = p.heads_kv * D;
+  const int64_t head_offset = (b * p.kv_len * p.heads_kv + kvh) * D + c * kDimsPerLane;
+  const T* kbase = static_cast<const T*>(p.k) + head_offset;
+  const T* vbase = static_cast<const T*>(p.v) + head_offset;
+  auto load_tile = [&](uint4 (&dst)[U], const T* base, int t) {
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+      const int j = t + u * kGroups + group;
+      dst[u] = j < key_end ? __ldg(reinterpret_cast<const uint4*>(base + j * key_stride)) : make_uint4(0, 0, 0, 0);
+    }
+  };
+
+  auto prefetch_tile = [&](const T* base, int t) {
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+      const int j = t + u * kGroups + group;
+      if (j < key_end) asm volatile("prefetch.global.L2 [%0];" ::"l"(base + j * key_stride));
+    }
+  };
+
+  float m[R], l[R], acc[R][8];
+#pragma unroll
+  for (int r = 0; r < R; ++r) {
+    m[r] = kNegInf;
+    l[r] = 0.0f;
+#pragma unroll
+    for (int e = 0; e < 8; ++e) acc[r][e] = 0.0f;
+  }
+
+  uint4 kr[U], vr[U];
+  if (key_begin < key_end) {
+    load_tile(kr, kbase, key_begin);
+    load_tile(vr, vbase, key_begin);
+  }
+  // Tiles 1 .. kPrefetchTiles go to L2 now, tile t + kPrefetchTiles + 1 during iteration t: a short
+  // chunk has all its DRAM reads in flight from the start, a long one ~4 tiles ahead of the registers.
+#pragma unroll
+  for (int i = 1; i <= kPrefetchTiles; ++i) {
+    prefetch_tile(kbase, key_begin + i * kTileKeys);
+    prefetch_tile(vbase, key_begin + i * kTileKeys);
+  }
+  for (int t = key_begin; t < key_end; t += kTileKeys) {  // block-uniform trip count: shuffles are safe
+    const int next = t + kTileKeys;
+    prefetch_tile(kbase, t + (kPrefetchTiles + 1) * kTileKeys);
+    prefetch_tile(vbase, t + (kPrefetchTiles + 1) * kTileKeys);
+    float s[U][R];
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+      float kf[8];
+      unpack8<T>(kr[u], kf);
+#pragma unroll
+      for (int r = 0; r < R; ++r) {
+        float dot = 0.0f;
+#pragma unroll
+        for (int e = 0; e < 8; ++e) dot = fmaf(qf[r][e], kf[e], dot);
+        s[u][r] = dot;
+      }
+    }
+#pragma unroll
+    for (int u = 0; u < U; ++u)
+#pragma unroll
+      for (int r = 0; r < R; ++r) s[u][r] = warp_sum(s[u][r], kLanes);
+    if (next < key_end) load_tile(kr, kbase, next);
+
+#pragma unroll
+    for (int r = 0; r < R; ++r) {
+      float mt = m[r];
+#pragma unroll
+      for (int u = 0; u < U; ++u) {
+        const int j = t + u * kGroups + group;
+        if (j >= key_end || j > lim[r]) s[u][r] = kNegInf;
+        mt = fmaxf(mt, s[u][r]);
+      }
+      const float mu = usable_max(mt);
+      // Rescale only when some lane's max grew (rare after the first tiles); elsewhere alpha is 1, or
+      // 0 times an accumulator that is still 0: skipping is exact.
+      if (__any_sync(0xffffffffu, mt > m[r])) {
+        const float alpha = exp2f(m[r] - mu);
+        l[r] *= alpha;
+#pragma unroll
+        for (int e = 0; e < 8; ++e) acc[r][e] *= alpha;
+      }
+      m[r] = mt;
+#pragma unroll
+      for (int u = 0; u < U; ++u) {
+        s[u][r] = exp2f(s[u][r] - mu);
+        l[r] += s[u][r];
+      }
+    }
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+      float vf[8];
+      unpack8<T>(vr[u], vf);
+#pragma unroll
+      for (int r = 0; r < R; ++r)
+#pragma unroll
+        for (int e = 0; e < 8; ++e) acc[r][e] = fmaf(s[u][r], vf[e], acc[r][e]);
+    }
+    if (next < key_end) load_tile(vr, vbase, next);
+  }
+
+  // Merge the key groups of a warp (lanes kLanes apart), then the warps through shared memory.
+#pragma unroll
+  for (int off = kLanes; off < 32; off *= 2) {
+#pragma unroll
+    for (int r = 0; r < R; ++r) {
+      const float mo = __shfl_xor_sync(0xffffffffu, m[r], off), lo = __shfl_xor_sync(0xffffffffu, l[r], off);
+      const float mx = fmaxf(m[r], mo), mu = usable_max(mx);
+      const float a = exp2f(m[r] - mu), bo = exp2f(mo - mu);
+      l[r] = l[r] * a + lo * bo;
+#pragma unroll
+      for (int e = 0; e < 8; ++e) acc[r][e] = acc[r][e] * a + __shfl_xor_sync(0xffffffffu, acc[r][e], off) * bo;
+      m[r] = mx;
+    }
+  }
+  if (lane < kLanes) {
+#pragma unroll
+    for (int r = 0; r < R; ++r) {
+      float4* dst = reinterpret_cast<float4*>(&s_acc[warp][r][c * kDimsPerLane]);
+      dst[0] = make_float4(acc[r][0], acc[r][1], acc[r][2], acc[r][3]);
+      dst[1] = make_float4(acc[r][4], acc[r][5], acc[r][6], acc[r][7]);
+    }
+  }
+  if (lane == 0) {
+#pragma unroll
+    for (int r = 0; r < R; ++r) {
+      s_m[warp][r] = m[r];
+      s_l[warp][r] = l[r];
+    }
+  }
+  __syncthreads();
+  for (int idx = tid; idx < R * D; idx += kThreads) {
+    const int r = idx / D, d = idx % D, rg = rb * R + r;
+    if (rg >= p.rows) continue;
+    float mx = kNegInf;
+#pragma unroll
+    for (int w = 0; w < kWarps; ++w) mx = fmaxf(mx, s_m[w][r]);
+    const float mu = usable_max(mx);
+    float sum = 0.0f, out = 0.0f;
+#pragma unroll
+    for (int w = 0; w < kWarps; ++w) {
+      const float a = exp2f(s_m[w][r] - mu);
+      sum += s_l[w][r] * a;
+      out += s_acc[w][r][d] * a;
+    }
+    // sum >= 1 whenever a key was visible (the max key contributes exp2(0)); 0 means none: output 0.
+    out *= sum > 0.0f ? 1.0f / sum : 0.0f;
+    const int64_t row = (b * p.q_len + rg / p.group) * p.heads_q + kvh * p.group + rg % p.group;
+    if (p.num_splits == 1) {
+      static_cast<T*>(p.o)[row * D + d] = from_float<T>(out);
+    } else {
+      const int64_t slot = row * p.num_splits + split;
+      p.part_o[slot * D + d] = out;
+      if (d == 0) p.part_lse[slot] = mx == kNegInf ? kNegInf : mx + log2f(sum);
+    }
+  }
+}
+
+// One block per output row: O = sum_s 2^(lse_s - M) o_s / sum_s 2^(lse_s - M), M = max_s lse_s, in a
+// fixed order (bit-identical runs). Splits with lse = -inf (no visible key) weigh 0; a row whose
+// splits all saw no key outputs 0.
+template <typename T, int D>
+__global__ void __launch_bounds__(kCombineWarps * 32)
+    combine_kernel(const float* __restrict__ part_o, const float* __restrict__ part_lse, T* __restrict__ o,
+                   int num_splits) {
+  constexpr int kPerLane = D / 32;  // 2, 4 or 8 floats
+  __shared__ __align__(16) float s_o[kCombineWarps][D];
+  const int64_t row = blockIdx.x;
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  const float* lse = part_lse + row * num_splits;
+  float mx = kNegInf;
+  for (int s = lane; s < num_splits; s += 32) mx = fmaxf(mx, lse[s]);
+  mx = warp_max(mx);
+  const float mu = usable_max(mx);
+  float sum = 0.0f;
+  for (int s = lane; s < num_splits; s += 32) sum += exp2f(lse[s] - mu);
+  sum = warp_sum(sum);
+
+  float acc[kPerLane] = {};
+#pragma unroll 4
+  for (int s = warp; s < num_splits; s += kCombineWarps) {
+    const float w = exp2f(lse[s] - mu);
+    const float* src = part_o + (row * num_splits + s) * D + lane * kPerLane;
+    float x[kPerLane];
+    if constexpr (kPerLane == 2) {
+      const float2 v = *reinterpret_cast<const float2*>(src);
+      x[0] = v.x;
+      x[1] = v.y;
+    } else {
+#pragma unroll
+      for (int i = 0; i < kPerLane; i += 4) {
+        const float4 v = *reinterpret_cast<const float4*>(src + i);
+        x[i] = v.x;
+        x[i + 1] = v.y;
+        x[i + 2] = v.z;
+        x[i + 3] = v.w;
+      }
+    }
+#pragma unroll
+    for (int i = 0; i < kPerLane; ++i) acc[i] += w > 0.0f ? w * x[i] : 0.0f;
+  }
+#pragma unroll
+  for (int i = 0; i < kPerLane; ++i) s_o[warp][lane * kPerLane + i] = acc[i];
+  __syncthreads();
+  const float inv = sum > 0.0f ? 1.0f / sum : 0.0f;
+  for (int d = threadIdx.x; d < D; d += blockDim.x) {
+    float out = 0.0f;
+#pragma unroll
+    for (int w = 0; w < kCombineWarps; ++w) out += s_o[w][d];
+    o[row * D + d] = from_float<T>(out * inv);
+  }
+}
+
+// SM count of the current device, queried once per device.
+int sm_count() {
+  constexpr int kMaxDevices = 64;
+  static std::atomic<int> cache[kMaxDevices] = {};
+  int dev = 0;
+  SB_CUDA_CHECK(cudaGetDevice(&dev));
+  if (dev >= 0 && dev < kMaxDevices)
+    if (const int n = cache[dev].load(std::memory_order_relaxed); n > 0) return n;
+  int n = 0;
+  SB_CUDA_CHECK(cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, dev));
+  if (dev >= 0 && dev < kMaxDevices) cache[dev].store(n, std::memory_order_relaxed);
+  return n;
+}
+
+template <typename T, int D>
+void launch_typed(const Plan& plan, const Params& prm, int64_t batch, cudaStream_t stream) {
+  const auto blocks = static_cast<unsigned>(batch * prm.heads_kv * prm.row_blocks * prm.num_splits);
+  const int64_t rows_total = batch * prm.q_len * prm.heads_q;
+  auto go = [&](auto kernel) { kernel<<<blocks, kThreads, 0, stream>>>(prm); };
+  switch (plan.rows_per_block) {
+    case 1: go(split_kernel<T, D, 1>); break;
+    case 2: go(split_kernel<T, D, 2>); break;
+    case 4: go(split_kernel<T, D, 4>); break;
+    default:
+      if constexpr (D <= 128) go(split_kernel<T, D, 8>);
+      break;
+  }
+  SB_LAUNCH_CHECK();
+  if (prm.num_splits > 1) {
+    combine_kernel<T, D><<<static_cast<unsigned>(rows_total), kCombineWarps * 32, 0, stream>>>(
+        prm.part_o, prm.part_lse, static_cast<T*>(prm.o), prm.num_splits);
+    SB_LAUNCH_CHECK();
+  }
+}
+
+}  // namespace
+
+std::string supports(const Problem& p) {
+  if (p.dtype == DType::f32) return "fp32 is not supported (fp16 and bf16 only: 8 elements per 16-byte load)";
+  if (p.head_dim != 64 && p.head_dim != 128 && p.head_dim != 256)
+    return "head_dim " + std::to_string(p.head_dim) + " is not supported (64, 128 or 256)";
+  if (p.q_len > kMaxQLen)
+    return "q_len " + std::to_string(p.q_len) + " > " + std::to_string(kMaxQLen) +
+           " (decode: one query token, or up to 8 speculative tokens)";
+  for (auto [ptr, name] : {std::pair<const void*, const char*>{p.q, "q"}, {p.k, "k"}, {p.v, "v"}})
+    if (!is_aligned(ptr, 16)) return std::string(name) + " is not 16-byte aligned (16-byte loads)";
+  if (p.workspace && !is_aligned(p.workspace, 16)) return "workspace is not 16-byte aligned";
+  if (p.kv_len > std::numeric_limits<int>::max() - 4096) return "kv_len >= 2^31 - 4096 (32-bit key indices)";
+  const int64_t rows_total = p.batch * p.q_len * p.heads_q;
+  if (rows_total * kMaxSplits > std::numeric_limits<int>::max())
+    return "batch * q_len * heads_q * 256 splits > 2^31 - 1 (split grid)";
+  return "";
+}
+
+std::size_t workspace_bytes(const Problem& p) {
+  if (!supports(p).empty()) return 0;
+  return workspace_bytes(make_plan(p, sm_count()), p);
+}
+
+void launch(const Problem& p, cudaStream_t stream) {
+  const Plan plan = make_plan(p, sm_count());
+  const int64_t rows_total = p.batch * p.q_len * p.heads_q;
+  Params prm{};
+  prm.q = p.q;
+  prm.k = p.k;
+  prm.v = p.v;
+  prm.o = p.o;
+  if (plan.num_splits > 1) {
+    const std::size_t o_bytes = static_cast<std::size_t>(rows_total) * plan.num_splits * p.head_dim * sizeof(float);
+    prm.part_o = static_cast<float*>(p.workspace);
+    prm.part_lse = reinterpret_cast<float*>(static_cast<char*>(p.workspace) + (o_bytes + 255) / 256 * 256);
+  }
+  prm.heads_q = p.heads_q;
+  prm.heads_kv = p.heads_kv;
+  prm.q_len = p.q_len;
+  prm.kv_len = p.kv_len;
+  prm.group = static_cast<int>(p.heads_q / p.heads_kv);
+  prm.rows = static_cast<int>(p.heads_q / p.heads_kv * p.q_len);
+  prm.row_blocks = static_cast<int>(plan.row_blocks);
+  prm.num_splits = plan.num_splits;
+  prm.chunk_keys = plan.chunk_keys;
+  prm.causal = p.causal;
+  prm.q_scale = static_cast<float>(p.softmax_scale() * kLog2e);
+  dispatch(p.dtype, [&](auto tag) {
+    using T = decltype(tag);
+    if constexpr (std::is_same_v<T, float>) {
+      throw std::invalid_argument("attention/decode_splitk: fp32 is not supported");
+    } else {
+      switch (p.head_dim) {
+        case 64: launch_typed<T, 64>(plan, prm, p.batch, stream); break;
+        case 128: launch_typed<T, 128>(plan, prm, p.batch, stream); break;
+        default: launch_typed<T, 256>(plan, prm, p.batch, stream); break;
+      }
+    }
+  });
+}
+
+}  // namespace sb::attention::decode_splitk

@@ -1,0 +1,71 @@
+// decode_splitk's launch plan: how many query rows a block computes, the key tile, and how many KV
+// splits run in parallel. A pure function of the problem and the SM count (no CUDA calls), so the CPU
+// tests check it on any machine; decode_splitk.cu queries the SM count once per device and calls it.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "attention/attention.h"
+
+namespace sb::attention::decode_splitk {
+
+inline constexpr int kThreads = 256;          // 8 warps per split block
+inline constexpr int kDimsPerLane = 8;        // one 16-byte vector of a K or V row per lane
+inline constexpr int kMaxQLen = 8;            // query tokens (decode, or speculative decoding)
+inline constexpr int kMaxSplits = 256;        // a forced Problem::num_splits is clamped to this
+inline constexpr int kMaxHeuristicSplits = 128;
+inline constexpr int64_t kMinSplitKeys = 128; // the heuristic never makes a chunk shorter than this
+inline constexpr double kNoSplitFill = 0.8;   // blocks >= 80% of one wave without splitting: no split
+inline constexpr double kWaveEfficiency = 0.95;
+
+// Keys a lane loads per tile (16 B of K and 16 B of V each), and resident blocks per SM, by rows per
+// block: Q and the accumulator take 16 registers a row, so 4 and 8 rows load 2 keys a lane (ptxas -v:
+// 4 keys spill at 4 rows under the 128-register cap of 2 blocks per SM), and 8 rows need 1 block per SM.
+constexpr int keys_per_lane(int rows_per_block) { return rows_per_block >= 4 ? 2 : 4; }
+constexpr int blocks_per_sm(int rows_per_block) { return rows_per_block <= 4 ? 2 : 1; }
+
+struct Plan {
+  int rows_per_block = 1;  // query rows (q heads of one kv head x query tokens) per block: 1, 2, 4 or 8
+  int64_t row_blocks = 1;  // ceil(group * q_len / rows_per_block): > 1 re-reads K and V (MQA, many tokens)
+  int tile_keys = 0;       // keys per block iteration: kThreads / (head_dim / 8) * keys_per_lane(rows)
+  int blocks_per_sm = 0;   // resident split blocks per SM (register bound: 2 up to 4 rows, else 1)
+  int64_t tiles = 0;       // ceil(kv_len / tile_keys)
+  int num_splits = 1;      // split blocks per (batch, kv head, row block); 1 = O written directly, no combine
+  int64_t chunk_keys = 0;  // keys per split, a multiple of tile_keys; split s reads [s * chunk, (s + 1) * chunk)
+};
+
+// The split count for `blocks` independent (batch, kv head, row block) units over `tiles` key tiles, on a
+// GPU with `slots` = SMs x blocks_per_sm resident blocks. FlashAttention-2's wave-efficiency rule
+// (flash_api.cpp, num_splits_heuristic), made stricter for a memory-bound kernel:
+//   - blocks >= kNoSplitFill * slots: 1 (the batch already fills the GPU; no combine pass).
+//   - candidates s = 1 .. min(kMaxHeuristicSplits, tiles / min_tiles_per_split), only those for which
+//     s splits of ceil(tiles / s) tiles leave no chunk empty;
+//     efficiency(s) = waves / ceil(waves) with waves = blocks * s / slots;
+//   - the smallest candidate whose efficiency is >= kWaveEfficiency x the best one (FA2 uses 0.85;
+//     a partly empty wave of a bandwidth-bound kernel leaves HBM idle, so we ask for fuller waves).
+// Worked example, H200 (132 SMs, 2 blocks each: slots 264), batch 1, 8 kv heads, 4 q heads each,
+// head_dim 128, kv_len 4096: blocks = 8, tile 32 keys -> tiles = 128, min 4 tiles (128 keys) a split ->
+// s <= 32. efficiency(s) = 8s / 264 for s <= 33; the best candidate is s = 32 (0.970). The smallest s
+// with efficiency >= 0.95 x 0.970 = 0.921 is 31, but 31 chunks of ceil(128/31) = 5 tiles fill only 26
+// splits, so it is no candidate: s = 32, chunks of 128 keys, 256 blocks (2 per SM) plus the combine.
+// batch 16, kv_len 8192: blocks 128 (< 0.8 x 264), efficiency(2) = 256/264 = 0.970 -> 2 splits.
+// batch 64: blocks 512 >= 211 -> 1 split.
+int num_splits_heuristic(int64_t blocks, int64_t tiles, int64_t min_tiles_per_split, int64_t slots);
+
+// The plan for a (valid, supported) problem on a GPU with sm_count SMs. problem.num_splits > 0 forces
+// min(num_splits, kMaxSplits) splits: chunks past the last key are then empty (they write lse = -inf
+// and the combine ignores them). The heuristic never makes empty chunks.
+Plan make_plan(const Problem& p, int sm_count);
+
+// Workspace for the plan: per split, every output row's partial O (fp32, head_dim values) and its
+// log2-sum-exp (fp32); 0 when num_splits == 1.
+std::size_t workspace_bytes(const Plan& plan, const Problem& p);
+
+// The variant's entry points (registered by variants.def; defined in decode_splitk.cu).
+std::string supports(const Problem& p);
+std::size_t workspace_bytes(const Problem& p);
+void launch(const Problem& p, cudaStream_t stream);
+
+}  // namespace sb::attention::decode_splitk

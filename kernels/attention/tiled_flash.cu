@@ -1,0 +1,403 @@
+// tiled_flash: FlashAttention-2's forward pass. A block owns a 128-row Q tile of one (batch, q head) and
+// streams its kv head's K and V through shared memory; S = Q K^T, the online softmax and O += P V stay
+// in registers, so the score matrix never reaches memory.
+// Mapping: grid (q tiles, heads_q, batch), q tiles in reverse so the longest causal rows start first;
+// 4 warps x 32 query rows (two m16 tiles: each K/V fragment read from shared memory feeds two mma).
+// K/V tiles (64 keys at D 128, 128 at D 64) are double-buffered by cp.async: tile n-1 lands while tile
+// n computes, one barrier per tile; visited from the last down, so the masked ones (diagonal, kv tail)
+// come first. Rows padded by 16 bytes (1 mod 8 bank groups): ldmatrix and O staging are conflict-free.
+// mma.sync m16n8k16, fp32 accumulators; P is rounded to the input type in registers and is the A operand
+// of P V as it stands (the accumulator layout of two n8 tiles is the A layout of one k16 step); exp2
+// with scale * log2(e) folded into one FMA; the O rescale skipped when no row max of the warp moved;
+// 1/rowsum once at the end; a row that sees no key gives 0.
+// Registers (ptxas, sm_90a, no spills, 2 blocks an SM): D 128 re-reads Q from shared memory and runs the
+// softmax in 32-key steps (128 O + 32 S a thread; 64-key steps spill); D 64 holds Q in registers.
+// Traffic: Q, O once; K, V once per q tile, from HBM only for a head's first tiles (L2 for the rest).
+// Floors (FLOPs / 800 TFLOP/s; bytes / 4.2 TB/s), bf16, the ANCHORS prefill shapes:
+//   b4 h32 s4096 d128 causal 0.550 TFLOP 687 us, 537 MB 128 us | b1 h32 s16384 d128 causal 2.20 TFLOP 2749 us
+//   b16 h16 s1024 d64 causal 34.4 GFLOP 43 us, 134 MB 32 us    | b4 h32 s4096 d128 full 1.10 TFLOP 1374 us
+// All four are compute-bound. mma.sync issues at ~60-70% of Hopper's wgmma rate and softmax shares the
+// warps' issue slots with it, so this design should land where FA2 does: ~300-350 TFLOP/s at D 128
+// (~40% of the floor), ~180-210 at D 64 s1024 (short rows: more softmax and diagonal per FLOP).
+// Constraints: fp16/bf16, head_dim 64 or 128, 16-byte aligned tensors; supports() says so otherwise.
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <cmath>
+#include <cstdint>
+#include <string>
+
+#include "attention/attention.h"
+#include "attention/tiled_flash.cuh"
+#include "common/check.h"
+#include "common/vec.cuh"
+
+namespace sb::attention::tiled_flash {
+
+namespace {
+
+template <int HeadDim, int Warps, int MTiles, int BlockN, int SubN, bool QInRegs, int MinBlocks>
+struct Config {
+  static constexpr int kHeadDim = HeadDim;
+  static constexpr int kThreads = Warps * 32;
+  static constexpr int kMTiles = MTiles;  // m16 row tiles per warp
+  static constexpr int kWarpRows = 16 * MTiles;
+  static constexpr int kBlockM = Warps * kWarpRows;  // query rows per block
+  static constexpr int kBlockN = BlockN;             // keys per K/V tile (per barrier)
+  static constexpr int kSubN = SubN;                 // keys per softmax step: SubN / 2 S registers a thread
+  static constexpr int kSubSteps = BlockN / SubN;
+  static constexpr bool kQInRegs = QInRegs;          // Q fragments loaded once, or per K tile
+  static constexpr int kMinBlocks = MinBlocks;       // resident blocks per SM asked of ptxas
+  static constexpr int kChunks = HeadDim / 8;        // 16-byte chunks per row
+  static constexpr int kKSteps = HeadDim / 16;       // k16 steps of Q K^T
+  static constexpr int kNTiles = SubN / 8;           // n8 tiles of S
+  static constexpr int kPSteps = SubN / 16;          // k16 steps of P V
+  static constexpr int kDTiles = HeadDim / 8;        // n8 tiles of O
+  static constexpr int kRowElems = HeadDim + 8;      // shared-memory row: one 16-byte chunk of padding
+  static constexpr int kTileElems = BlockN * kRowElems;
+  // Q, then K and V twice each (16-bit elements).
+  static constexpr int kSmemBytes = (kBlockM * kRowElems + 4 * kTileElems) * 2;
+  static_assert(kNTiles % 2 == 0 && kDTiles % 2 == 0, "ldmatrix.x4 loads two n8 tiles");
+  static_assert(BlockN % SubN == 0, "whole softmax steps per tile");
+};
+
+// D 128: Q from shared memory and 32-key softmax steps: 128 O + 32 S registers a thread (64 S spill
+// at the 255-register limit that two blocks an SM impose).
+using ConfigD128 = Config<128, 4, 2, 64, 32, false, 2>;
+// D 64: Q in registers, 128-key tiles in 64-key steps: 64 O + 64 S + 32 Q.
+using ConfigD64 = Config<64, 4, 2, 128, 64, true, 2>;
+
+struct Params {
+  const void* q;
+  const void* k;
+  const void* v;
+  void* o;
+  int q_len, kv_len, heads_q, heads_kv, group;
+  int causal_offset;  // kv_len - q_len: query i sees keys j <= i + causal_offset
+  bool causal;
+  float scale_log2;  // softmax scale * log2(e)
+};
+
+// Element offset of (row, 16-byte chunk) in a tile whose rows are padded by one chunk: a row is
+// Chunks + 1 = 1 (mod 8) chunks, so the 8 rows one ldmatrix phase reads at the same chunk fall in 8
+// different 16-byte bank groups, and every address is a lane's base plus a compile-time constant.
+template <int Chunks>
+__device__ __forceinline__ int pad(int row, int chunk) {
+  return (row * (Chunks + 1) + chunk) * 8;
+}
+
+// Rows x head_dim tile from global rows `stride` elements apart into shared memory (padded rows), by
+// all threads with cp.async, a warp covering whole rows per instruction. CheckRows: rows >= valid_rows
+// are zero-filled without reading global memory. Offsets are 32-bit (Rows * stride < 2^31, supports()).
+template <typename C, int Rows, bool CheckRows, typename T>
+__device__ __forceinline__ void load_tile(T* s, const T* g, int stride, int valid_rows, int tid) {
+  static_assert(Rows * C::kChunks % C::kThreads == 0, "whole chunks per thread");
+  constexpr int kRowsPerPass = C::kThreads / C::kChunks;
+  const int r0 = tid / C::kChunks, c = tid % C::kChunks;
+  T* dst = s + pad<C::kChunks>(r0, c);
+  const T* src = g + (r0 * stride + c * 8);
+#pragma unroll
+  for (int i = 0; i < Rows / kRowsPerPass; ++i) {
+    const bool ok = !CheckRows || r0 + i * kRowsPerPass < valid_rows;
+    cp_async_16_zfill(dst + pad<C::kChunks>(i * kRowsPerPass, 0), ok ? src + i * kRowsPerPass * stride : g, ok);
+  }
+}
+
+template <typename T, typename C>
+__global__ void __launch_bounds__(C::kThreads, C::kMinBlocks) kernel(const Params p) {
+  constexpr int D = C::kHeadDim, BM = C::kBlockM, BN = C::kBlockN, MT = C::kMTiles, CH = C::kChunks;
+  extern __shared__ __align__(128) unsigned char smem[];
+  T* sQ = reinterpret_cast<T*>(smem);
+  T* sK = sQ + BM * C::kRowElems;  // [2][BN rows]
+  T* sV = sK + 2 * C::kTileElems;  // [2][BN rows]
+
+  const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
+  const int m_block = static_cast<int>(gridDim.x - 1 - blockIdx.x);  // heaviest causal tiles first
+  const int h = blockIdx.y, b = blockIdx.z;
+  const int m0 = m_block * BM;
+  const int rows = min(BM, p.q_len - m0);  // query rows of this tile that exist
+  const int64_t q_stride = static_cast<int64_t>(p.heads_q) * D, kv_stride = static_cast<int64_t>(p.heads_kv) * D;
+  const int64_t q_off = (static_cast<int64_t>(b) * p.q_len * p.heads_q + h) * D + m0 * q_stride;
+  const int64_t kv_off = (static_cast<int64_t>(b) * p.kv_len * p.heads_kv + h / p.group) * D;
+  const T* gQ = static_cast<const T*>(p.q) + q_off;
+  T* gO = static_cast<T*>(p.o) + q_off;
+  const T* gK = static_cast<const T*>(p.k) + kv_off;
+  const T* gV = static_cast<const T*>(p.v) + kv_off;
+
+  // K tiles [0, n_tiles) hold every key some row of this tile may see.
+  int n_tiles = (p.kv_len + BN - 1) / BN;
+  if (p.causal) {
+    const int last_key = m0 + rows - 1 + p.causal_offset;
+    n_tiles = last_key < 0 ? 0 : min(n_tiles, last_key / BN + 1);
+  }
+  if (n_tiles == 0) {  // causal with q_len > kv_len: no row of this tile sees a key
+    for (int idx = tid; idx < rows * CH; idx += C::kThreads)
+      *reinterpret_cast<uint4*>(gO + (idx / CH) * q_stride + (idx % CH) * 8) = make_uint4(0, 0, 0, 0);
+    return;
+  }
+
+  int n = n_tiles - 1;
+  load_tile<C, BM, true>(sQ, gQ, static_cast<int>(q_stride), rows, tid);
+  load_tile<C, BN, true>(sK, gK + n * BN * kv_stride, static_cast<int>(kv_stride), p.kv_len - n * BN, tid);
+  load_tile<C, BN, true>(sV, gV + n * BN * kv_stride, static_cast<int>(kv_stride), p.kv_len - n * BN, tid);
+  cp_async_commit();
+
+  // Fragment coordinates of this lane (layouts in tiled_flash.cuh).
+  const int g = lane / 4, t = lane % 4;
+  // ldmatrix.x4 row addresses. Q as A: matrices (rows 0-7, k 0-7), (rows 8-15, k 0-7), (rows 0-7, k 8-15),
+  // (rows 8-15, k 8-15) = a[0..3]. K as B: (keys 0-7, k 0-7), (keys 0-7, k 8-15), (keys 8-15, k 0-7),
+  // (keys 8-15, k 8-15) = b[0], b[1] of n8 tile 2j, then of tile 2j+1. V as B, transposed: (keys 0-7,
+  // d 0-7), (keys 8-15, d 0-7), (keys 0-7, d 8-15), (keys 8-15, d 8-15) = b[0], b[1] of d tile 2j, 2j+1.
+  // Byte addresses in the shared state space: this lane's row start plus compile-time offsets.
+  const unsigned q_lane = smem_addr(sQ) + 2 * pad<CH>(warp * C::kWarpRows + lane % 16, lane / 16);
+  const unsigned k_lane = smem_addr(sK) + 2 * pad<CH>(lane % 8 + (lane / 16) * 8, (lane / 8) % 2);
+  const unsigned v_lane = smem_addr(sV) + 2 * pad<CH>(lane % 8 + ((lane / 8) % 2) * 8, lane / 16);
+
+  uint32_t q_frag[C::kQInRegs ? MT : 1][C::kQInRegs ? C::kKSteps : 1][4];
+  if constexpr (C::kQInRegs) {
+    cp_async_wait<0>();
+    __syncthreads();
+#pragma unroll
+    for (int mt = 0; mt < MT; ++mt)
+#pragma unroll
+      for (int kk = 0; kk < C::kKSteps; ++kk) ldmatrix_x4(q_frag[mt][kk], q_lane + 2 * pad<CH>(mt * 16, 2 * kk));
+  }
+
+  float o[MT][C::kDTiles][4];
+  float row_max[MT][2], row_sum[MT][2];  // per m16 tile: rows g and g + 8 (raw scores; partial sums)
+#pragma unroll
+  for (int mt = 0; mt < MT; ++mt) {
+#pragma unroll
+    for (int dt = 0; dt < C::kDTiles; ++dt)
+#pragma unroll
+      for (int e = 0; e < 4; ++e) o[mt][dt][e] = 0.0f;
+#pragma unroll
+    for (int r = 0; r < 2; ++r) {
+      row_max[mt][r] = -INFINITY;
+      row_sum[mt][r] = 0.0f;
+    }
+  }
+  const float scale_log2 = p.scale_log2;
+  const int warp_row0 = m0 + warp * C::kWarpRows;  // first query row of this warp
+
+  for (int it = 0; it < n_tiles; ++it, --n) {
+    cp_async_wait<0>();
+    __syncthreads();  // tile n is visible to all, and every warp is done with the buffer tile n - 1 goes to
+    const int buf = it & 1;
+    if (n > 0) {  // tiles below the last one are whole
+      const int64_t next = static_cast<int64_t>(n - 1) * BN * kv_stride;
+      load_tile<C, BN, false>(sK + (buf ^ 1) * C::kTileElems, gK + next, static_cast<int>(kv_stride), BN, tid);
+      load_tile<C, BN, false>(sV + (buf ^ 1) * C::kTileElems, gV + next, static_cast<int>(kv_stride), BN, tid);
+    }
+    cp_async_commit();
+    const unsigned k_tile = k_lane + buf * (2 * C::kTileElems), v_tile = v_lane + buf * (2 * C::kTileElems);
+#pragma unroll
+    for (int sub = C::kSubSteps - 1; sub >= 0; --sub) {
+      const int ks = sub * C::kSubN;  // first key of this step within the tile
+      const int n0 = n * BN + ks;
+      // A warp whose rows all end before this step's first key gains nothing from it.
+      if (p.causal && n0 > warp_row0 + C::kWarpRows - 1 + p.causal_offset) continue;
+
+      // S = Q K^T (raw scores, fp32).
+      float s[MT][C::kNTiles][4];
+#pragma unroll
+      for (int mt = 0; mt < MT; ++mt)
+#pragma unroll
+        for (int nt = 0; nt < C::kNTiles; ++nt)
+#pragma unroll
+          for (int e = 0; e < 4; ++e) s[mt][nt][e] = 0.0f;
+#pragma unroll
+      for (int kk = 0; kk < C::kKSteps; ++kk) {
+        uint32_t a[MT][4];
+#pragma unroll
+        for (int mt = 0; mt < MT; ++mt) {
+          if constexpr (C::kQInRegs) {
+#pragma unroll
+            for (int e = 0; e < 4; ++e) a[mt][e] = q_frag[mt][kk][e];
+          } else {
+            ldmatrix_x4(a[mt], q_lane + 2 * pad<CH>(mt * 16, 2 * kk));
+          }
+        }
+#pragma unroll
+        for (int j = 0; j < C::kNTiles / 2; ++j) {
+          uint32_t kb[4];
+          ldmatrix_x4(kb, k_tile + 2 * pad<CH>(ks + 16 * j, 2 * kk));
+#pragma unroll
+          for (int mt = 0; mt < MT; ++mt) {
+            mma_16816<T>(s[mt][2 * j], a[mt], kb[0], kb[1]);
+            mma_16816<T>(s[mt][2 * j + 1], a[mt], kb[2], kb[3]);
+          }
+        }
+      }
+
+      // Mask keys past kv_len and, causal, keys after i + causal_offset: score -inf.
+      if (n0 + C::kSubN > p.kv_len || (p.causal && n0 + C::kSubN - 1 > warp_row0 + p.causal_offset)) {
+#pragma unroll
+        for (int mt = 0; mt < MT; ++mt)
+#pragma unroll
+          for (int r = 0; r < 2; ++r) {
+            const int row = warp_row0 + mt * 16 + g + 8 * r;
+            const int limit = p.causal ? min(p.kv_len, row + p.causal_offset + 1) : p.kv_len;  // keys < limit
+#pragma unroll
+            for (int nt = 0; nt < C::kNTiles; ++nt)
+#pragma unroll
+              for (int e = 0; e < 2; ++e)
+                if (n0 + nt * 8 + 2 * t + e >= limit) s[mt][nt][2 * r + e] = -INFINITY;
+          }
+      }
+
+      // Online softmax: new row max (the 4 threads of a row hold a quarter of the step's keys each),
+      // alpha = 2^((old max - new max) * scale_log2) rescales O and the partial sum, and
+      // P = 2^(s * scale_log2 - max * scale_log2). A row with no key yet has max -inf: its exponent
+      // base is 0, so P = 0 and alpha = 0, never inf - inf. alpha is exactly 1 where the max did not
+      // move, and the O rescale is skipped when that holds for every row of the warp (most steps of
+      // long rows: the max settles).
+      float alpha[MT][2], base[MT][2];
+      bool moved = false;
+#pragma unroll
+      for (int mt = 0; mt < MT; ++mt)
+#pragma unroll
+        for (int r = 0; r < 2; ++r) {
+          float mx = row_max[mt][r];
+#pragma unroll
+          for (int nt = 0; nt < C::kNTiles; ++nt) mx = fmaxf(mx, fmaxf(s[mt][nt][2 * r], s[mt][nt][2 * r + 1]));
+          mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
+          mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
+          base[mt][r] = mx == -INFINITY ? 0.0f : mx * scale_log2;
+          alpha[mt][r] = mx == row_max[mt][r] ? 1.0f : ex2(row_max[mt][r] * scale_log2 - base[mt][r]);
+          moved |= mx != row_max[mt][r];
+          row_max[mt][r] = mx;
+        }
+      if (__any_sync(0xffffffffu, moved)) {
+#pragma unroll
+        for (int mt = 0; mt < MT; ++mt)
+#pragma unroll
+          for (int dt = 0; dt < C::kDTiles; ++dt)
+#pragma unroll
+            for (int e = 0; e < 4; ++e) o[mt][dt][e] *= alpha[mt][e / 2];
+      }
+      uint32_t p_frag[MT][C::kPSteps][4];  // P in the input type, as the A operand of P V
+#pragma unroll
+      for (int mt = 0; mt < MT; ++mt)
+#pragma unroll
+        for (int r = 0; r < 2; ++r) {
+          float sum = 0.0f;
+#pragma unroll
+          for (int nt = 0; nt < C::kNTiles; ++nt) {
+            const float p0 = ex2(fmaf(s[mt][nt][2 * r], scale_log2, -base[mt][r]));
+            const float p1 = ex2(fmaf(s[mt][nt][2 * r + 1], scale_log2, -base[mt][r]));
+            sum += p0 + p1;
+            // S tiles 2kk and 2kk+1 (keys 16kk..16kk+15) are P's A fragment for step kk: a[r] from
+            // the even tile, a[2 + r] from the odd one.
+            p_frag[mt][nt / 2][(nt % 2) * 2 + r] = pack2<T>(p0, p1);
+          }
+          row_sum[mt][r] = row_sum[mt][r] * alpha[mt][r] + sum;
+        }
+
+      // O += P V.
+#pragma unroll
+      for (int kk = 0; kk < C::kPSteps; ++kk) {
+#pragma unroll
+        for (int j = 0; j < C::kDTiles / 2; ++j) {
+          uint32_t vb[4];
+          ldmatrix_x4_trans(vb, v_tile + 2 * pad<CH>(ks + 16 * kk, 2 * j));
+#pragma unroll
+          for (int mt = 0; mt < MT; ++mt) {
+            mma_16816<T>(o[mt][2 * j], p_frag[mt][kk], vb[0], vb[1]);
+            mma_16816<T>(o[mt][2 * j + 1], p_frag[mt][kk], vb[2], vb[3]);
+          }
+        }
+      }
+    }
+  }
+
+  // O / rowsum, staged through this warp's own rows of sQ (no other warp reads them), then written to
+  // global memory in 16-byte row segments.
+  T* sO = sQ;
+  __syncwarp();
+#pragma unroll
+  for (int mt = 0; mt < MT; ++mt)
+#pragma unroll
+    for (int r = 0; r < 2; ++r) {
+      float l = row_sum[mt][r];
+      l += __shfl_xor_sync(0xffffffffu, l, 1);
+      l += __shfl_xor_sync(0xffffffffu, l, 2);
+      const float inv = l > 0.0f ? 1.0f / l : 0.0f;
+      const int row = warp * C::kWarpRows + mt * 16 + g + 8 * r;
+#pragma unroll
+      for (int dt = 0; dt < C::kDTiles; ++dt)
+        *reinterpret_cast<uint32_t*>(sO + pad<CH>(row, dt) + 2 * t) =
+            pack2<T>(o[mt][dt][2 * r] * inv, o[mt][dt][2 * r + 1] * inv);
+    }
+  __syncwarp();
+  constexpr int kRowsPerPass = 32 / CH;
+#pragma unroll
+  for (int i = 0; i < C::kWarpRows / kRowsPerPass; ++i) {
+    const int row = warp * C::kWarpRows + i * kRowsPerPass + lane / CH, c = lane % CH;
+    if (row < rows)
+      *reinterpret_cast<uint4*>(gO + row * q_stride + c * 8) = *reinterpret_cast<const uint4*>(sO + pad<CH>(row, c));
+  }
+}
+
+template <typename T, typename C>
+void launch_config(const Problem& pr, cudaStream_t stream) {
+  Params p{};
+  p.q = pr.q;
+  p.k = pr.k;
+  p.v = pr.v;
+  p.o = pr.o;
+  p.q_len = static_cast<int>(pr.q_len);
+  p.kv_len = static_cast<int>(pr.kv_len);
+  p.heads_q = static_cast<int>(pr.heads_q);
+  p.heads_kv = static_cast<int>(pr.heads_kv);
+  p.group = static_cast<int>(pr.heads_q / pr.heads_kv);
+  p.causal_offset = static_cast<int>(pr.kv_len - pr.q_len);
+  p.causal = pr.causal;
+  p.scale_log2 = static_cast<float>(pr.softmax_scale() * 1.4426950408889634);  // log2(e)
+  auto* kern = kernel<T, C>;
+  // Over 48 KB of shared memory needs an opt-in, once per instantiation; the carveout preference asks
+  // for the largest shared-memory split so that two blocks fit on an SM.
+  static const cudaError_t opt_in = [kern] {
+    const cudaError_t e = cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, C::kSmemBytes);
+    if (e != cudaSuccess) return e;
+    return cudaFuncSetAttribute(kern, cudaFuncAttributePreferredSharedMemoryCarveout, cudaSharedmemCarveoutMaxShared);
+  }();
+  SB_CUDA_CHECK(opt_in);
+  const dim3 grid(static_cast<unsigned>((pr.q_len + C::kBlockM - 1) / C::kBlockM), static_cast<unsigned>(pr.heads_q),
+                  static_cast<unsigned>(pr.batch));
+  kern<<<grid, C::kThreads, C::kSmemBytes, stream>>>(p);
+  SB_LAUNCH_CHECK();
+}
+
+template <typename T>
+void launch_typed(const Problem& p, cudaStream_t stream) {
+  if (p.head_dim == 128)
+    launch_config<T, ConfigD128>(p, stream);
+  else
+    launch_config<T, ConfigD64>(p, stream);
+}
+
+}  // namespace
+
+std::string supports(const Problem& p) {
+  if (p.dtype != DType::f16 && p.dtype != DType::bf16)
+    return std::string(name(p.dtype)) + " is not supported: mma.sync m16n8k16 takes fp16 or bf16 operands";
+  if (p.head_dim != 64 && p.head_dim != 128)
+    return "head_dim " + std::to_string(p.head_dim) + " is not supported: built for head_dim 64 and 128 only";
+  for (auto [ptr, what] : {std::pair<const void*, const char*>{p.q, "q"}, {p.k, "k"}, {p.v, "v"}, {p.o, "o"}})
+    if (!is_aligned(ptr, 16)) return std::string(what) + " is not 16-byte aligned (needed by 16-byte cp.async)";
+  if (p.batch > 65535 || p.heads_q > 65535) return "batch and heads_q must be <= 65535 (grid z and y)";
+  if (p.q_len >= (int64_t{1} << 30) || p.kv_len >= (int64_t{1} << 30)) return "q_len and kv_len must be < 2^30 (32-bit row indices)";
+  return "";
+}
+
+std::size_t workspace_bytes(const Problem&) { return 0; }
+
+void launch(const Problem& p, cudaStream_t stream) {
+  if (p.dtype == DType::bf16)
+    launch_typed<__nv_bfloat16>(p, stream);
+  else
+    launch_typed<__half>(p, stream);
+}
+
+}  // namespace sb::attention::tiled_flash

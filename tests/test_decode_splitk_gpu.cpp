@@ -1,0 +1,170 @@
+// GPU tests of decode_splitk beyond the registry-wide ones (test_attention_gpu.cpp), against the fp64
+// reference with FlashAttention's tolerance rule (bench/attention_case.h): forced split counts 1 to 130
+// (130 leaves most chunks empty: lse = -inf, which the combine must ignore), kv_len 1 and lengths that
+// are no multiple of a tile, the heuristic's own split counts, speculative tokens with bottom-right
+// causal masking (fully masked rows give 0), head dims 64 and 256, MQA (several row blocks), logits
+// of +-5e5, bit-identical repeats, and the refusals through attention::run.
+#include <gtest/gtest.h>
+
+#include <optional>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "attention/attention.h"
+#include "attention/decode_splitk.h"
+#include "attention_case.h"
+#include "common/check.h"
+#include "expect.h"
+#include "gpu.h"
+
+namespace sb::bench {
+namespace {
+
+const attention::Variant& splitk() { return attention::variant("decode_splitk"); }
+
+std::string shape_name(const AttentionDims& d) {
+  return "b" + std::to_string(d.batch) + "_hq" + std::to_string(d.heads_q) + "_hkv" + std::to_string(d.heads_kv) + "_d" +
+         std::to_string(d.head_dim) + "_q" + std::to_string(d.q_len) + "_kv" + std::to_string(d.kv_len) +
+         (d.causal ? "_causal" : "");
+}
+
+// The problem with `num_splits` forced (0: the heuristic), its workspace reserved first.
+attention::Problem prepare(AttentionData& data, int64_t num_splits) {
+  attention::Problem p = data.problem();
+  p.num_splits = num_splits;
+  data.reserve_workspace(splitk().workspace_bytes(p));
+  p = data.problem();  // the workspace pointer may have changed
+  p.num_splits = num_splits;
+  return p;
+}
+
+Check run_and_verify(AttentionData& data, int64_t num_splits, const Stream& stream) {
+  const attention::Problem p = prepare(data, num_splits);
+  data.poison_output();
+  attention::run(splitk(), p, stream.get());
+  stream.sync();
+  return data.verify();
+}
+
+// Forced split counts x kv lengths x dtypes, GQA 4:1 (the block computes 4 q heads from one K/V read).
+using ForcedParam = std::tuple<DType, int64_t, int64_t>;  // dtype, num_splits, kv_len
+
+class DecodeSplitkForced : public ::testing::TestWithParam<ForcedParam> {};
+
+TEST_P(DecodeSplitkForced, MatchesReference) {
+  SB_REQUIRE_GPU();
+  const auto [dtype, splits, kv_len] = GetParam();
+  Stream stream;
+  AttentionData data({2, 8, 2, 128, 1, kv_len, false}, dtype, 7 + kv_len, stream.get());
+  const Check c = run_and_verify(data, splits, stream);
+  EXPECT_TRUE(c.ok) << c.message;
+  EXPECT_LE(c.err, 1.0);
+}
+
+INSTANTIATE_TEST_SUITE_P(SplitsAndLengths, DecodeSplitkForced,
+                         ::testing::Combine(::testing::Values(DType::bf16, DType::f16),
+                                            ::testing::Values<int64_t>(1, 3, 7, 64, 130),
+                                            ::testing::Values<int64_t>(1, 1000, 4097)),
+                         [](const ::testing::TestParamInfo<ForcedParam>& i) {
+                           return std::string(name(std::get<0>(i.param))) + "_splits" +
+                                  std::to_string(std::get<1>(i.param)) + "_kv" + std::to_string(std::get<2>(i.param));
+                         });
+
+// Shapes off the main path, each with the heuristic, 3 and 130 splits.
+using ShapeParam = std::tuple<DType, AttentionDims, int64_t>;
+
+const AttentionDims kShapes[] = {
+    {1, 32, 8, 128, 1, 4096, false},   // the ANCHORS b1 shape: 32 heuristic splits
+    {1, 32, 8, 128, 1, 32768, false},  // 31 heuristic splits, a short last chunk
+    {1, 4, 1, 64, 8, 5, true},         // 8 speculative tokens, kv_len 5: rows 0-2 see no key (output 0)
+    {2, 8, 2, 256, 4, 1000, true},     // d256, 4 tokens: 16 rows in 4 row blocks of 4
+    {1, 32, 1, 128, 1, 4097, false},   // MQA: 32 rows in 4 row blocks of 8
+    {3, 16, 16, 64, 2, 777, false},    // MHA, 2 tokens without a mask
+    {1, 64, 8, 128, 1, 3000, false},   // 8 rows a block (Llama-3-70B)
+    {2, 12, 4, 128, 3, 130, true},     // 3 heads x 3 tokens = 9 rows: blocks of 8 and 1
+};
+
+class DecodeSplitkShapes : public ::testing::TestWithParam<ShapeParam> {};
+
+TEST_P(DecodeSplitkShapes, MatchesReference) {
+  SB_REQUIRE_GPU();
+  const auto [dtype, dims, splits] = GetParam();
+  Stream stream;
+  AttentionData data(dims, dtype, 11, stream.get());
+  const Check c = run_and_verify(data, splits, stream);
+  EXPECT_TRUE(c.ok) << c.message;
+  EXPECT_LE(c.err, 1.0);
+}
+
+INSTANTIATE_TEST_SUITE_P(Shapes, DecodeSplitkShapes,
+                         ::testing::Combine(::testing::Values(DType::bf16, DType::f16), ::testing::ValuesIn(kShapes),
+                                            ::testing::Values<int64_t>(0, 3, 130)),
+                         [](const ::testing::TestParamInfo<ShapeParam>& i) {
+                           return std::string(name(std::get<0>(i.param))) + "_" + shape_name(std::get<1>(i.param)) +
+                                  "_splits" + std::to_string(std::get<2>(i.param));
+                         });
+
+// Logits of +-5e5 (bf16: Q ~ N(0, 4e4^2), q.k ~ N(0, 4.5e5^2)) or, in fp16, as large as the dtype's
+// own reference can round q.k (Q ~ N(0, 500^2), |q.k| < 65504): the softmax is nearly one-hot and a
+// kernel without max subtraction overflows to Inf/NaN. Splits whose keys all lie far below the row's
+// max weigh exactly 0 in the combine.
+class DecodeSplitkExtreme : public ::testing::TestWithParam<std::tuple<DType, int64_t>> {};
+
+TEST_P(DecodeSplitkExtreme, NoOverflow) {
+  SB_REQUIRE_GPU();
+  const auto [dtype, splits] = GetParam();
+  Stream stream;
+  const float q_stddev = dtype == DType::bf16 ? 4e4f : 500.0f;
+  AttentionData data({2, 32, 8, 128, 1, 4097, false}, dtype, 5, stream.get(), q_stddev);
+  const Check c = run_and_verify(data, splits, stream);
+  EXPECT_TRUE(c.ok) << c.message;
+  EXPECT_LE(c.err, 1.0);
+}
+
+INSTANTIATE_TEST_SUITE_P(Logits, DecodeSplitkExtreme,
+                         ::testing::Combine(::testing::Values(DType::bf16, DType::f16),
+                                            ::testing::Values<int64_t>(0, 1, 7, 130)),
+                         [](const ::testing::TestParamInfo<std::tuple<DType, int64_t>>& i) {
+                           return std::string(name(std::get<0>(i.param))) + "_splits" +
+                                  std::to_string(std::get<1>(i.param));
+                         });
+
+// No atomics anywhere in the reduction: two runs give the same bits, with and without splits.
+TEST(DecodeSplitk, RepeatedRunsAreBitIdentical) {
+  SB_REQUIRE_GPU();
+  Stream stream;
+  AttentionData data({2, 32, 8, 128, 1, 32768, false}, DType::bf16, 3, stream.get());
+  for (int64_t splits : {0, 1, 130}) {
+    const attention::Problem p = prepare(data, splits);
+    const std::size_t bytes = p.batch * p.q_len * p.heads_q * p.head_dim * size_bytes(p.dtype);
+    std::vector<unsigned char> first(bytes), again(bytes);
+    for (auto* out : {&first, &again}) {
+      data.poison_output();
+      attention::run(splitk(), p, stream.get());
+      SB_CUDA_CHECK(cudaMemcpyAsync(out->data(), p.o, bytes, cudaMemcpyDeviceToHost, stream.get()));
+      stream.sync();
+    }
+    EXPECT_EQ(first, again) << "num_splits " << splits;
+  }
+}
+
+// Unsupported problems are std::invalid_argument from attention::run, naming the reason.
+TEST(DecodeSplitk, RefusalsNameTheReason) {
+  SB_REQUIRE_GPU();
+  Stream stream;
+  const std::pair<AttentionDims, DType> bad[] = {
+      {{1, 32, 8, 128, 9, 64, true}, DType::bf16},   // 9 query tokens
+      {{1, 32, 8, 96, 1, 64, false}, DType::bf16},   // head_dim 96
+      {{1, 32, 8, 128, 1, 64, false}, DType::f32},   // fp32
+  };
+  const char* reasons[] = {"q_len 9", "head_dim 96", "fp32"};
+  for (int i = 0; i < 3; ++i) {
+    AttentionData data(bad[i].first, bad[i].second, 1, stream.get());
+    const attention::Problem p = data.problem();
+    test::expect_throw_naming<std::invalid_argument>([&] { attention::run(splitk(), p, stream.get()); }, reasons[i]);
+  }
+}
+
+}  // namespace
+}  // namespace sb::bench

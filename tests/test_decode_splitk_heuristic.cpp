@@ -1,0 +1,187 @@
+// CPU tests of decode_splitk's launch plan (kernels/attention/decode_splitk.h): the split heuristic's
+// worked examples on an H200 (132 SMs), its invariants over many shapes, forced split counts, the rows
+// per block, the workspace size and the supports() reasons. No GPU needed.
+#include <gtest/gtest.h>
+
+#include "attention/attention.h"
+#include "attention/decode_splitk.h"
+
+namespace sb::attention::decode_splitk {
+namespace {
+
+constexpr int kH200Sms = 132;
+alignas(256) char fake[256];  // never dereferenced
+
+Problem decode(int64_t batch, int64_t heads_q, int64_t heads_kv, int64_t head_dim, int64_t kv_len, int64_t q_len = 1) {
+  Problem p;
+  p.batch = batch;
+  p.heads_q = heads_q;
+  p.heads_kv = heads_kv;
+  p.head_dim = head_dim;
+  p.q_len = q_len;
+  p.kv_len = kv_len;
+  p.causal = q_len > 1;
+  p.q = p.k = p.v = fake;
+  p.o = fake;
+  return p;
+}
+
+TEST(DecodeSplitkPlan, AnchorShapesOnH200) {
+  struct Case {
+    int64_t batch, kv_len;
+    int splits;
+    int64_t chunk_keys;
+  };
+  // 32 q heads / 8 kv heads, d128: 4 rows a block, 2 keys a lane, tiles of 32 keys, 264 slots.
+  const Case cases[] = {
+      {1, 4096, 32, 128},      // the worked example in decode_splitk.h
+      {1, 32768, 31, 1088},    // 34 tiles a chunk; the last chunk holds the remaining 4 tiles
+      {1, 131072, 32, 4096},   // 31 (0.939) misses 0.95 x 0.990 (s = 98 fills 2.97 waves)
+      {16, 8192, 2, 4096},     // 128 blocks: two splits fill 256 of the 264 slots
+      {64, 4096, 1, 4096},     // 512 blocks fill the GPU: no split, no combine
+      {64, 16384, 1, 16384},
+  };
+  for (const Case& c : cases) {
+    const Plan plan = make_plan(decode(c.batch, 32, 8, 128, c.kv_len), kH200Sms);
+    EXPECT_EQ(plan.rows_per_block, 4);
+    EXPECT_EQ(plan.row_blocks, 1);
+    EXPECT_EQ(plan.tile_keys, 32);
+    EXPECT_EQ(plan.blocks_per_sm, 2);
+    EXPECT_EQ(plan.num_splits, c.splits) << "batch " << c.batch << " kv " << c.kv_len;
+    EXPECT_EQ(plan.chunk_keys, c.chunk_keys) << "batch " << c.batch << " kv " << c.kv_len;
+  }
+}
+
+TEST(DecodeSplitkPlan, HeuristicIsPure) {
+  const Problem p = decode(3, 32, 8, 128, 20000);
+  const Plan a = make_plan(p, kH200Sms), b = make_plan(p, kH200Sms);
+  EXPECT_EQ(a.num_splits, b.num_splits);
+  EXPECT_EQ(a.chunk_keys, b.chunk_keys);
+  EXPECT_EQ(num_splits_heuristic(8, 128, 4, 264), 32);
+  EXPECT_EQ(num_splits_heuristic(8, 128, 4, 264), num_splits_heuristic(8, 128, 4, 264));
+}
+
+TEST(DecodeSplitkPlan, HeuristicEdges) {
+  EXPECT_EQ(num_splits_heuristic(212, 1000, 1, 264), 1);  // >= 80% of a wave: no split
+  EXPECT_EQ(num_splits_heuristic(1, 1, 1, 264), 1);       // one tile: nothing to split
+  EXPECT_EQ(num_splits_heuristic(1, 7, 4, 264), 1);       // less than two minimum chunks
+  // One block, unlimited tiles: efficiency s / 264 grows up to the cap of 128; the smallest s within
+  // 95% of 128 / 264 is 122.
+  EXPECT_EQ(num_splits_heuristic(1, 1 << 20, 1, 264), 122);
+  EXPECT_EQ(num_splits_heuristic(0, 10, 1, 264), 1);
+  EXPECT_EQ(num_splits_heuristic(1, 10, 1, 0), 1);
+}
+
+// Over many shapes and SM counts: the heuristic's chunks cover the keys, none is empty, each is a
+// multiple of the tile and at least kMinSplitKeys long (or the whole sequence), and splitting never
+// happens once the batch fills 80% of a wave.
+TEST(DecodeSplitkPlan, HeuristicInvariants) {
+  for (int sms : {1, 16, 108, 132, 170}) {
+    for (int64_t batch : {1, 2, 5, 16, 64, 256}) {
+      for (auto [hq, hkv] : {std::pair<int64_t, int64_t>{32, 8}, {32, 32}, {64, 8}, {8, 1}, {12, 12}}) {
+        for (int64_t d : {64, 128, 256}) {
+          for (int64_t kv : {1, 31, 32, 33, 127, 1000, 4097, 65536, 131072, 1 << 20}) {
+            for (int64_t q_len : {1, 3, 8}) {
+              const Problem p = decode(batch, hq, hkv, d, kv, q_len);
+              const Plan plan = make_plan(p, sms);
+              SCOPED_TRACE(testing::Message() << "sms " << sms << " b " << batch << " hq " << hq << " hkv " << hkv
+                                              << " d " << d << " kv " << kv << " q " << q_len);
+              ASSERT_GE(plan.num_splits, 1);
+              ASSERT_LE(plan.num_splits, kMaxHeuristicSplits);
+              EXPECT_EQ(plan.chunk_keys % plan.tile_keys, 0);
+              EXPECT_GE(static_cast<int64_t>(plan.num_splits) * plan.chunk_keys, kv);  // every key covered
+              EXPECT_LT(static_cast<int64_t>(plan.num_splits - 1) * plan.chunk_keys, kv);  // no empty chunk
+              if (plan.num_splits > 1) {
+                EXPECT_GE(plan.chunk_keys, kMinSplitKeys);
+              }
+              const int64_t rows = hq / hkv * q_len;
+              EXPECT_GE(plan.rows_per_block * plan.row_blocks, rows);
+              EXPECT_LT(plan.rows_per_block * (plan.row_blocks - 1), rows);
+              const int64_t blocks = batch * hkv * plan.row_blocks;
+              if (blocks >= kNoSplitFill * sms * plan.blocks_per_sm) {
+                EXPECT_EQ(plan.num_splits, 1);
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST(DecodeSplitkPlan, ForcedSplitsAreClampedAndMayBeEmpty) {
+  Problem p = decode(2, 8, 2, 128, 1000);  // 4 rows a block, tiles of 32 keys: 32 tiles
+  p.num_splits = 130;
+  Plan plan = make_plan(p, kH200Sms);
+  EXPECT_EQ(plan.num_splits, 130);
+  EXPECT_EQ(plan.chunk_keys, 32);  // one tile a split: splits 32 .. 129 are empty
+  p.num_splits = 7;
+  plan = make_plan(p, kH200Sms);
+  EXPECT_EQ(plan.num_splits, 7);
+  EXPECT_EQ(plan.chunk_keys, 5 * 32);  // ceil(32 / 7) tiles
+  p.num_splits = 1;
+  plan = make_plan(p, kH200Sms);
+  EXPECT_EQ(plan.num_splits, 1);
+  EXPECT_EQ(workspace_bytes(plan, p), 0u);
+  p.num_splits = 100000;
+  EXPECT_EQ(make_plan(p, kH200Sms).num_splits, kMaxSplits);
+  p.kv_len = 1;
+  p.num_splits = 3;
+  plan = make_plan(p, kH200Sms);
+  EXPECT_EQ(plan.num_splits, 3);  // split 0 holds the one key; 1 and 2 are empty
+  EXPECT_EQ(plan.chunk_keys, 32);
+}
+
+TEST(DecodeSplitkPlan, RowsPerBlock) {
+  auto rows = [](int64_t hq, int64_t hkv, int64_t d, int64_t q_len) {
+    const Plan plan = make_plan(decode(1, hq, hkv, d, 4096, q_len), kH200Sms);
+    return std::make_pair(plan.rows_per_block, plan.row_blocks);
+  };
+  EXPECT_EQ(rows(32, 32, 128, 1), std::make_pair(1, int64_t{1}));  // MHA
+  EXPECT_EQ(rows(8, 4, 128, 1), std::make_pair(2, int64_t{1}));
+  EXPECT_EQ(rows(32, 8, 128, 1), std::make_pair(4, int64_t{1}));   // Llama-3-8B
+  EXPECT_EQ(rows(64, 8, 128, 1), std::make_pair(8, int64_t{1}));   // Llama-3-70B
+  EXPECT_EQ(rows(4, 1, 64, 3), std::make_pair(8, int64_t{2}));     // 12 rows: 8 + 4
+  EXPECT_EQ(rows(32, 1, 128, 1), std::make_pair(8, int64_t{4}));   // MQA re-reads K and V per 8 rows
+  EXPECT_EQ(rows(32, 8, 256, 1), std::make_pair(4, int64_t{1}));
+  EXPECT_EQ(rows(64, 8, 256, 1), std::make_pair(4, int64_t{2}));   // d256 stops at 4 rows
+  EXPECT_EQ(make_plan(decode(1, 32, 8, 64, 4096), kH200Sms).tile_keys, 64);
+  EXPECT_EQ(make_plan(decode(1, 32, 32, 128, 4096), kH200Sms).tile_keys, 64);  // 1 row: 4 keys a lane
+  EXPECT_EQ(make_plan(decode(1, 32, 8, 256, 4096), kH200Sms).tile_keys, 16);
+}
+
+TEST(DecodeSplitkPlan, WorkspaceHoldsEveryPartial) {
+  Problem p = decode(3, 32, 8, 128, 5000, 2);
+  p.num_splits = 9;
+  const Plan plan = make_plan(p, kH200Sms);
+  const std::size_t partials = 3 * 2 * 32 * 9;
+  const std::size_t o_bytes = (partials * 128 * 4 + 255) / 256 * 256, lse_bytes = (partials * 4 + 255) / 256 * 256;
+  EXPECT_EQ(workspace_bytes(plan, p), o_bytes + lse_bytes);
+}
+
+TEST(DecodeSplitkSupports, ReasonsNameTheLimit) {
+  const Variant& v = variant("decode_splitk");
+  Problem p = decode(1, 32, 8, 128, 4096);
+  EXPECT_EQ(v.supports(p), "");
+  p.q_len = 8;
+  EXPECT_EQ(v.supports(p), "");
+  p.q_len = 9;
+  EXPECT_NE(v.supports(p).find("q_len 9"), std::string::npos) << v.supports(p);
+  p = decode(1, 32, 8, 96, 4096);
+  EXPECT_NE(v.supports(p).find("head_dim 96"), std::string::npos) << v.supports(p);
+  p = decode(1, 32, 8, 128, 4096);
+  p.dtype = DType::f32;
+  EXPECT_NE(v.supports(p).find("fp32"), std::string::npos) << v.supports(p);
+  p = decode(1, 32, 8, 128, 4096);
+  p.k = fake + 2;
+  EXPECT_NE(v.supports(p).find("16-byte"), std::string::npos) << v.supports(p);
+  for (DType t : {DType::f16, DType::bf16})
+    for (int64_t d : {64, 128, 256}) {
+      p = decode(2, 4, 1, d, 33, 3);
+      p.dtype = t;
+      EXPECT_EQ(v.supports(p), "") << name(t) << " d" << d;
+    }
+}
+
+}  // namespace
+}  // namespace sb::attention::decode_splitk

@@ -1,0 +1,123 @@
+// GPU tests of tiled_flash beyond the registry-wide ones (test_attention_gpu.cpp), against the fp64
+// reference with FlashAttention's tolerance rule (bench/attention_case.h): lengths 1, 17, 113, 1000,
+// 1025 and 4097 (tails of the 128-row Q tile and of the 64/128-key K/V tiles), causal and not, GQA 1, 4
+// and 8, head dims 64 and 128, fp16 and bf16; bottom-right causal with q_len < kv_len and q_len > kv_len
+// (fully masked rows and whole fully masked Q tiles give 0); bit-identical repeats; and the refusals
+// (head_dim 80 and 96, fp32) through attention::run.
+#include <gtest/gtest.h>
+
+#include <optional>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "attention/attention.h"
+#include "attention_case.h"
+#include "common/check.h"
+#include "expect.h"
+#include "gpu.h"
+
+namespace sb::bench {
+namespace {
+
+const attention::Variant& tiled_flash() { return attention::variant("tiled_flash"); }
+
+// {batch, heads_q, heads_kv, head_dim, q_len, kv_len, causal}
+const AttentionDims kShapes[] = {
+    // q_len == kv_len
+    {1, 1, 1, 64, 1, 1, false},
+    {1, 4, 1, 128, 1, 1, true},
+    {2, 4, 1, 64, 17, 17, true},
+    {1, 8, 8, 128, 17, 17, false},
+    {2, 8, 1, 64, 113, 113, false},
+    {1, 8, 1, 128, 113, 113, true},
+    {1, 4, 4, 64, 1000, 1000, true},
+    {2, 8, 2, 128, 1000, 1000, false},
+    {1, 8, 1, 64, 1025, 1025, false},
+    {1, 4, 1, 128, 1025, 1025, true},
+    {1, 2, 2, 64, 4097, 4097, true},
+    {1, 8, 1, 128, 4097, 4097, true},
+    {1, 4, 4, 128, 4097, 4097, false},
+    // causal, q_len < kv_len: query i sees keys j <= i + kv_len - q_len
+    {1, 8, 2, 128, 64, 200, true},
+    {2, 4, 1, 64, 17, 1000, true},
+    {1, 4, 4, 128, 130, 4097, true},
+    // causal, q_len > kv_len: the first q_len - kv_len rows see no key (rows 0-199 here: a whole Q tile)
+    {1, 4, 4, 64, 37, 20, true},
+    {1, 4, 2, 128, 300, 100, true},
+    {1, 2, 2, 64, 1000, 1, true},
+    // not causal, q_len != kv_len
+    {1, 4, 4, 128, 100, 300, false},
+    {2, 4, 2, 64, 300, 77, false},
+};
+
+const DType kDTypes[] = {DType::f16, DType::bf16};
+
+using Param = std::tuple<DType, AttentionDims>;
+
+std::string shape_name(const AttentionDims& d) {
+  return "b" + std::to_string(d.batch) + "_hq" + std::to_string(d.heads_q) + "_hkv" + std::to_string(d.heads_kv) + "_d" +
+         std::to_string(d.head_dim) + "_q" + std::to_string(d.q_len) + "_kv" + std::to_string(d.kv_len) +
+         (d.causal ? "_causal" : "");
+}
+
+class TiledFlashGpu : public ::testing::TestWithParam<Param> {
+ protected:
+  void SetUp() override {
+    SB_REQUIRE_GPU();
+    stream_.emplace();
+    data_.emplace(std::get<1>(GetParam()), std::get<0>(GetParam()), 31, stream_->get());
+  }
+  std::optional<Stream> stream_;
+  std::optional<AttentionData> data_;
+};
+
+TEST_P(TiledFlashGpu, MatchesReferenceWithinFlashAttentionRule) {
+  const attention::Problem p = data_->problem();
+  ASSERT_EQ(tiled_flash().supports(p), "");
+  EXPECT_EQ(tiled_flash().workspace_bytes(p), 0u);
+  data_->poison_output();
+  attention::run(tiled_flash(), p, stream_->get());
+  stream_->sync();
+  const Check c = data_->verify();
+  EXPECT_TRUE(c.ok) << c.message;
+  EXPECT_LE(c.err, 1.0);
+}
+
+TEST_P(TiledFlashGpu, RepeatedRunsAreBitIdentical) {
+  const attention::Problem p = data_->problem();
+  const std::size_t bytes = p.batch * p.q_len * p.heads_q * p.head_dim * size_bytes(p.dtype);
+  std::vector<unsigned char> first(bytes), again(bytes);
+  for (auto* out : {&first, &again}) {
+    data_->poison_output();
+    attention::run(tiled_flash(), p, stream_->get());
+    SB_CUDA_CHECK(cudaMemcpyAsync(out->data(), p.o, bytes, cudaMemcpyDeviceToHost, stream_->get()));
+    stream_->sync();
+  }
+  EXPECT_EQ(first, again);
+}
+
+INSTANTIATE_TEST_SUITE_P(Shapes, TiledFlashGpu, ::testing::Combine(::testing::ValuesIn(kDTypes), ::testing::ValuesIn(kShapes)),
+                         [](const ::testing::TestParamInfo<Param>& i) {
+                           return std::string(name(std::get<0>(i.param))) + "_" + shape_name(std::get<1>(i.param));
+                         });
+
+// Unsupported problems are std::invalid_argument from attention::run, naming the reason.
+TEST(TiledFlash, RefusalsNameTheReason) {
+  SB_REQUIRE_GPU();
+  Stream stream;
+  const std::pair<AttentionDims, DType> bad[] = {
+      {{1, 2, 2, 80, 16, 16, false}, DType::bf16},  // head_dim 80
+      {{1, 2, 1, 96, 16, 16, true}, DType::f16},    // head_dim 96
+      {{1, 2, 2, 64, 16, 16, false}, DType::f32},   // fp32
+  };
+  const char* reasons[] = {"head_dim 80", "head_dim 96", "fp32"};
+  for (int i = 0; i < 3; ++i) {
+    AttentionData data(bad[i].first, bad[i].second, 1, stream.get());
+    const attention::Problem p = data.problem();
+    test::expect_throw_naming<std::invalid_argument>([&] { attention::run(tiled_flash(), p, stream.get()); }, reasons[i]);
+  }
+}
+
+}  // namespace
+}  // namespace sb::bench
