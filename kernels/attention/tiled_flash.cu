@@ -63,9 +63,17 @@ struct Config {
 
 // D 128: Q from shared memory and 32-key softmax steps: 128 O + 32 S registers a thread (64 S spill
 // at the 255-register limit that two blocks an SM impose).
+#if SB_TILED_FLASH_EXPERIMENT == 1  // 8 warps x 16 rows, Q in registers, 64-key steps, 1 block an SM
+using ConfigD128 = Config<128, 8, 1, 64, 64, true, 1>;
+#else
 using ConfigD128 = Config<128, 4, 2, 64, 32, false, 2>;
+#endif
 // D 64: Q in registers, 128-key tiles in 64-key steps: 64 O + 64 S + 32 Q.
+#if SB_TILED_FLASH_EXPERIMENT == 1
+using ConfigD64 = Config<64, 4, 2, 64, 64, true, 2>;
+#else
 using ConfigD64 = Config<64, 4, 2, 128, 64, true, 2>;
+#endif
 
 struct Params {
   const void* q;

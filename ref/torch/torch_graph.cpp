@@ -13,7 +13,18 @@ class TorchGraphReplay final : public bench::Replay {
   TorchGraphReplay(cudaStream_t stream, int launches, const bench::LaunchFn& launch) : launches_(launches) {
     c10::cuda::CUDAStreamGuard guard(external_stream(stream));
     graph_.capture_begin();
-    for (int i = 0; i < launches; ++i) launch(stream);
+    try {
+      for (int i = 0; i < launches; ++i) launch(stream);
+    } catch (...) {
+      // A launch that throws mid-capture (PyTorch out of memory in the graph's pool, say) must not
+      // leave the stream capturing: end the capture, drop its error, and report the original one.
+      try {
+        graph_.capture_end();
+      } catch (...) {
+      }
+      (void)cudaGetLastError();
+      throw;
+    }
     graph_.capture_end();
   }
   void replay(cudaStream_t stream) override {
