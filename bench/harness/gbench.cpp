@@ -26,6 +26,7 @@ const char* const kDefaultFlags[] = {"--benchmark_min_time=0.01"};
 #endif
 constexpr double kWarmUpMs = 1.0;
 constexpr int kProfileLaunches = 3;
+constexpr double kHotMaxLaunchMs = 10.0;  // longer launches are not measured hot (run_timed says why)
 
 std::unique_ptr<Env> g_env;
 bool g_profile = false;
@@ -83,8 +84,9 @@ Env& env() {
 struct CaseState {
   std::string name;
   Mode mode = Mode::cold;
-  std::unique_ptr<Replay> graph;
+  std::unique_ptr<Replay> graph = nullptr;
   int cold_batch = 1;
+  std::string unsupported = {};  // set when the first repetition found the case cannot run in this mode
 };
 
 void run_timed(benchmark::State& state, Mode mode, const Timed& t) {
@@ -94,7 +96,7 @@ void run_timed(benchmark::State& state, Mode mode, const Timed& t) {
   const cudaStream_t s = timer.stream();
   NvtxRange range(nvtx_name(t.case_name));
 
-  if (current.name != t.case_name || current.mode != mode) {
+  if (current.name != t.case_name || current.mode != mode) try {
     current = CaseState{t.case_name, mode, nullptr};
     // Warm-up: module load, allocator caches, clocks; at least 3 launches and 1 ms of GPU time.
     double single_ms = 0, warm_ms = 0;
@@ -103,12 +105,22 @@ void run_timed(benchmark::State& state, Mode mode, const Timed& t) {
       warm_ms += single_ms;
     }
     current.cold_batch = g_profile ? 1 : cold_batch_count(single_ms);
+    if (mode == Mode::hot && single_ms > kHotMaxLaunchMs)
+      throw Unsupported("hot mode is for launches that L2 residency and launch overhead can change; this one takes " +
+                        fmt(single_ms, "%.1f") + " ms (over " + fmt(kHotMaxLaunchMs, "%.0f") +
+                        " ms), the same cold or hot, and K of them in one graph only multiply its memory");
     if (mode == Mode::hot) {
       current.graph = t.capture(s, g_profile ? kProfileLaunches : hot_launch_count(single_ms), t.launch);
       current.graph->replay(s);
     }
     SB_CUDA_CHECK(cudaStreamSynchronize(s));
+  } catch (const Unsupported& e) {
+    current.unsupported = e.what();  // every repetition of the case is skipped with it
+  } catch (...) {
+    current = CaseState{};  // nothing half-built is reused by the next repetition
+    throw;
   }
+  if (!current.unsupported.empty()) throw Unsupported(current.unsupported);
   const int launches = mode == Mode::hot ? current.graph->launches() : 1;
 
   // One iteration: cold, the median launch of a queued batch (timer.h says why batches); hot, one replay / K.
