@@ -26,7 +26,8 @@ const char* const kDefaultFlags[] = {"--benchmark_min_time=0.01"};
 #endif
 constexpr double kWarmUpMs = 1.0;
 constexpr int kProfileLaunches = 3;
-constexpr double kHotMaxLaunchMs = 10.0;  // longer launches are not measured hot (run_timed says why)
+constexpr double kHotMaxLaunchMs = 10.0;
+constexpr double kMaxHoldMs = 1.0;  // cap of the cold-launch hold (timer.h, cold_batch_ms)  // longer launches are not measured hot (run_timed says why)
 
 std::unique_ptr<Env> g_env;
 bool g_profile = false;
@@ -86,6 +87,7 @@ struct CaseState {
   Mode mode = Mode::cold;
   std::unique_ptr<Replay> graph = nullptr;
   int cold_batch = 1;
+  double hold_ms = 0;
   std::string unsupported = {};  // set when the first repetition found the case cannot run in this mode
 };
 
@@ -100,10 +102,15 @@ void run_timed(benchmark::State& state, Mode mode, const Timed& t) {
     current = CaseState{t.case_name, mode, nullptr};
     // Warm-up: module load, allocator caches, clocks; at least 3 launches and 1 ms of GPU time.
     double single_ms = 0, warm_ms = 0;
+    std::vector<double> enqueue_ms;
     for (int i = 0; i < 3 || (warm_ms < kWarmUpMs && i < 1000); ++i) {
       single_ms = timer.warm_ms(t.launch);
       warm_ms += single_ms;
+      if (i > 0) enqueue_ms.push_back(timer.last_enqueue_ms());  // the first pays one-time setup
     }
+    // Twice the median host time of a launch, held on the GPU before each cold start event.
+    std::nth_element(enqueue_ms.begin(), enqueue_ms.begin() + enqueue_ms.size() / 2, enqueue_ms.end());
+    current.hold_ms = std::min(2 * enqueue_ms[enqueue_ms.size() / 2], kMaxHoldMs);
     current.cold_batch = g_profile ? 1 : cold_batch_count(single_ms);
     if (mode == Mode::hot && single_ms > kHotMaxLaunchMs)
       throw Unsupported("hot mode is for launches that L2 residency and launch overhead can change; this one takes " +
@@ -127,7 +134,7 @@ void run_timed(benchmark::State& state, Mode mode, const Timed& t) {
   for (auto _ : state) {
     double ms = 0;
     if (mode == Mode::cold) {
-      std::vector<double> batch = timer.cold_batch_ms(t.launch, current.cold_batch);
+      std::vector<double> batch = timer.cold_batch_ms(t.launch, current.cold_batch, current.hold_ms);
       std::nth_element(batch.begin(), batch.begin() + batch.size() / 2, batch.end());
       ms = batch[batch.size() / 2];
     } else {
@@ -145,7 +152,10 @@ void run_timed(benchmark::State& state, Mode mode, const Timed& t) {
   state.counters["bytes"] = t.bytes;
   state.counters["flops"] = t.flops;
   state.counters["launches"] = launches;
-  if (mode == Mode::cold) state.counters["cold_batch"] = current.cold_batch;
+  if (mode == Mode::cold) {
+    state.counters["cold_batch"] = current.cold_batch;
+    state.counters["hold_us"] = 1e3 * current.hold_ms;
+  }
   for (const auto& [key, value] : t.counters) state.counters[key] = value;
 }
 

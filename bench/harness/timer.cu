@@ -1,6 +1,7 @@
 #include "harness/timer.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <stdexcept>
@@ -68,6 +69,7 @@ GpuTimer::GpuTimer(cudaStream_t stream) : stream_(stream) {
   int dev = 0, l2 = 0;
   SB_CUDA_CHECK(cudaGetDevice(&dev));
   SB_CUDA_CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, dev));
+  SB_CUDA_CHECK(cudaDeviceGetAttribute(&sm_clock_khz_, cudaDevAttrClockRate, dev));
   std::size_t bytes = static_cast<std::size_t>(l2);
   // Experiments only (recorded as flush_bytes in the run context): another flush size.
   if (const char* env = std::getenv("SOLBENCH_FLUSH_BYTES")) {
@@ -107,12 +109,14 @@ double GpuTimer::cold_ms(const LaunchFn& launch) {
   return warm_ms(launch);
 }
 
-std::vector<double> GpuTimer::cold_batch_ms(const LaunchFn& launch, int count) {
+std::vector<double> GpuTimer::cold_batch_ms(const LaunchFn& launch, int count, double hold_ms) {
   if (count < 1 || count > kMaxColdBatch)
     throw std::invalid_argument("GpuTimer::cold_batch_ms: count must be in [1, " + std::to_string(kMaxColdBatch) +
                                 "], got " + std::to_string(count));
+  const long long hold_cycles = static_cast<long long>(std::max(hold_ms, 0.0) * sm_clock_khz_);
   for (int i = 0; i <= count; ++i) {
     flush_l2();
+    if (hold_cycles > 0) launch_spin_kernel(stream_, hold_cycles, nullptr);
     SB_CUDA_CHECK(cudaEventRecord(batch_start_[i], stream_));
     launch(stream_);
     SB_CUDA_CHECK(cudaEventRecord(batch_stop_[i], stream_));
@@ -129,7 +133,9 @@ std::vector<double> GpuTimer::cold_batch_ms(const LaunchFn& launch, int count) {
 
 double GpuTimer::warm_ms(const LaunchFn& launch) {
   SB_CUDA_CHECK(cudaEventRecord(start_, stream_));
+  const auto t0 = std::chrono::steady_clock::now();
   launch(stream_);
+  last_enqueue_ms_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   SB_CUDA_CHECK(cudaEventRecord(stop_, stream_));
   return elapsed_ms();
 }

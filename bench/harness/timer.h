@@ -5,7 +5,10 @@
 //         Cold launches are queued in batches (flush, event, launch, event, flush, ...; one host
 //         synchronization per batch) as a workload queues its kernels and as triton's do_bench does:
 //         synchronizing after every launch made ~10 us kernels 1.1 us faster than the same kernels
-//         queued (results/h200/timing_probe/), which was the harness-vs-do_bench offset.
+//         queued (results/h200/timing_probe/), which was the harness-vs-do_bench offset. Between
+//         flush and start event a spin kernel holds the GPU for twice the launch's host time, so a
+//         launch with a heavy host side (cuDNN SDPA: 25.6 us timed vs 17.3 us by do_bench, whose
+//         256 MB flush hides it) is not timed while the GPU waits for the host.
 //   hot:  K launches captured once in a CUDA graph; event, replay, event; time / K. Inputs stay in L2
 //         when they fit, and graph replay removes the host's launch cost between the K launches.
 #pragma once
@@ -53,9 +56,14 @@ class GpuTimer {
   double cold_ms(const LaunchFn& launch);  // flush, then time one launch
   // `count` cold launches queued behind one more that is not counted (it follows an idle GPU);
   // one synchronization; the per-launch times, in launch order. count in [1, kMaxColdBatch].
-  std::vector<double> cold_batch_ms(const LaunchFn& launch, int count);
+  // hold_ms > 0: after each flush, a one-thread kernel spins that long (outside the events, touching
+  // no memory) so that the host has enqueued the launch before its start event is reached: a launch
+  // whose host side outlasts the flush (cuDNN plans, PyTorch dispatch) would otherwise be timed with
+  // the GPU idle waiting for it.
+  std::vector<double> cold_batch_ms(const LaunchFn& launch, int count, double hold_ms = 0);
   static constexpr int kMaxColdBatch = 16;
   double warm_ms(const LaunchFn& launch);  // time one launch, no flush
+  double last_enqueue_ms() const { return last_enqueue_ms_; }  // host time of warm_ms's launch call
   double replay_ms(Replay& r);             // time one replay of all its launches (not divided)
 
  private:
@@ -64,6 +72,8 @@ class GpuTimer {
   DeviceBuffer flush_;
   cudaEvent_t start_ = nullptr, stop_ = nullptr;
   std::vector<cudaEvent_t> batch_start_, batch_stop_;
+  double last_enqueue_ms_ = 0;
+  int sm_clock_khz_ = 0;
 };
 
 // How many cold launches one batch queues, from one warm launch's time: about 1 ms of kernel time,
