@@ -19,11 +19,11 @@ TEST(HotLaunchCount, FillsAFiftyMicrosecondWindowWithinBounds) {
   EXPECT_EQ(hot_launch_count(5.0), 2);      // long kernels: still 2, so a replay is never one launch
 }
 
-TEST(ColdBatchCount, QueuesAboutOneMillisecondOfLaunches) {
-  EXPECT_EQ(cold_batch_count(0.010), GpuTimer::kMaxColdBatch);  // 10 us kernels: the most, 16
-  EXPECT_EQ(cold_batch_count(0.1), 10);                         // 100 us: 10
+TEST(ColdBatchCount, QueuesAboutAQuarterMillisecondOfLaunches) {
+  EXPECT_EQ(cold_batch_count(0.010), GpuTimer::kMaxColdBatch);  // 10 us kernels: the most, 4
+  EXPECT_EQ(cold_batch_count(0.1), 2);                          // 100 us: 2
   EXPECT_EQ(cold_batch_count(0.0), GpuTimer::kMaxColdBatch);
-  EXPECT_EQ(cold_batch_count(1.0), 1);                          // 1 ms and longer: one at a time
+  EXPECT_EQ(cold_batch_count(0.25), 1);                         // 250 us and longer: one at a time
   EXPECT_EQ(cold_batch_count(50.0), 1);
 }
 

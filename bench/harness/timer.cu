@@ -154,7 +154,7 @@ int hot_launch_count(double single_launch_ms) {
 }
 
 int cold_batch_count(double single_launch_ms) {
-  constexpr double kBatchMs = 1.0;
+  constexpr double kBatchMs = 0.25;
   const double k = std::floor(kBatchMs / std::max(single_launch_ms, 1e-6));
   return static_cast<int>(std::clamp(k, 1.0, static_cast<double>(GpuTimer::kMaxColdBatch)));
 }

@@ -61,7 +61,7 @@ class GpuTimer {
   // whose host side outlasts the flush (cuDNN plans, PyTorch dispatch) would otherwise be timed with
   // the GPU idle waiting for it.
   std::vector<double> cold_batch_ms(const LaunchFn& launch, int count, double hold_ms = 0);
-  static constexpr int kMaxColdBatch = 16;
+  static constexpr int kMaxColdBatch = 4;
   double warm_ms(const LaunchFn& launch);  // time one launch, no flush
   double last_enqueue_ms() const { return last_enqueue_ms_; }  // host time of warm_ms's launch call
   double replay_ms(Replay& r);             // time one replay of all its launches (not divided)
@@ -76,7 +76,7 @@ class GpuTimer {
   int sm_clock_khz_ = 0;
 };
 
-// How many cold launches one batch queues, from one warm launch's time: about 1 ms of kernel time,
+// How many cold launches one batch queues, from one warm launch's time: about 0.25 ms of kernel time,
 // at least 1, at most GpuTimer::kMaxColdBatch.
 int cold_batch_count(double single_launch_ms);
 
