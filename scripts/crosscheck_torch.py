@@ -4,6 +4,7 @@ do_bench (its own events, its own 256 MB L2 flush, median) on the same GPU, in t
 bench run, and compare with the harness's cold figures for the same cases.
 
     python3 scripts/crosscheck_torch.py RUN.json... [-o crosscheck.json] [--tolerance 0.05] [--attention-tolerance 0.10]
+                                        [--filter REGEX]
 
 Cases (cold, every shape and dtype in the run): torch_rms_norm (= torch.rms_norm = at::rms_norm),
 and for attention the same ATen op each torch_sdpa_<backend> case calls in ref/torch/torch_attention.cpp
@@ -18,6 +19,7 @@ Exit 1 when any case differs by more than the tolerance, 2 on bad input, 0 other
 import argparse
 import json
 import pathlib
+import re
 import statistics
 import sys
 
@@ -81,13 +83,19 @@ def main() -> int:
     ap.add_argument("--attention-tolerance", type=float, default=0.10,
                     help="relative difference allowed for attention (default 0.10)")
     ap.add_argument("--runs", type=int, default=5, help="do_bench calls per case (default 5)")
+    ap.add_argument("--filter", default="", help="only cases whose name matches this regular expression")
     a = ap.parse_args()
     try:
         run = sbresults.load(a.run)
     except sbresults.ResultsError as e:
         print(f"crosscheck_torch: {e}", file=sys.stderr)
         return 2
-    cases = [c for c in run.cases if c.impl in OPS and c.mode == "cold" and c.ok]
+    try:
+        keep = re.compile(a.filter)
+    except re.error as e:
+        print(f"crosscheck_torch: --filter: not a regular expression: {e}", file=sys.stderr)
+        return 2
+    cases = [c for c in run.cases if c.impl in OPS and c.mode == "cold" and c.ok and keep.search(c.name)]
     if not cases:
         print("crosscheck_torch: the run has no cold PyTorch baseline cases (built without libtorch?)", file=sys.stderr)
         return 2

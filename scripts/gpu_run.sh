@@ -55,14 +55,20 @@ if [ -z "${SKIP_BENCH:-}" ]; then
     "--benchmark_context=command=${SUITE_COMMAND:-scripts/gpu_run.sh OUTDIR}" ${BENCH_ARGS:-} >"$out/bench.log" 2>&1 || fail bench_rmsnorm
   tail -3 "$out/bench.log" >&2
   stage bench_attention
-  # The full attention set runs for a long time; ATTENTION_SHAPES=default measures all of it.
-  "$build/bench/bench_attention" --shapes="${ATTENTION_SHAPES:-anchors}" --benchmark_repetitions="$reps" \
+  # ATTENTION_SHAPES (default: the default set) and ATTENTION_DTYPES (default: all) narrow the run.
+  "$build/bench/bench_attention" --shapes="${ATTENTION_SHAPES:-default}" --dtypes="${ATTENTION_DTYPES:-fp32,fp16,bf16}" \
+    --benchmark_repetitions="$reps" \
     --benchmark_display_aggregates_only=true --benchmark_out="$out/bench_attention.json" --benchmark_out_format=json \
     "--benchmark_context=command=${SUITE_COMMAND:-scripts/gpu_run.sh OUTDIR}" ${BENCH_ARGS:-} >>"$out/bench.log" 2>&1 ||
     fail bench_attention
   if [ -z "${SKIP_CROSSCHECK:-}" ]; then
     stage crosscheck with triton do_bench
-    python3 "$root/scripts/crosscheck_torch.py" "$out"/bench_*.json -o "$out/crosscheck.json" 2>&1 |
+    # Every RMSNorm baseline case, and the attention baselines at the ANCHORS.md shapes in bf16 (the
+    # acceptance of the cross-check; CROSSCHECK_FILTER='.' checks every case, for a long time).
+    anchors='b4_hq32_hkv32_d128_q4096_kv4096(_causal)?|b1_hq32_hkv32_d128_q16384_kv16384_causal|b16_hq16_hkv16_d64_q1024_kv1024_causal'
+    anchors+='|b1_hq32_hkv8_d128_q1_kv(4096|32768|131072)|b16_hq32_hkv8_d128_q1_kv8192|b64_hq32_hkv8_d128_q1_kv(4096|16384)'
+    python3 "$root/scripts/crosscheck_torch.py" "$out"/bench_*.json -o "$out/crosscheck.json" \
+      --filter="${CROSSCHECK_FILTER:-^rmsnorm/|^attention/[^/]+/bf16/[^/]+/($anchors)/}" 2>&1 |
       tee -a "$out/bench.log" >&2 || fail crosscheck
   fi
 fi

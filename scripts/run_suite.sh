@@ -5,6 +5,8 @@
 # its plots. Logs of the run go to results/<gpu>/logs/ (not committed).
 #   scripts/run_suite.sh            # the full suite
 #   REPETITIONS=10 scripts/run_suite.sh
+#   ATTENTION_DTYPES=bf16 ATTENTION_SHAPES=anchors scripts/run_suite.sh   # a shorter attention run
+# (every setting of scripts/gpu_run.sh applies; the ones given are recorded with the results)
 # Without a GPU it says so and exits non-zero (3).
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -20,7 +22,12 @@ mkdir -p "$logs"
 commit=$(git -C "$root" rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
 stamp=$(date -u +%Y-%m-%d)_$commit
 
-SUITE_COMMAND=scripts/run_suite.sh "$root/scripts/gpu_run.sh" "$logs"
+# The command recorded in the results: this script with the settings that shaped the run.
+settings=""
+for v in REPETITIONS ATTENTION_SHAPES ATTENTION_DTYPES BENCH_ARGS CROSSCHECK_FILTER SKIP_TESTS SKIP_BENCH SKIP_CROSSCHECK SKIP_SANITIZER; do
+  [ -n "${!v:-}" ] && settings+="$v=$(printf %q "${!v}") "
+done
+SUITE_COMMAND="${settings}scripts/run_suite.sh" "$root/scripts/gpu_run.sh" "$logs"
 status=$?
 runs=$(ls "$logs"/bench_*.json 2>/dev/null)
 if [ -n "$runs" ] && python3 "$root/scripts/sbresults.py" merge "$dest/$stamp.json" $runs; then

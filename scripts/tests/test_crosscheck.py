@@ -35,6 +35,16 @@ class Crosscheck(unittest.TestCase):
         self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
         self.assertIn("no cold PyTorch baseline cases", r.stderr)
 
+    def test_bad_filter_is_exit_2(self):
+        r = crosscheck(DATA / "rmsnorm_gb171.json", "--filter", "t1_h(")
+        self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+        self.assertIn("--filter: not a regular expression", r.stderr)
+
+    def test_a_filter_that_keeps_no_baseline_is_exit_2(self):
+        r = crosscheck(DATA / "rmsnorm_gb171.json", "--filter", "no_such_case")
+        self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+        self.assertIn("no cold PyTorch baseline cases", r.stderr)
+
     def test_without_pytorch_it_says_so(self):
         try:
             import torch  # noqa: F401
