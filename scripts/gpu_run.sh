@@ -41,10 +41,10 @@ grep -E "solbench: libtorch" "$out/test.log" >&2
 
 if [ -z "${SKIP_TESTS:-}" ]; then
   stage ctest
-  # GPU tests are RUN_SERIAL (ctest runs them alone); CPU tests run 4 at a time.
-  SOLBENCH_REQUIRE_GPU=1 ctest --test-dir "$build" -j 4 --output-on-failure >>"$out/test.log" 2>&1 || fail ctest
+  # Correctness tests run side by side; the harness self-test is RUN_SERIAL (ctest runs it alone).
+  SOLBENCH_REQUIRE_GPU=1 ctest --test-dir "$build" -j "$(nproc)" --output-on-failure >>"$out/test.log" 2>&1 || fail ctest
   grep -E "tests passed|tests failed" "$out/test.log" >&2
-  "$build/tests/test_gpu" --gtest_filter='HarnessGpu.*' >>"$out/test.log" 2>&1 || fail harness self-test
+  "$build/tests/test_harness_gpu" >>"$out/test.log" 2>&1 || fail harness self-test
   grep -E "^spin|^copy|^H200" "$out/test.log" >&2
 fi
 

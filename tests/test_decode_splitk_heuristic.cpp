@@ -146,8 +146,23 @@ TEST(DecodeSplitkPlan, RowsPerBlock) {
   EXPECT_EQ(rows(32, 8, 256, 1), std::make_pair(4, int64_t{1}));
   EXPECT_EQ(rows(64, 8, 256, 1), std::make_pair(4, int64_t{2}));   // d256 stops at 4 rows
   EXPECT_EQ(make_plan(decode(1, 32, 8, 64, 4096), kH200Sms).tile_keys, 64);
-  EXPECT_EQ(make_plan(decode(1, 32, 32, 128, 4096), kH200Sms).tile_keys, 64);  // 1 row: 4 keys a lane
+  EXPECT_EQ(make_plan(decode(1, 32, 32, 128, 4096), kH200Sms).tile_keys, 32);  // 2 keys a lane at every row count
   EXPECT_EQ(make_plan(decode(1, 32, 8, 256, 4096), kH200Sms).tile_keys, 16);
+}
+
+// Every tile is one 16 KB pipeline stage (256 threads x 2 keys x K and V x 16 B); 8-row blocks (1 per SM)
+// get twice the stages, and the pipeline of the resident blocks fits an SM's 227 KB.
+TEST(DecodeSplitkPlan, PipelineFitsSharedMemory) {
+  for (int rows : {1, 2, 4, 8}) {
+    EXPECT_EQ(keys_per_lane(rows), 2);
+    const int stage_bytes = kThreads * keys_per_lane(rows) * 2 * 16;
+    EXPECT_EQ(stage_bytes, 16 * 1024);
+    EXPECT_GE(pipeline_stages(rows), 3);
+    EXPECT_LE(pipeline_stages(rows) * stage_bytes * blocks_per_sm(rows), 227 * 1024) << rows << " rows";
+  }
+  EXPECT_EQ(pipeline_stages(8), 2 * pipeline_stages(4));
+  for (int64_t d : {64, 128, 256})  // tile_keys x head_dim x 2 B x (K, V) = one stage
+    EXPECT_EQ(make_plan(decode(1, 32, 8, d, 4096), kH200Sms).tile_keys * d * 2 * 2, 16 * 1024) << "d" << d;
 }
 
 TEST(DecodeSplitkPlan, WorkspaceHoldsEveryPartial) {

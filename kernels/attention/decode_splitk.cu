@@ -3,17 +3,21 @@
 // (split-KV) and a small combine kernel merges their partial outputs by log-sum-exp.
 // Mapping: a 256-thread block = (batch, kv head, row block of <= 8 query rows, split). head_dim / 8 lanes
 // hold one key row, 16 B each (16 lanes = 256 B at d128); the block's 256 / (head_dim / 8) key groups take
-// keys t + u * groups + group of a tile (u < 2 for 4-8 rows, < 4 for 1-2: 32 or 64 keys at d128). Each
-// group keeps its own running max, sum and 8-dim accumulators per row (Q K^T: 8 FMAs a lane and a shuffle
-// sum over the key's lanes). Next tile's K loads while this tile's softmax and P V run, its V while the
-// next Q K^T runs; tiles up to 5 ahead are prefetched into L2. Groups merge by shuffles, warps through
-// shared memory; one split writes O, several write fp32 partial O + lse for the combine.
+// keys t + u * groups + group of a tile (u < 2: 32 keys at d128, 16 KB of K and V). Each group keeps its
+// own running max, sum and 8-dim accumulators per row (Q K^T: 8 FMAs a lane and a shuffle sum over the
+// key's lanes). K and V reach shared memory through a cp.async pipeline of pipeline_stages() tiles: each
+// thread copies exactly the 16-byte pieces it later reads (no block barrier in the loop), reads a tile's
+// pieces into registers, refills that stage with the tile `stages` ahead, then computes, so every stage
+// is in flight while a tile is computed (64 KB a block, 128 KB an SM at 4 stages). Groups merge by
+// shuffles, warps through shared memory (reusing the pipeline's); one split writes O, several write fp32
+// partial O + lse for the combine, which is launched programmatically dependent (PDL) on the split kernel.
 // Traffic: K and V once, Q and O once, plus 8 B per (row, split, dim) of partials (L2-resident).
 // Floor at 4.2 TB/s (bf16, 32/8 heads, d128; K+V bytes): b1 KV 4k 4.0 us, 32k 32 us, 128k 128 us; b16 8k
 // 128 us; b64 4k 256 us; b64 16k 1023 us. Aim: >= 90% of it once K+V >= 128 MiB and < 10 us (split kernel
 // + combine) at b1 4k. Constraints: fp16/bf16, head_dim 64/128/256, q_len <= 8, 16-byte aligned Q, K, V.
 #include <algorithm>
 #include <atomic>
+#include <climits>
 #include <limits>
 #include <type_traits>
 
@@ -28,7 +32,6 @@ namespace sb::attention::decode_splitk {
 namespace {
 
 constexpr int kWarps = kThreads / 32;
-constexpr int kPrefetchTiles = 4;  // L2 prefetch distance: 64 KB (d128, 4 rows) ahead per block
 constexpr int kCombineWarps = 4;  // one combine block per output row; its warps share the splits
 constexpr double kLog2e = 1.4426950408889634;
 
@@ -39,7 +42,35 @@ struct Tile {
   static constexpr int kKeysPerLane = keys_per_lane(R);
   static constexpr int kKeys = kGroups * kKeysPerLane;
   static constexpr int kMinBlocks = blocks_per_sm(R);    // 128 registers a thread, or 255
+  static constexpr int kStages = pipeline_stages(R);
+  static constexpr int kStageVecs = 2 * kKeysPerLane * kThreads;  // uint4 per stage (K then V)
+  static constexpr int kPipeBytes = kStages * kStageVecs * 16;
+  static constexpr int kMergeBytes = kWarps * R * D * 4;         // s_acc, aliased onto the pipeline
+  static constexpr int kSmemBytes = kPipeBytes > kMergeBytes ? kPipeBytes : kMergeBytes;
+  static_assert(kSmemBytes * kMinBlocks <= 227 * 1024, "pipeline exceeds an SM's shared memory");
 };
+
+// 16-byte cp.async (L2 -> shared, bypassing L1); src_bytes 0 writes 16 zero bytes and reads nothing.
+__device__ inline void cp_async16(void* smem, const void* gmem, bool valid) {
+  const unsigned dst = static_cast<unsigned>(__cvta_generic_to_shared(smem));
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(gmem), "r"(valid ? 16 : 0) : "memory");
+}
+__device__ inline void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
+template <int N>
+__device__ inline void cp_async_wait() { asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory"); }
+
+// Programmatic dependent launch (sm_90+): the split kernel lets the combine launch early, the combine
+// waits for the split grid's completion (and memory flush) before reading the partials.
+__device__ inline void pdl_launch_dependents() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
+#endif
+}
+__device__ inline void pdl_wait() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.wait;\n" ::: "memory");
+#endif
+}
 
 struct Params {
   const void* q;
@@ -84,10 +115,12 @@ template <typename T, int D, int R>
 __global__ void __launch_bounds__(kThreads, Tile<D, R>::kMinBlocks) split_kernel(const Params p) {
   using Shape = Tile<D, R>;
   constexpr int kLanes = Shape::kLanesPerKey, kGroups = Shape::kGroups, kTileKeys = Shape::kKeys;
-  constexpr int U = Shape::kKeysPerLane;
-  __shared__ __align__(16) float s_acc[kWarps][R][D];
+  constexpr int U = Shape::kKeysPerLane, S = Shape::kStages;
+  extern __shared__ uint4 smem[];  // the pipeline: [stage][K, V][u][thread]; after the loop, s_acc
+  auto& s_acc = *reinterpret_cast<float (*)[kWarps][R][D]>(smem);
   __shared__ float s_m[kWarps][R], s_l[kWarps][R];
 
+  if (SB_DECODE_PDL) pdl_launch_dependents();
   int64_t bid = blockIdx.x;
   const int split = static_cast<int>(bid % p.num_splits);
   bid /= p.num_splits;
@@ -125,21 +158,29 @@ __global__ void __launch_bounds__(kThreads, Tile<D, R>::kMinBlocks) split_kernel
   const int64_t head_offset = (b * p.kv_len * p.heads_kv + kvh) * D + c * kDimsPerLane;
   const T* kbase = static_cast<const T*>(p.k) + head_offset;
   const T* vbase = static_cast<const T*>(p.v) + head_offset;
-  auto load_tile = [&](uint4 (&dst)[U], const T* base, int t) {
+  const int ntiles = key_end > key_begin ? (key_end - key_begin + kTileKeys - 1) / kTileKeys : 0;
+  // Copies tile i (if it exists) into stage `st`, this thread's pieces only; always commits a group so
+  // that group i holds tile i.
+  auto issue = [&](int i, int st) {
+    if (i < ntiles) {
+      const int t = key_begin + i * kTileKeys;
 #pragma unroll
-    for (int u = 0; u < U; ++u) {
-      const int j = t + u * kGroups + group;
-      dst[u] = j < key_end ? __ldg(reinterpret_cast<const uint4*>(base + j * key_stride)) : make_uint4(0, 0, 0, 0);
+      for (int u = 0; u < U; ++u) {
+        const int j = t + u * kGroups + group;
+        const bool valid = j < key_end;
+        const int64_t off = static_cast<int64_t>(valid ? j : t) * key_stride;
+        cp_async16(&smem[(st * 2 * U + u) * kThreads + tid], kbase + off, valid);
+        cp_async16(&smem[(st * 2 * U + U + u) * kThreads + tid], vbase + off, valid);
+      }
     }
+    cp_async_commit();
   };
-
-  auto prefetch_tile = [&](const T* base, int t) {
+  // Rows past p.rows (q = 0) never write; the smallest limit of the real rows decides whether a tile
+  // needs masking at all.
+  int lim_min = INT_MAX;
 #pragma unroll
-    for (int u = 0; u < U; ++u) {
-      const int j = t + u * kGroups + group;
-      if (j < key_end) asm volatile("prefetch.global.L2 [%0];" ::"l"(base + j * key_stride));
-    }
-  };
+  for (int r = 0; r < R; ++r)
+    if (rb * R + r < p.rows) lim_min = min(lim_min, lim[r]);
 
   float m[R], l[R], acc[R][8];
 #pragma unroll
@@ -150,22 +191,21 @@ __global__ void __launch_bounds__(kThreads, Tile<D, R>::kMinBlocks) split_kernel
     for (int e = 0; e < 8; ++e) acc[r][e] = 0.0f;
   }
 
-  uint4 kr[U], vr[U];
-  if (key_begin < key_end) {
-    load_tile(kr, kbase, key_begin);
-    load_tile(vr, vbase, key_begin);
-  }
-  // Tiles 1 .. kPrefetchTiles go to L2 now, tile t + kPrefetchTiles + 1 during iteration t: a short
-  // chunk has all its DRAM reads in flight from the start, a long one ~4 tiles ahead of the registers.
 #pragma unroll
-  for (int i = 1; i <= kPrefetchTiles; ++i) {
-    prefetch_tile(kbase, key_begin + i * kTileKeys);
-    prefetch_tile(vbase, key_begin + i * kTileKeys);
-  }
-  for (int t = key_begin; t < key_end; t += kTileKeys) {  // block-uniform trip count: shuffles are safe
-    const int next = t + kTileKeys;
-    prefetch_tile(kbase, t + (kPrefetchTiles + 1) * kTileKeys);
-    prefetch_tile(vbase, t + (kPrefetchTiles + 1) * kTileKeys);
+  for (int i = 0; i < S; ++i) issue(i, i);
+  int st = 0;
+  for (int i = 0; i < ntiles; ++i) {  // block-uniform trip count: shuffles are safe
+    const int t = key_begin + i * kTileKeys;
+    cp_async_wait<S - 1>();  // group i (tile i) has landed; tiles i+1 .. i+S-1 stay in flight
+    uint4 kr[U], vr[U];
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+      kr[u] = smem[(st * 2 * U + u) * kThreads + tid];
+      vr[u] = smem[(st * 2 * U + U + u) * kThreads + tid];
+    }
+    issue(i + S, st);  // this thread's own pieces of stage st are in registers: refill it
+    st = st + 1 == S ? 0 : st + 1;
+    const bool full = t + kTileKeys <= key_end && t + kTileKeys - 1 <= lim_min;  // no key masked
     float s[U][R];
 #pragma unroll
     for (int u = 0; u < U; ++u) {
@@ -183,17 +223,21 @@ __global__ void __launch_bounds__(kThreads, Tile<D, R>::kMinBlocks) split_kernel
     for (int u = 0; u < U; ++u)
 #pragma unroll
       for (int r = 0; r < R; ++r) s[u][r] = warp_sum(s[u][r], kLanes);
-    if (next < key_end) load_tile(kr, kbase, next);
+    if (!full) {
+#pragma unroll
+      for (int u = 0; u < U; ++u) {
+        const int j = t + u * kGroups + group;
+#pragma unroll
+        for (int r = 0; r < R; ++r)
+          if (j >= key_end || j > lim[r]) s[u][r] = kNegInf;
+      }
+    }
 
 #pragma unroll
     for (int r = 0; r < R; ++r) {
       float mt = m[r];
 #pragma unroll
-      for (int u = 0; u < U; ++u) {
-        const int j = t + u * kGroups + group;
-        if (j >= key_end || j > lim[r]) s[u][r] = kNegInf;
-        mt = fmaxf(mt, s[u][r]);
-      }
+      for (int u = 0; u < U; ++u) mt = fmaxf(mt, s[u][r]);
       const float mu = usable_max(mt);
       // Rescale only when some lane's max grew (rare after the first tiles); elsewhere alpha is 1, or
       // 0 times an accumulator that is still 0: skipping is exact.
@@ -219,8 +263,8 @@ __global__ void __launch_bounds__(kThreads, Tile<D, R>::kMinBlocks) split_kernel
 #pragma unroll
         for (int e = 0; e < 8; ++e) acc[r][e] = fmaf(s[u][r], vf[e], acc[r][e]);
     }
-    if (next < key_end) load_tile(vr, vbase, next);
   }
+  cp_async_wait<0>();  // only empty groups can remain; the merge below reuses the pipeline's memory
 
   // Merge the key groups of a warp (lanes kLanes apart), then the warps through shared memory.
 #pragma unroll
@@ -236,6 +280,7 @@ __global__ void __launch_bounds__(kThreads, Tile<D, R>::kMinBlocks) split_kernel
       m[r] = mx;
     }
   }
+  __syncthreads();  // every thread is done with its pipeline stages
   if (lane < kLanes) {
 #pragma unroll
     for (int r = 0; r < R; ++r) {
@@ -290,6 +335,7 @@ __global__ void __launch_bounds__(kCombineWarps * 32)
   __shared__ __align__(16) float s_o[kCombineWarps][D];
   const int64_t row = blockIdx.x;
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  if (SB_DECODE_PDL) pdl_wait();  // the split grid has finished and its partials are visible
   const float* lse = part_lse + row * num_splits;
   float mx = kNegInf;
   for (int s = lane; s < num_splits; s += 32) mx = fmaxf(mx, lse[s]);
@@ -348,23 +394,53 @@ int sm_count() {
   return n;
 }
 
+// Launches split_kernel<T, D, R> with its dynamic shared memory; over 48 KB needs an opt-in, once per
+// instantiation and device, and the carveout preference asks for the largest shared-memory split so that
+// two blocks fit on an SM.
+template <typename T, int D, int R>
+void launch_split(unsigned blocks, const Params& prm, cudaStream_t stream) {
+  using Shape = Tile<D, R>;
+  auto* kern = split_kernel<T, D, R>;
+  constexpr int kMaxDevices = 64;
+  static std::atomic<bool> ready[kMaxDevices] = {};
+  int dev = 0;
+  SB_CUDA_CHECK(cudaGetDevice(&dev));
+  if (dev < 0 || dev >= kMaxDevices || !ready[dev].load(std::memory_order_acquire)) {
+    SB_CUDA_CHECK(cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, Shape::kSmemBytes));
+    SB_CUDA_CHECK(cudaFuncSetAttribute(kern, cudaFuncAttributePreferredSharedMemoryCarveout,
+                                       cudaSharedmemCarveoutMaxShared));
+    if (dev >= 0 && dev < kMaxDevices) ready[dev].store(true, std::memory_order_release);
+  }
+  kern<<<blocks, kThreads, Shape::kSmemBytes, stream>>>(prm);
+  SB_LAUNCH_CHECK();
+}
+
 template <typename T, int D>
 void launch_typed(const Plan& plan, const Params& prm, int64_t batch, cudaStream_t stream) {
   const auto blocks = static_cast<unsigned>(batch * prm.heads_kv * prm.row_blocks * prm.num_splits);
   const int64_t rows_total = batch * prm.q_len * prm.heads_q;
-  auto go = [&](auto kernel) { kernel<<<blocks, kThreads, 0, stream>>>(prm); };
   switch (plan.rows_per_block) {
-    case 1: go(split_kernel<T, D, 1>); break;
-    case 2: go(split_kernel<T, D, 2>); break;
-    case 4: go(split_kernel<T, D, 4>); break;
+    case 1: launch_split<T, D, 1>(blocks, prm, stream); break;
+    case 2: launch_split<T, D, 2>(blocks, prm, stream); break;
+    case 4: launch_split<T, D, 4>(blocks, prm, stream); break;
     default:
-      if constexpr (D <= 128) go(split_kernel<T, D, 8>);
+      if constexpr (D <= 128) launch_split<T, D, 8>(blocks, prm, stream);
       break;
   }
-  SB_LAUNCH_CHECK();
   if (prm.num_splits > 1) {
-    combine_kernel<T, D><<<static_cast<unsigned>(rows_total), kCombineWarps * 32, 0, stream>>>(
-        prm.part_o, prm.part_lse, static_cast<T*>(prm.o), prm.num_splits);
+    cudaLaunchConfig_t cfg{};
+    cfg.gridDim = dim3(static_cast<unsigned>(rows_total));
+    cfg.blockDim = dim3(kCombineWarps * 32);
+    cfg.dynamicSmemBytes = 0;
+    cfg.stream = stream;
+    cudaLaunchAttribute attr[1];
+    attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attr[0].val.programmaticStreamSerializationAllowed = 1;
+    cfg.attrs = attr;
+    cfg.numAttrs = SB_DECODE_PDL ? 1 : 0;
+    SB_CUDA_CHECK(cudaLaunchKernelEx(&cfg, combine_kernel<T, D>, static_cast<const float*>(prm.part_o),
+                                     static_cast<const float*>(prm.part_lse), static_cast<T*>(prm.o),
+                                     prm.num_splits));
     SB_LAUNCH_CHECK();
   }
 }

@@ -20,16 +20,38 @@ inline constexpr int64_t kMinSplitKeys = 128; // the heuristic never makes a chu
 inline constexpr double kNoSplitFill = 0.8;   // blocks >= 80% of one wave without splitting: no split
 inline constexpr double kWaveEfficiency = 0.95;
 
-// Keys a lane loads per tile (16 B of K and 16 B of V each), and resident blocks per SM, by rows per
-// block: Q and the accumulator take 16 registers a row, so 4 and 8 rows load 2 keys a lane (ptxas -v:
-// 4 keys spill at 4 rows under the 128-register cap of 2 blocks per SM), and 8 rows need 1 block per SM.
-constexpr int keys_per_lane(int rows_per_block) { return rows_per_block >= 4 ? 2 : 4; }
+// Compile-time experiment switch (one GPU run can build and time each value; the plan does not depend on
+// it, only the kernel's pipeline depth): 0 (default) = 4 cp.async stages per 2-blocks-per-SM block,
+// 1 = 6 stages, 2 = 3 stages. A block with 8 rows (1 block per SM) doubles its stages.
+#ifndef SB_DECODE_EXPERIMENT
+#define SB_DECODE_EXPERIMENT 0
+#endif
+// Programmatic dependent launch of the combine (1, default): it launches while the split kernel runs and
+// waits on griddepcontrol.wait, hiding its launch latency. 0 = a plain stream-ordered launch.
+#ifndef SB_DECODE_PDL
+#define SB_DECODE_PDL 1
+#endif
+inline constexpr int kExperiment = SB_DECODE_EXPERIMENT;
+
+// Keys a lane owns per tile (16 B of K and 16 B of V each): 2, so a tile stage is 256 threads x 2 keys x
+// 2 (K, V) x 16 B = 16 KB at every head_dim. Resident blocks per SM, by rows per block: Q and the
+// accumulator take 16 registers a row; up to 4 rows fit the 128-register cap of 2 blocks per SM, 8 rows
+// need 1 block per SM.
+constexpr int keys_per_lane(int /*rows_per_block*/) { return 2; }
 constexpr int blocks_per_sm(int rows_per_block) { return rows_per_block <= 4 ? 2 : 1; }
+// cp.async stages of 16 KB per block: each thread copies exactly the 16-byte pieces it later reads, so
+// the pipeline needs no block barrier; all `stages` tiles are in flight while one is computed. 4 stages x
+// 2 blocks = 128 KB of shared memory and up to 128 KB of loads in flight per SM (Little's law at ~4.5 TB/s
+// and ~1-2 us loaded latency over 132 SMs needs 34-68 KB).
+constexpr int pipeline_stages(int rows_per_block) {
+  const int base = kExperiment == 1 ? 6 : kExperiment == 2 ? 3 : 4;
+  return blocks_per_sm(rows_per_block) == 1 ? 2 * base : base;
+}
 
 struct Plan {
   int rows_per_block = 1;  // query rows (q heads of one kv head x query tokens) per block: 1, 2, 4 or 8
   int64_t row_blocks = 1;  // ceil(group * q_len / rows_per_block): > 1 re-reads K and V (MQA, many tokens)
-  int tile_keys = 0;       // keys per block iteration: kThreads / (head_dim / 8) * keys_per_lane(rows)
+  int tile_keys = 0;       // keys per block iteration (one pipeline stage): kThreads / (head_dim / 8) * 2
   int blocks_per_sm = 0;   // resident split blocks per SM (register bound: 2 up to 4 rows, else 1)
   int64_t tiles = 0;       // ceil(kv_len / tile_keys)
   int num_splits = 1;      // split blocks per (batch, kv head, row block); 1 = O written directly, no combine

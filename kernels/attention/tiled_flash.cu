@@ -11,7 +11,8 @@
 // with scale * log2(e) folded into one FMA; the O rescale skipped when no row max of the warp moved;
 // 1/rowsum once at the end; a row that sees no key gives 0.
 // Registers (ptxas, sm_90a, no spills, 2 blocks an SM): D 128 re-reads Q from shared memory and runs the
-// softmax in 32-key steps (128 O + 32 S a thread; 64-key steps spill); D 64 holds Q in registers.
+// softmax in 32-key steps (128 O + 32 S a thread); D 64 holds Q in registers. P V runs per k16 step
+// of P, so S dies as it is consumed: 64-key steps at D 128 fit in 255 (SB_TILED_FLASH_EXPERIMENT=2).
 // Traffic: Q, O once; K, V once per q tile, from HBM only for a head's first tiles (L2 for the rest).
 // Floors (FLOPs / 800 TFLOP/s; bytes / 4.2 TB/s), bf16, the ANCHORS prefill shapes:
 //   b4 h32 s4096 d128 causal 0.550 TFLOP 687 us, 537 MB 128 us | b1 h32 s16384 d128 causal 2.20 TFLOP 2749 us
@@ -65,6 +66,15 @@ struct Config {
 // at the 255-register limit that two blocks an SM impose).
 #if SB_TILED_FLASH_EXPERIMENT == 1  // 8 warps x 16 rows, Q in registers, 64-key steps, 1 block an SM
 using ConfigD128 = Config<128, 8, 1, 64, 64, true, 1>;
+#elif SB_TILED_FLASH_EXPERIMENT == 2
+// FA2's own D 128 tile: 128 x 64, 4 warps x 32 rows, Q re-read per k16 step, whole 64-key softmax
+// steps (half the Q ldmatrix traffic and half the row-max shuffles of 32-key steps); 255 registers,
+// no spills since P V runs per k16 step of P.
+using ConfigD128 = Config<128, 4, 2, 64, 64, false, 2>;
+#elif SB_TILED_FLASH_EXPERIMENT == 3
+// 8 warps x 32 rows = 256 query rows, 64-key steps, 1 block an SM (139 KB shared): each K/V tile
+// fetched once for twice the rows (half the cp.async and L2 traffic), same 8 warps an SM as 2 x 4.
+using ConfigD128 = Config<128, 8, 2, 64, 64, false, 1>;
 #else
 using ConfigD128 = Config<128, 4, 2, 64, 32, false, 2>;
 #endif
@@ -97,6 +107,14 @@ __device__ __forceinline__ int pad(int row, int chunk) {
 // Rows x head_dim tile from global rows `stride` elements apart into shared memory (padded rows), by
 // all threads with cp.async, a warp covering whole rows per instruction. CheckRows: rows >= valid_rows
 // are zero-filled without reading global memory. Offsets are 32-bit (Rows * stride < 2^31, supports()).
+// x through an opaque move: ptxas can neither hoist nor reuse what is computed from it, so a value
+// needed only at the end is recomputed there instead of holding registers through the K loop.
+__device__ __forceinline__ int opaque(int x) {
+  int y;
+  asm volatile("mov.b32 %0, %1;\n" : "=r"(y) : "r"(x));
+  return y;
+}
+
 template <typename C, int Rows, bool CheckRows, typename T>
 __device__ __forceinline__ void load_tile(T* s, const T* g, int stride, int valid_rows, int tid) {
   static_assert(Rows * C::kChunks % C::kThreads == 0, "whole chunks per thread");
@@ -104,10 +122,14 @@ __device__ __forceinline__ void load_tile(T* s, const T* g, int stride, int vali
   const int r0 = tid / C::kChunks, c = tid % C::kChunks;
   T* dst = s + pad<C::kChunks>(r0, c);
   const T* src = g + (r0 * stride + c * 8);
+  // The pass stride goes through an opaque move so that ptxas recomputes each row address with one
+  // add instead of hoisting Rows / kRowsPerPass 64-bit offsets out of the K loop (registers).
+  const int step = opaque(kRowsPerPass * stride);
 #pragma unroll
   for (int i = 0; i < Rows / kRowsPerPass; ++i) {
     const bool ok = !CheckRows || r0 + i * kRowsPerPass < valid_rows;
-    cp_async_16_zfill(dst + pad<C::kChunks>(i * kRowsPerPass, 0), ok ? src + i * kRowsPerPass * stride : g, ok);
+    cp_async_16_zfill(dst + pad<C::kChunks>(i * kRowsPerPass, 0), ok ? src : g, ok);
+    src += step;
   }
 }
 
@@ -284,41 +306,55 @@ __global__ void __launch_bounds__(C::kThreads, C::kMinBlocks) kernel(const Param
 #pragma unroll
             for (int e = 0; e < 4; ++e) o[mt][dt][e] *= alpha[mt][e / 2];
       }
-      uint32_t p_frag[MT][C::kPSteps][4];  // P in the input type, as the A operand of P V
+      // P = 2^(...) for keys 16kk..16kk+15, rounded to the input type, then O += P V for those keys
+      // at once, so the S registers of a k16 step die as it is consumed (64-key steps at D 128 fit
+      // without spills) and the exponentials of step kk + 1 overlap the mma of step kk. S tiles 2kk and
+      // 2kk+1 are P's A fragment for step kk: a[r] from the even tile, a[2 + r] from the odd one. The
+      // partial sums add the keys in the same order as one pass over the step would.
+      float sum[MT][2];
 #pragma unroll
       for (int mt = 0; mt < MT; ++mt)
 #pragma unroll
-        for (int r = 0; r < 2; ++r) {
-          float sum = 0.0f;
-#pragma unroll
-          for (int nt = 0; nt < C::kNTiles; ++nt) {
-            const float p0 = ex2(fmaf(s[mt][nt][2 * r], scale_log2, -base[mt][r]));
-            const float p1 = ex2(fmaf(s[mt][nt][2 * r + 1], scale_log2, -base[mt][r]));
-            sum += p0 + p1;
-            // S tiles 2kk and 2kk+1 (keys 16kk..16kk+15) are P's A fragment for step kk: a[r] from
-            // the even tile, a[2 + r] from the odd one.
-            p_frag[mt][nt / 2][(nt % 2) * 2 + r] = pack2<T>(p0, p1);
-          }
-          row_sum[mt][r] = row_sum[mt][r] * alpha[mt][r] + sum;
-        }
-
-      // O += P V.
+        for (int r = 0; r < 2; ++r) sum[mt][r] = 0.0f;
 #pragma unroll
       for (int kk = 0; kk < C::kPSteps; ++kk) {
+        uint32_t p_frag[MT][4];  // P in the input type, as the A operand of P V
+#pragma unroll
+        for (int mt = 0; mt < MT; ++mt)
+#pragma unroll
+          for (int r = 0; r < 2; ++r)
+#pragma unroll
+            for (int h2 = 0; h2 < 2; ++h2) {
+              const int nt = 2 * kk + h2;
+              const float p0 = ex2(fmaf(s[mt][nt][2 * r], scale_log2, -base[mt][r]));
+              const float p1 = ex2(fmaf(s[mt][nt][2 * r + 1], scale_log2, -base[mt][r]));
+              sum[mt][r] += p0 + p1;
+              p_frag[mt][h2 * 2 + r] = pack2<T>(p0, p1);
+            }
 #pragma unroll
         for (int j = 0; j < C::kDTiles / 2; ++j) {
           uint32_t vb[4];
           ldmatrix_x4_trans(vb, v_tile + 2 * pad<CH>(ks + 16 * kk, 2 * j));
 #pragma unroll
           for (int mt = 0; mt < MT; ++mt) {
-            mma_16816<T>(o[mt][2 * j], p_frag[mt][kk], vb[0], vb[1]);
-            mma_16816<T>(o[mt][2 * j + 1], p_frag[mt][kk], vb[2], vb[3]);
+            mma_16816<T>(o[mt][2 * j], p_frag[mt], vb[0], vb[1]);
+            mma_16816<T>(o[mt][2 * j + 1], p_frag[mt], vb[2], vb[3]);
           }
         }
       }
+#pragma unroll
+      for (int mt = 0; mt < MT; ++mt)
+#pragma unroll
+        for (int r = 0; r < 2; ++r) row_sum[mt][r] = row_sum[mt][r] * alpha[mt][r] + sum[mt][r];
     }
   }
 
+  // The output rows' address, recomputed here rather than held through the loop.
+  {
+    const int bo = opaque(b), ho = opaque(h);
+    gO = static_cast<T*>(p.o) + ((static_cast<int64_t>(bo) * p.q_len * p.heads_q + ho) * D +
+                                 m0 * static_cast<int64_t>(p.heads_q) * D);
+  }
   // O / rowsum, staged through this warp's own rows of sQ (no other warp reads them), then written to
   // global memory in 16-byte row segments.
   T* sO = sQ;
@@ -343,7 +379,8 @@ __global__ void __launch_bounds__(C::kThreads, C::kMinBlocks) kernel(const Param
   for (int i = 0; i < C::kWarpRows / kRowsPerPass; ++i) {
     const int row = warp * C::kWarpRows + i * kRowsPerPass + lane / CH, c = lane % CH;
     if (row < rows)
-      *reinterpret_cast<uint4*>(gO + row * q_stride + c * 8) = *reinterpret_cast<const uint4*>(sO + pad<CH>(row, c));
+      *reinterpret_cast<uint4*>(gO + row * static_cast<int64_t>(p.heads_q) * D + c * 8) =
+          *reinterpret_cast<const uint4*>(sO + pad<CH>(row, c));
   }
 }
 
