@@ -11,8 +11,8 @@
 // with scale * log2(e) folded into one FMA; the O rescale skipped when no row max of the warp moved;
 // 1/rowsum once at the end; a row that sees no key gives 0.
 // Registers (ptxas, sm_90a, no spills, 2 blocks an SM): D 128 re-reads Q from shared memory and runs the
-// softmax in 32-key steps (128 O + 32 S a thread); D 64 holds Q in registers. P V runs per k16 step
-// of P, so S dies as it is consumed: 64-key steps at D 128 fit in 255 (SB_TILED_FLASH_EXPERIMENT=2).
+// softmax in 64-key steps (128 O + 32 S live a thread: P V runs per k16 step of P, so S dies as it is
+// consumed); D 64 holds Q in registers.
 // Traffic: Q, O once; K, V once per q tile, from HBM only for a head's first tiles (L2 for the rest).
 // Floors (FLOPs / 800 TFLOP/s; bytes / 4.2 TB/s), bf16, the ANCHORS prefill shapes:
 //   b4 h32 s4096 d128 causal 0.550 TFLOP 687 us, 537 MB 128 us | b1 h32 s16384 d128 causal 2.20 TFLOP 2749 us
@@ -62,21 +62,25 @@ struct Config {
   static_assert(BlockN % SubN == 0, "whole softmax steps per tile");
 };
 
-// D 128: Q from shared memory and 32-key softmax steps: 128 O + 32 S registers a thread (64 S spill
-// at the 255-register limit that two blocks an SM impose).
-#if SB_TILED_FLASH_EXPERIMENT == 1  // 8 warps x 16 rows, Q in registers, 64-key steps, 1 block an SM
+// D 128 tile configurations, measured on the H200 (bf16, cold, same run as SDPA flash = FA2,
+// results/h200/history/2026-11-29_62cf59a_configs/), b4 h32 s4096 causal / b1 h32 s16384
+// causal / b4 h32 s4096 full, us:
+//   default: FA2's own 128 x 64 tile, 4 warps x 32 rows, Q re-read per k16 step, whole 64-key softmax
+//            steps; 255 registers, no spills (P V runs per k16 step of P)        1716 / 6329 / 3163
+//   =2:      the same with 32-key softmax steps (twice the Q ldmatrix traffic and row-max shuffles)
+//                                                                               1768 / 6551 / 3271
+//   =3:      8 warps x 32 rows = 256 query rows, 1 block an SM, 139 KB shared   1734 / 6343 / 3141
+//   =1:      8 warps x 16 rows, Q in registers, 1 block an SM (an earlier build)  2087 / 7519 / 3894
+//   SDPA flash (FA2) in the same run                                              1699 / 6421 / 3170
+// SB_TILED_FLASH_EXPERIMENT=N builds an alternative, for measuring them again.
+#if SB_TILED_FLASH_EXPERIMENT == 1
 using ConfigD128 = Config<128, 8, 1, 64, 64, true, 1>;
 #elif SB_TILED_FLASH_EXPERIMENT == 2
-// FA2's own D 128 tile: 128 x 64, 4 warps x 32 rows, Q re-read per k16 step, whole 64-key softmax
-// steps (half the Q ldmatrix traffic and half the row-max shuffles of 32-key steps); 255 registers,
-// no spills since P V runs per k16 step of P.
-using ConfigD128 = Config<128, 4, 2, 64, 64, false, 2>;
+using ConfigD128 = Config<128, 4, 2, 64, 32, false, 2>;
 #elif SB_TILED_FLASH_EXPERIMENT == 3
-// 8 warps x 32 rows = 256 query rows, 64-key steps, 1 block an SM (139 KB shared): each K/V tile
-// fetched once for twice the rows (half the cp.async and L2 traffic), same 8 warps an SM as 2 x 4.
 using ConfigD128 = Config<128, 8, 2, 64, 64, false, 1>;
 #else
-using ConfigD128 = Config<128, 4, 2, 64, 32, false, 2>;
+using ConfigD128 = Config<128, 4, 2, 64, 64, false, 2>;
 #endif
 // D 64: Q in registers, 128-key tiles in 64-key steps: 64 O + 64 S + 32 Q.
 #if SB_TILED_FLASH_EXPERIMENT == 1
