@@ -19,12 +19,14 @@ gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1 | sed -E 's/^N
 dest=$root/results/$gpu
 logs=$dest/logs
 mkdir -p "$logs"
-commit=$(git -C "$root" rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
+# SOLBENCH_GIT_COMMIT names the commit where the tree is not a git checkout (an exported copy).
+commit=${SOLBENCH_GIT_COMMIT:-$(git -C "$root" rev-parse HEAD 2>/dev/null || echo unknown)}
+commit=${commit:0:12}
 stamp=$(date -u +%Y-%m-%d)_$commit
 
 # The command recorded in the results: this script with the settings that shaped the run.
 settings=""
-for v in REPETITIONS ATTENTION_SHAPES ATTENTION_DTYPES BENCH_ARGS CROSSCHECK_FILTER SKIP_TESTS SKIP_BENCH SKIP_CROSSCHECK SKIP_SANITIZER; do
+for v in REPETITIONS ATTENTION_SHAPES ATTENTION_DTYPES BENCH_ARGS CROSSCHECK_FILTER CROSSCHECK_RUNS SKIP_TESTS SKIP_BENCH SKIP_CROSSCHECK SKIP_SANITIZER; do
   [ -n "${!v:-}" ] && settings+="$v=$(printf %q "${!v}") "
 done
 SUITE_COMMAND="${settings}scripts/run_suite.sh" "$root/scripts/gpu_run.sh" "$logs"
