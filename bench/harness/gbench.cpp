@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <iterator>
 #include <map>
 #include <memory>
@@ -70,6 +71,9 @@ void add_context(const Env& e, const BenchSpec& spec, const std::string& command
   benchmark::AddCustomContext("flush_bytes", std::to_string(e.timer.flush_bytes()));
   benchmark::AddCustomContext("profile_mode", g_profile ? "true" : "false");
   benchmark::AddCustomContext("binary_command", command);
+  // The script command that produced the run (scripts/gpu_run.sh sets it), else this binary's.
+  const char* run_command = std::getenv("SOLBENCH_RUN_COMMAND");
+  benchmark::AddCustomContext("command", run_command && *run_command ? run_command : command);
 }
 
 }  // namespace
