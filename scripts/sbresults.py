@@ -246,10 +246,12 @@ def load(paths) -> Run:
             raise ResultsError(f"{f}: gpu_name {context.get('gpu_name')!r} differs from "
                                f"{run.context.get('gpu_name')!r} in {files[0]}; one run = one GPU")
         for c in cases:
+            if c.name in seen and c.op == "floor":
+                continue  # every bench binary measures the launch floor; the run keeps the first
             if c.name in seen:
                 raise ResultsError(f"{f}: case {c.name} also appears in {seen[c.name]}")
             seen[c.name] = f
-        run.cases += cases
+            run.cases.append(c)
     return run
 
 

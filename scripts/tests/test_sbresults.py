@@ -159,10 +159,17 @@ class Formats(Tmp):
             sbresults.load([a, b])
 
     def test_duplicate_case_across_files(self):
-        a = self.write(gbfake.run([gbfake.floor("cold")]), "a.json")
-        b = self.write(gbfake.run([gbfake.floor("cold")]), "b.json")
-        with self.assertRaisesRegex(sbresults.ResultsError, "floor/empty_kernel/cold also appears"):
+        case = gbfake.rmsnorm("vectorized", "bf16", 4096, 4096, "cold")
+        a = self.write(gbfake.run([case]), "a.json")
+        b = self.write(gbfake.run([case]), "b.json")
+        with self.assertRaisesRegex(sbresults.ResultsError, "t4096_h4096/cold also appears"):
             sbresults.load([a, b])
+
+    def test_each_binary_measures_the_floor_and_the_run_keeps_the_first(self):
+        a = self.write(gbfake.run([gbfake.floor("cold")]), "a.json")
+        b = self.write(gbfake.run([gbfake.floor("cold"), gbfake.rmsnorm("vectorized", "bf16", 8, 8, "cold")]), "b.json")
+        run = sbresults.load([a, b])
+        self.assertEqual([c.name for c in run.cases], ["floor/empty_kernel/cold", "rmsnorm/vectorized/bf16/t8_h8/cold"])
 
 
 class Fingerprint(Tmp):
