@@ -148,6 +148,7 @@ class RegressOnH200Runs(unittest.TestCase):
     pass against each other; a build with the vectorized variant's 16-byte path disabled fails,
     and the slowed cases are named."""
     DEMO = SCRIPTS.parent / "results" / "h200" / "regression_demo"
+    RUN_A = SCRIPTS.parent / "results" / "h200" / "history" / "2026-11-29_4998b5f75c0b_rmsnorm_sync_each.json"
 
     def regress(self, *args):
         out = subprocess.run([sys.executable, str(SCRIPTS / "regress.py"), *map(str, args)],
@@ -155,7 +156,7 @@ class RegressOnH200Runs(unittest.TestCase):
         return out.returncode, out.stdout
 
     def test_same_build_passes(self):
-        rc, out = self.regress(SCRIPTS.parent / "results" / "h200" / "latest.json", self.DEMO / "run_b.json")
+        rc, out = self.regress(self.RUN_A, self.DEMO / "run_b.json")
         self.assertEqual(rc, 0, out)
         self.assertTrue(out.rstrip().endswith("PASS"))
 
@@ -166,7 +167,7 @@ class RegressOnH200Runs(unittest.TestCase):
         self.assertNotIn("REGRESSED: rmsnorm/torch_rms_norm", out)
 
     def test_microsecond_drift_is_a_regression_only_without_the_floor(self):
-        rc, out = self.regress(SCRIPTS.parent / "results" / "h200" / "latest.json", self.DEMO / "run_b.json",
+        rc, out = self.regress(self.RUN_A, self.DEMO / "run_b.json",
                                "--min-delta-us", "0")
         self.assertEqual(rc, 1, out)
 
