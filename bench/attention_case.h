@@ -7,6 +7,7 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "attention/attention.h"
@@ -19,6 +20,13 @@ struct AttentionDims {
   int64_t batch, heads_q, heads_kv, head_dim, q_len, kv_len;
   bool causal;
 };
+
+// b<batch>_hq<heads_q>_hkv<heads_kv>_d<head_dim>_q<q_len>_kv<kv_len>[_causal], as in case names.
+inline std::string shape_name(const AttentionDims& d) {
+  return "b" + std::to_string(d.batch) + "_hq" + std::to_string(d.heads_q) + "_hkv" + std::to_string(d.heads_kv) + "_d" +
+         std::to_string(d.head_dim) + "_q" + std::to_string(d.q_len) + "_kv" + std::to_string(d.kv_len) +
+         (d.causal ? "_causal" : "");
+}
 
 // Reference rows for the tolerance rule (FlashAttention's, research/kernels.md section C):
 //   max |ours - ref| <= 2 * max |same - ref| + 1e-5 over the checked rows, where ref is fp64 attention

@@ -23,12 +23,6 @@ namespace {
 
 const attention::Variant& splitk() { return attention::variant("decode_splitk"); }
 
-std::string shape_name(const AttentionDims& d) {
-  return "b" + std::to_string(d.batch) + "_hq" + std::to_string(d.heads_q) + "_hkv" + std::to_string(d.heads_kv) + "_d" +
-         std::to_string(d.head_dim) + "_q" + std::to_string(d.q_len) + "_kv" + std::to_string(d.kv_len) +
-         (d.causal ? "_causal" : "");
-}
-
 // The problem with `num_splits` forced (0: the heuristic), its workspace reserved first.
 attention::Problem prepare(AttentionData& data, int64_t num_splits) {
   attention::Problem p = data.problem();

@@ -55,12 +55,6 @@ const DType kDTypes[] = {DType::f16, DType::bf16};
 
 using Param = std::tuple<DType, AttentionDims>;
 
-std::string shape_name(const AttentionDims& d) {
-  return "b" + std::to_string(d.batch) + "_hq" + std::to_string(d.heads_q) + "_hkv" + std::to_string(d.heads_kv) + "_d" +
-         std::to_string(d.head_dim) + "_q" + std::to_string(d.q_len) + "_kv" + std::to_string(d.kv_len) +
-         (d.causal ? "_causal" : "");
-}
-
 class TiledFlashGpu : public ::testing::TestWithParam<Param> {
  protected:
   void SetUp() override {
