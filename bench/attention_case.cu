@@ -24,6 +24,17 @@ double round_to(DType t, double x) {
   });
 }
 
+// Raw elements of type `t`, as doubles.
+std::vector<double> to_doubles(const std::vector<unsigned char>& raw, DType t) {
+  std::vector<double> out(raw.size() / size_bytes(t));
+  dispatch(t, [&](auto tag) {
+    using T = decltype(tag);
+    const T* v = reinterpret_cast<const T*>(raw.data());
+    for (std::size_t i = 0; i < out.size(); ++i) out[i] = to_float(v[i]);
+  });
+  return out;
+}
+
 // `head_dim` contiguous values of the row (b, pos, head) of a BSHD tensor with `heads` heads and
 // `len` positions, for positions [0, n): a strided device-to-host copy, then conversion to double.
 std::vector<double> fetch_rows(const void* base, DType t, int64_t b, int64_t head, int64_t heads, int64_t len,
@@ -33,13 +44,7 @@ std::vector<double> fetch_rows(const void* base, DType t, int64_t b, int64_t hea
   const auto* src = static_cast<const unsigned char*>(base) + ((b * len + first) * heads + head) * row;
   SB_CUDA_CHECK(cudaMemcpy2DAsync(raw.data(), row, src, pitch, row, n, cudaMemcpyDeviceToHost, s));
   SB_CUDA_CHECK(cudaStreamSynchronize(s));
-  std::vector<double> out(n * head_dim);
-  dispatch(t, [&](auto tag) {
-    using T = decltype(tag);
-    const T* v = reinterpret_cast<const T*>(raw.data());
-    for (std::size_t i = 0; i < out.size(); ++i) out[i] = to_float(v[i]);
-  });
-  return out;
+  return to_doubles(raw, t);
 }
 
 // PyTorch's manual composite in the problem's dtype, for one query row: s = round(round(q.k) * scale)
@@ -69,6 +74,13 @@ std::vector<double> same_dtype_row(DType t, const std::vector<double>& q, const 
 }
 
 }  // namespace
+
+std::vector<double> fetch_all(const void* device, DType t, std::size_t count, cudaStream_t stream) {
+  std::vector<unsigned char> raw(count * size_bytes(t));
+  SB_CUDA_CHECK(cudaMemcpyAsync(raw.data(), device, raw.size(), cudaMemcpyDeviceToHost, stream));
+  SB_CUDA_CHECK(cudaStreamSynchronize(stream));
+  return to_doubles(raw, t);
+}
 
 AttentionData::AttentionData(const AttentionDims& dims, DType dtype, uint64_t seed, cudaStream_t stream, float q_stddev)
     : d_(dims), dtype_(dtype), stream_(stream),

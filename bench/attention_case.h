@@ -38,6 +38,9 @@ struct AttentionRefRow {
   std::vector<double> ref, same;  // head_dim values each
 };
 
+// `count` elements of type `t` from device memory, as doubles (synchronizes `stream`).
+std::vector<double> fetch_all(const void* device, DType t, std::size_t count, cudaStream_t stream);
+
 class AttentionData {
  public:
   // Q, K, V ~ N(0, 1) drawn on the device from `seed`; O poisoned with NaN; no workspace yet.

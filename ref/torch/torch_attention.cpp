@@ -3,6 +3,7 @@
 // (aten/src/ATen/native/transformers/attention.cpp), so the number is that kernel's, with only the
 // preprocessing SDPA itself would do for it.
 #include <ATen/ATen.h>
+#include <ATen/Context.h>
 #include <c10/core/InferenceMode.h>
 #include <c10/cuda/CUDACachingAllocator.h>
 #include <c10/cuda/CUDAGuard.h>
@@ -106,6 +107,22 @@ at::Tensor causal_bias(const attention::Problem& p, int64_t row0, int64_t rows, 
   return at::full({rows, padded}, masked, opts).triu_(p.kv_len - p.q_len + 1 + row0).narrow(1, 0, p.kv_len);
 }
 
+// Context::allowFP16BF16ReductionMathSDP set for its lifetime, so that the math op computes fp16/bf16
+// problems in their own dtype (FlashAttention's "same-dtype" reference). Process-wide state: not for
+// use concurrently with other math-SDPA calls.
+class MathReductionInDtype {
+ public:
+  MathReductionInDtype() : saved_(at::globalContext().allowFP16BF16ReductionMathSDP()) {
+    at::globalContext().setAllowFP16BF16ReductionMathSDP(true);
+  }
+  ~MathReductionInDtype() { at::globalContext().setAllowFP16BF16ReductionMathSDP(saved_); }
+  MathReductionInDtype(const MathReductionInDtype&) = delete;
+  MathReductionInDtype& operator=(const MathReductionInDtype&) = delete;
+
+ private:
+  bool saved_;
+};
+
 }  // namespace
 
 const char* sdpa_backend_name(SdpaBackend backend) {
@@ -191,6 +208,47 @@ const char* manual_composite(const attention::Problem& p, cudaStream_t stream, b
     const at::Tensor probs = at::softmax(scores, -1, at::kFloat).to(t.q.scalar_type());
     const at::Tensor out = at::matmul(probs, v);
     if (write_o) t.o.copy_(out);
+    return kOk;
+  });
+}
+
+const char* reference(const attention::Problem& p, void* ref32_out, void* ref_same_out, cudaStream_t stream) {
+  p.validate();
+  if (!ref32_out || !ref_same_out) throw std::invalid_argument("torch_ref::reference: null output buffer");
+  return guarded(stream, [&]() -> const char* {
+    const Views t = wrap(p);
+    const at::Tensor ref32 = bhsd(ref32_out, p.batch, p.q_len, p.heads_q, p.head_dim, t.q.options().dtype(at::kFloat));
+    const at::Tensor ref_same = bhsd(ref_same_out, p.batch, p.q_len, p.heads_q, p.head_dim, t.q.options());
+    const std::optional<double> scale = p.softmax_scale();
+    const int64_t groups = p.heads_q / p.heads_kv;
+    const MathReductionInDtype in_dtype;
+    // One batch element and up to `rows` query rows at a time: an fp64 score matrix under ~1 GiB. The
+    // mask is explicit (the is_causal flag would align each chunk top-left).
+    const int64_t rows = std::clamp<int64_t>((int64_t{1} << 30) / (p.heads_q * p.kv_len * 8), 1, p.q_len);
+    for (int64_t b = 0; b < p.batch; ++b) {
+      const at::Tensor k = repeat_kv(t.k.narrow(0, b, 1), groups);
+      const at::Tensor v = repeat_kv(t.v.narrow(0, b, 1), groups);
+      const at::Tensor k64 = k.to(at::kDouble), v64 = v.to(at::kDouble);
+      for (int64_t row0 = 0; row0 < p.q_len; row0 += rows) {
+        const int64_t n = std::min(rows, p.q_len - row0);
+        const at::Tensor q = t.q.narrow(0, b, 1).narrow(2, row0, n);
+        auto attend = [&](const at::Tensor& qc, const at::Tensor& kc, const at::Tensor& vc) {
+          std::optional<at::Tensor> bias;
+          if (p.causal) bias = causal_bias(p, row0, n, kNegInf, qc.options());
+          return std::get<0>(at::_scaled_dot_product_attention_math(qc, kc, vc, bias, /*dropout_p=*/0.0,
+                                                                    /*is_causal=*/false, /*dropout_mask=*/std::nullopt,
+                                                                    scale, /*enable_gqa=*/false));
+        };
+        ref32.narrow(0, b, 1).narrow(2, row0, n).copy_(attend(q.to(at::kDouble), k64, v64));
+        ref_same.narrow(0, b, 1).narrow(2, row0, n).copy_(attend(q, k, v));
+      }
+    }
+    // Rows that see no key: 0 (the math op's safe softmax already gives 0; this keeps it explicit
+    // without a nan_to_num that would also hide a stray NaN elsewhere).
+    if (p.causal && p.q_len > p.kv_len) {
+      ref32.narrow(2, 0, p.q_len - p.kv_len).zero_();
+      ref_same.narrow(2, 0, p.q_len - p.kv_len).zero_();
+    }
     return kOk;
   });
 }
