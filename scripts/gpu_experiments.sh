@@ -2,10 +2,15 @@
 # Compile-time alternatives of a kernel, measured side by side in one command on a GPU machine.
 #   scripts/gpu_experiments.sh OUTDIR DEFINE...
 #   scripts/gpu_experiments.sh out SB_TILED_FLASH_EXPERIMENT=2 SB_TILED_FLASH_EXPERIMENT=3
+#   BENCH=bench_rmsnorm PATCH=experiments/rmsnorm_one_wave.patch \
+#     scripts/gpu_experiments.sh out SB_RMSNORM_EXPERIMENT=1 SB_RMSNORM_EXPERIMENT=2
+# PATCH (optional): candidates not yet measured live as patches in experiments/, outside kernels/, so
+# the committed results always describe the committed kernels. The DEFINE builds compile a copy of
+# the tree with the patch applied (patch -p1); the default build compiles the tree as it is.
 # Builds the default tree (Release, with the PyTorch baselines when PyTorch is installed) and one
 # build per DEFINE (-D<DEFINE> for the CUDA sources, no PyTorch), all in parallel; then, one build at a
-# time, runs the GPU tests named by TEST_FILTER and the benchmarks named by BENCH_FILTER over SHAPES
-# in DTYPES, cold, with REPETITIONS. Writes OUTDIR/<name>.json (name: default, or the DEFINE with '='
+# time, runs the GPU tests named by TEST_FILTER and the cases of BENCH (bench_attention or
+# bench_rmsnorm) named by BENCH_FILTER over SHAPES in DTYPES, with REPETITIONS. Writes OUTDIR/<name>.json (name: default, or the DEFINE with '='
 # as '_') and OUTDIR/<name>_test.log, and prints one line per case: build, case, median µs.
 # A build whose tests fail is reported and not benchmarked. Exit status: 1 if any build or test failed.
 set -uo pipefail
@@ -15,8 +20,16 @@ shift
 root=$(cd "$(dirname "$0")/.." && pwd)
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
-test_filter=${TEST_FILTER:-*Attention*:*DecodeSplitk*:*TiledFlash*}
-bench_filter=${BENCH_FILTER:-^attention/(tiled_flash|decode_splitk|torch_sdpa_flash|torch_sdpa_cudnn)/.*/cold}
+bench=${BENCH:-bench_attention}
+case $bench in
+  bench_attention)
+    test_filter=${TEST_FILTER:-*Attention*:*DecodeSplitk*:*TiledFlash*}
+    bench_filter=${BENCH_FILTER:-^attention/(tiled_flash|decode_splitk|torch_sdpa_flash|torch_sdpa_cudnn)/.*/cold} ;;
+  bench_rmsnorm)
+    test_filter=${TEST_FILTER:-*RmsNorm*}
+    bench_filter=${BENCH_FILTER:-^rmsnorm/(vectorized|torch_rms_norm)/.*/cold} ;;
+  *) echo "gpu_experiments.sh: BENCH must be bench_attention or bench_rmsnorm, got '$bench'" >&2; exit 2 ;;
+esac
 status=0
 
 if ! nvidia-smi -L >/dev/null 2>&1; then
@@ -25,31 +38,40 @@ if ! nvidia-smi -L >/dev/null 2>&1; then
 fi
 
 name_of() { echo "${1//=/_}"; }
-configure_build() {  # build_dir torch cuda_flags log
-  cmake -S "$root" -B "$1" -G Ninja -DCMAKE_BUILD_TYPE=Release -DSOLBENCH_WITH_TORCH="$2" \
-    "-DCMAKE_CUDA_FLAGS=$3" -DCMAKE_POLICY_VERSION_MINIMUM=3.5 >"$4" 2>&1 &&
-    cmake --build "$1" -j "$(nproc)" --target bench_attention test_gpu >>"$4" 2>&1
+configure_build() {  # source_dir build_dir torch cuda_flags log
+  cmake -S "$1" -B "$2" -G Ninja -DCMAKE_BUILD_TYPE=Release -DSOLBENCH_WITH_TORCH="$3" \
+    "-DCMAKE_CUDA_FLAGS=$4" -DCMAKE_POLICY_VERSION_MINIMUM=3.5 >"$5" 2>&1 &&
+    cmake --build "$2" -j "$(nproc)" --target "$bench" test_gpu >>"$5" 2>&1
 }
 
+src=$root
+if [ -n "${PATCH:-}" ]; then
+  src=$root/build/exp_src
+  rm -rf "$src" && mkdir -p "$src" &&
+    tar -C "$root" --exclude=./build --exclude=./.git -cf - . | tar -C "$src" -xf - &&
+    patch -d "$src" -p1 --quiet <"$(cd "$(dirname "$PATCH")" && pwd)/$(basename "$PATCH")" ||
+    { echo "gpu_experiments.sh: $PATCH does not apply to this tree" >&2; exit 2; }
+fi
+
 builds=(default)
-configure_build "$root/build/exp_default" AUTO "" "$out/default_build.log" &
+configure_build "$root" "$root/build/exp_default" AUTO "" "$out/default_build.log" &
 for d in "$@"; do
   n=$(name_of "$d")
   builds+=("$n")
-  configure_build "$root/build/exp_$n" OFF "-D$d" "$out/${n}_build.log" &
+  configure_build "$src" "$root/build/exp_$n" OFF "-D$d" "$out/${n}_build.log" &
 done
 wait
 
 for n in "${builds[@]}"; do
   b=$root/build/exp_$n
-  if [ ! -x "$b/bench/bench_attention" ]; then
+  if [ ! -x "$b/bench/$bench" ]; then
     echo "$n: BUILD FAILED (see ${n}_build.log)"; status=1; continue
   fi
   if ! SOLBENCH_REQUIRE_GPU=1 "$b/tests/test_gpu" --gtest_filter="$test_filter" --gtest_brief=1 >"$out/${n}_test.log" 2>&1; then
     echo "$n: TESTS FAILED (see ${n}_test.log)"; status=1; continue
   fi
   echo "$n: $(grep -E 'PASSED' "$out/${n}_test.log")"
-  "$b/bench/bench_attention" --shapes="${SHAPES:-anchors}" --dtypes="${DTYPES:-bf16}" --benchmark_filter="$bench_filter" \
+  "$b/bench/$bench" --shapes="${SHAPES:-anchors}" --dtypes="${DTYPES:-bf16}" --benchmark_filter="$bench_filter" \
     --benchmark_repetitions="${REPETITIONS:-3}" --benchmark_display_aggregates_only=true \
     --benchmark_out="$out/$n.json" --benchmark_out_format=json 2>&1 |
     awk -v n="$n" '/_median/ {sub("/manual_time_median", "", $1); print n, $1, $2}' || status=1

@@ -9,6 +9,16 @@ from pathlib import Path
 SCRIPTS = Path(__file__).resolve().parents[1]
 
 
+class ExperimentPatches(unittest.TestCase):
+    def test_every_candidate_patch_still_applies(self):
+        patches = sorted((SCRIPTS.parent / "experiments").glob("*.patch"))
+        for p in patches:
+            with self.subTest(patch=p.name):
+                r = subprocess.run(["patch", "--dry-run", "-p1", "-d", str(SCRIPTS.parent), "-i", str(p)],
+                                   capture_output=True, text=True)
+                self.assertEqual(r.returncode, 0, f"{p.name} no longer applies:\n{r.stdout}{r.stderr}")
+
+
 class WithoutGpu(unittest.TestCase):
     def setUp(self):
         self.tmp = tempfile.TemporaryDirectory()
@@ -31,6 +41,12 @@ class WithoutGpu(unittest.TestCase):
                 r = self.run_script(SCRIPTS / script, *args)
                 self.assertEqual(r.returncode, 3, r.stdout + r.stderr)
                 self.assertIn("no NVIDIA GPU", r.stderr)
+
+    def test_experiments_with_an_unknown_bench_is_a_usage_error(self):
+        self.env["BENCH"] = "bench_gemm"
+        r = self.run_script(SCRIPTS / "gpu_experiments.sh", Path(self.tmp.name) / "out", "SB_X=1")
+        self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+        self.assertIn("BENCH must be bench_attention or bench_rmsnorm", r.stderr)
 
     def test_experiments_without_a_define_is_a_usage_error(self):
         r = self.run_script(SCRIPTS / "gpu_experiments.sh", Path(self.tmp.name) / "out")
