@@ -69,6 +69,7 @@ void add_context(const Env& e, const BenchSpec& spec, const std::string& command
   benchmark::AddCustomContext("copy_gbps", fmt(e.ceilings.copy_gbps, "%.1f"));
   benchmark::AddCustomContext("gemm_tflops", fmt(e.ceilings.gemm_tflops, "%.1f"));
   benchmark::AddCustomContext("flush_bytes", std::to_string(e.timer.flush_bytes()));
+  benchmark::AddCustomContext("flush_method", e.timer.flush_method());
   benchmark::AddCustomContext("profile_mode", g_profile ? "true" : "false");
   benchmark::AddCustomContext("binary_command", command);
   // The script command that produced the run (scripts/gpu_run.sh sets it), else this binary's.

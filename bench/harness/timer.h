@@ -51,6 +51,10 @@ class GpuTimer {
 
   cudaStream_t stream() const { return stream_; }
   std::size_t flush_bytes() const { return flush_.bytes(); }
+  // How the flush writes: "memset" (cudaMemsetAsync, the default) or "kernel" (a grid-stride kernel
+  // of 16-byte stores, write-allocating in L2 as PyTorch's zero_ in triton's do_bench does); set by
+  // SOLBENCH_FLUSH_METHOD, for experiments on the flush (recorded in the run context).
+  const char* flush_method() const { return flush_kernel_ ? "kernel" : "memset"; }
 
   void flush_l2();                         // enqueue the flush
   double cold_ms(const LaunchFn& launch);  // flush, then time one launch
@@ -73,6 +77,8 @@ class GpuTimer {
   cudaEvent_t start_ = nullptr, stop_ = nullptr;
   std::vector<cudaEvent_t> batch_start_, batch_stop_;
   double last_enqueue_ms_ = 0;
+  bool flush_kernel_ = false;
+  int flush_blocks_ = 0;
   int sm_clock_khz_ = 0;
 };
 
