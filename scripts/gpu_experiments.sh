@@ -4,7 +4,7 @@
 #   scripts/gpu_experiments.sh out SB_TILED_FLASH_EXPERIMENT=2 SB_TILED_FLASH_EXPERIMENT=3
 #   BENCH=bench_rmsnorm PATCH=experiments/rmsnorm_one_wave.patch \
 #     scripts/gpu_experiments.sh out SB_RMSNORM_EXPERIMENT=1 SB_RMSNORM_EXPERIMENT=2
-# PATCH (optional): candidates not yet measured live as patches in experiments/, outside kernels/, so
+# PATCH (optional, space-separated): candidates not yet measured live as patches in experiments/, outside kernels/, so
 # the committed results always describe the committed kernels. The DEFINE builds compile a copy of
 # the tree with the patch applied (patch -p1); the default build compiles the tree as it is.
 # Builds the default tree (Release, with the PyTorch baselines when PyTorch is installed) and one
@@ -37,7 +37,7 @@ if ! nvidia-smi -L >/dev/null 2>&1; then
   exit 3
 fi
 
-name_of() { echo "${1//=/_}"; }
+name_of() { local n=${1// -D/__}; n=${n//=/_}; echo "${n// /_}"; }  # "A=1 -DB=2" -> A_1__B_2
 configure_build() {  # source_dir build_dir torch cuda_flags log
   cmake -S "$1" -B "$2" -G Ninja -DCMAKE_BUILD_TYPE=Release -DSOLBENCH_WITH_TORCH="$3" \
     "-DCMAKE_CUDA_FLAGS=$4" -DCMAKE_POLICY_VERSION_MINIMUM=3.5 >"$5" 2>&1 &&
@@ -48,9 +48,12 @@ src=$root
 if [ -n "${PATCH:-}" ]; then
   src=$root/build/exp_src
   rm -rf "$src" && mkdir -p "$src" &&
-    tar -C "$root" --exclude=./build --exclude=./.git -cf - . | tar -C "$src" -xf - &&
-    patch -d "$src" -p1 --quiet <"$(cd "$(dirname "$PATCH")" && pwd)/$(basename "$PATCH")" ||
-    { echo "gpu_experiments.sh: $PATCH does not apply to this tree" >&2; exit 2; }
+    tar -C "$root" --exclude=./build --exclude=./.git -cf - . | tar -C "$src" -xf - ||
+    { echo "gpu_experiments.sh: could not copy the tree to $src" >&2; exit 2; }
+  for p in $PATCH; do  # several patches: space-separated, applied in order
+    patch -d "$src" -p1 --quiet <"$(cd "$(dirname "$p")" && pwd)/$(basename "$p")" ||
+      { echo "gpu_experiments.sh: $p does not apply to this tree" >&2; exit 2; }
+  done
 fi
 
 builds=(default)
