@@ -152,6 +152,10 @@ def main(argv=None) -> int:
     if base_run.context.get("gpu_name") != new_run.context.get("gpu_name"):
         print(f"WARNING: different GPUs: baseline {base_run.context.get('gpu_name')!r}, "
               f"run {new_run.context.get('gpu_name')!r}")
+    if base_run.context.get("timing_protocol") != new_run.context.get("timing_protocol"):
+        print(f"WARNING: different timing protocols (a change of method, not of kernels, moves times): "
+              f"baseline {base_run.context.get('timing_protocol', 'not recorded')!r}, "
+              f"run {new_run.context.get('timing_protocol', 'not recorded')!r}")
     for line in stale or []:
         print(f"WARNING: stale results: {line}")
     print()

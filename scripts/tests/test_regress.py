@@ -50,6 +50,15 @@ class Regress(unittest.TestCase):
             self.assertIn(f"REGRESSED: {PLANTED}", out)
             self.assertTrue(out.rstrip().endswith("FAIL"))
 
+    def test_a_change_of_timing_protocol_is_named(self):
+        base = self.json(seed=1, ctx=gbfake.context(timing_protocol="v1"))
+        run = self.json(seed=2, ctx=gbfake.context(timing_protocol="v2"))
+        rc, out, _ = self.regress(base, run)
+        self.assertIn("WARNING: different timing protocols", out)
+        self.assertIn("'v1'", out)
+        rc, out, _ = self.regress(base, self.json(seed=3, ctx=gbfake.context(timing_protocol="v1")))
+        self.assertNotIn("timing protocols", out)
+
     def test_slowdown_within_the_noise_is_not_a_regression(self):
         base = self.json(seed=1, sigma={PLANTED: 0.06})
         run = self.json(seed=2, sigma={PLANTED: 0.06}, scale={PLANTED: 1.10})
