@@ -14,6 +14,7 @@
 #include "attention/attention.h"
 #include "attention/decode_splitk.h"
 #include "attention_case.h"
+#include "attention_refusals.h"
 #include "common/check.h"
 #include "expect.h"
 #include "gpu.h"
@@ -146,18 +147,11 @@ TEST(DecodeSplitk, RepeatedRunsAreBitIdentical) {
 // Unsupported problems are std::invalid_argument from attention::run, naming the reason.
 TEST(DecodeSplitk, RefusalsNameTheReason) {
   SB_REQUIRE_GPU();
-  Stream stream;
-  const std::pair<AttentionDims, DType> bad[] = {
-      {{1, 32, 8, 128, 9, 64, true}, DType::bf16},   // 9 query tokens
-      {{1, 32, 8, 96, 1, 64, false}, DType::bf16},   // head_dim 96
-      {{1, 32, 8, 128, 1, 64, false}, DType::f32},   // fp32
-  };
-  const char* reasons[] = {"q_len 9", "head_dim 96", "fp32"};
-  for (int i = 0; i < 3; ++i) {
-    AttentionData data(bad[i].first, bad[i].second, 1, stream.get());
-    const attention::Problem p = data.problem();
-    test::expect_throw_naming<std::invalid_argument>([&] { attention::run(splitk(), p, stream.get()); }, reasons[i]);
-  }
+  test::expect_refusals(splitk(), {
+                                      {{1, 32, 8, 128, 9, 64, true}, DType::bf16, "q_len 9"},
+                                      {{1, 32, 8, 96, 1, 64, false}, DType::bf16, "head_dim 96"},
+                                      {{1, 32, 8, 128, 1, 64, false}, DType::f32, "fp32"},
+                                  });
 }
 
 }  // namespace

@@ -13,6 +13,7 @@
 
 #include "attention/attention.h"
 #include "attention_case.h"
+#include "attention_refusals.h"
 #include "common/check.h"
 #include "expect.h"
 #include "gpu.h"
@@ -99,18 +100,11 @@ INSTANTIATE_TEST_SUITE_P(Shapes, TiledFlashGpu, ::testing::Combine(::testing::Va
 // Unsupported problems are std::invalid_argument from attention::run, naming the reason.
 TEST(TiledFlash, RefusalsNameTheReason) {
   SB_REQUIRE_GPU();
-  Stream stream;
-  const std::pair<AttentionDims, DType> bad[] = {
-      {{1, 2, 2, 80, 16, 16, false}, DType::bf16},  // head_dim 80
-      {{1, 2, 1, 96, 16, 16, true}, DType::f16},    // head_dim 96
-      {{1, 2, 2, 64, 16, 16, false}, DType::f32},   // fp32
-  };
-  const char* reasons[] = {"head_dim 80", "head_dim 96", "fp32"};
-  for (int i = 0; i < 3; ++i) {
-    AttentionData data(bad[i].first, bad[i].second, 1, stream.get());
-    const attention::Problem p = data.problem();
-    test::expect_throw_naming<std::invalid_argument>([&] { attention::run(tiled_flash(), p, stream.get()); }, reasons[i]);
-  }
+  test::expect_refusals(tiled_flash(), {
+                                           {{1, 2, 2, 80, 16, 16, false}, DType::bf16, "head_dim 80"},
+                                           {{1, 2, 1, 96, 16, 16, true}, DType::f16, "head_dim 96"},
+                                           {{1, 2, 2, 64, 16, 16, false}, DType::f32, "fp32"},
+                                       });
 }
 
 }  // namespace
