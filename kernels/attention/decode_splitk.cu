@@ -50,15 +50,6 @@ struct Tile {
   static_assert(kSmemBytes * kMinBlocks <= 227 * 1024, "pipeline exceeds an SM's shared memory");
 };
 
-// 16-byte cp.async (L2 -> shared, bypassing L1); src_bytes 0 writes 16 zero bytes and reads nothing.
-__device__ inline void cp_async16(void* smem, const void* gmem, bool valid) {
-  const unsigned dst = static_cast<unsigned>(__cvta_generic_to_shared(smem));
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(gmem), "r"(valid ? 16 : 0) : "memory");
-}
-__device__ inline void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
-template <int N>
-__device__ inline void cp_async_wait() { asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory"); }
-
 // Programmatic dependent launch (sm_90+): the split kernel lets the combine launch early, the combine
 // waits for the split grid's completion (and memory flush) before reading the partials.
 __device__ inline void pdl_launch_dependents() {
@@ -169,8 +160,8 @@ __global__ void __launch_bounds__(kThreads, Tile<D, R>::kMinBlocks) split_kernel
         const int j = t + u * kGroups + group;
         const bool valid = j < key_end;
         const int64_t off = static_cast<int64_t>(valid ? j : t) * key_stride;
-        cp_async16(&smem[(st * 2 * U + u) * kThreads + tid], kbase + off, valid);
-        cp_async16(&smem[(st * 2 * U + U + u) * kThreads + tid], vbase + off, valid);
+        cp_async_16_zfill(&smem[(st * 2 * U + u) * kThreads + tid], kbase + off, valid);
+        cp_async_16_zfill(&smem[(st * 2 * U + U + u) * kThreads + tid], vbase + off, valid);
       }
     }
     cp_async_commit();

@@ -1,4 +1,4 @@
-// PTX helpers of the tiled_flash attention variant: cp.async with zero fill, ldmatrix (plain and
+// PTX helpers of the tiled_flash attention variant (cp.async is in common/vec.cuh): ldmatrix (plain and
 // transposed), mma.sync m16n8k16 with fp32 accumulators, ex2.approx, and 16-bit pair packing.
 //
 // Fragment layouts (PTX ISA, "Matrix Fragments for mma.m16n8k16 with floating point type"), with
@@ -21,19 +21,6 @@
 namespace sb::attention::tiled_flash {
 
 __device__ inline unsigned smem_addr(const void* p) { return static_cast<unsigned>(__cvta_generic_to_shared(p)); }
-
-// 16-byte global -> shared copy that reads nothing and writes 16 zero bytes when !valid (src-size 0).
-__device__ inline void cp_async_16_zfill(void* smem, const void* gmem, bool valid) {
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(smem_addr(smem)), "l"(gmem),
-               "r"(valid ? 16 : 0)
-               : "memory");
-}
-__device__ inline void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
-// Wait until at most N committed groups of this thread are still in flight.
-template <int N>
-__device__ inline void cp_async_wait() {
-  asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
-}
 
 // `addr` is a shared-state-space address (smem_addr): base + constant offsets fold into the instruction.
 __device__ inline void ldmatrix_x4(uint32_t (&r)[4], unsigned addr) {
