@@ -4,7 +4,7 @@ do_bench (its own events, its own 256 MB L2 flush, median) on the same GPU, in t
 bench run, and compare with the harness's cold figures for the same cases.
 
     python3 scripts/crosscheck_torch.py RUN.json... [-o crosscheck.json] [--tolerance 0.05] [--attention-tolerance 0.10]
-                                        [--filter REGEX]
+                                        [--filter REGEX] [--anchors results/<gpu>/anchors.json]
 
 Cases (cold, every shape and dtype in the run): torch_rms_norm (= torch.rms_norm = at::rms_norm),
 and for attention the same ATen op each torch_sdpa_<backend> case calls in ref/torch/torch_attention.cpp
@@ -75,6 +75,18 @@ OPS = {"torch_rms_norm": rms_norm_call, **{name: attention_call for name in (
     "torch_sdpa_flash", "torch_sdpa_efficient", "torch_sdpa_cudnn", "torch_sdpa_math", "torch_manual_composite")}}
 
 
+def anchor_filter(path):
+    """A predicate on cases: true for every non-attention case, and for an attention case whose dtype and
+    shape label one of the file's attention entries has. Without a file, always true."""
+    if not path:
+        return lambda case: True
+    entries = json.loads(pathlib.Path(path).read_text())["anchors"]
+    keys = {(e["dtype"], e["shape"]) for e in entries if e["op"] == "attention"}
+    if not keys:
+        raise ValueError("no attention entries")
+    return lambda case: case.op != "attention" or (case.dtype, case.shape_label) in keys
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("run", nargs="+", help="bench JSON of the same machine (files or directory)")
@@ -84,6 +96,9 @@ def main() -> int:
                     help="relative difference allowed for attention (default 0.10)")
     ap.add_argument("--runs", type=int, default=5, help="do_bench calls per case (default 5)")
     ap.add_argument("--filter", default="", help="only cases whose name matches this regular expression")
+    ap.add_argument("--anchors", metavar="ANCHORS_JSON",
+                    help="attention cases only at the dtype and shape of an attention entry of this file "
+                         "(results/<gpu>/anchors.json); other ops are not narrowed")
     a = ap.parse_args()
     try:
         run = sbresults.load(a.run)
@@ -95,7 +110,13 @@ def main() -> int:
     except re.error as e:
         print(f"crosscheck_torch: --filter: not a regular expression: {e}", file=sys.stderr)
         return 2
-    cases = [c for c in run.cases if c.impl in OPS and c.mode == "cold" and c.ok and keep.search(c.name)]
+    try:
+        at_anchor = anchor_filter(a.anchors)
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        print(f"crosscheck_torch: --anchors {a.anchors}: {e}", file=sys.stderr)
+        return 2
+    cases = [c for c in run.cases
+             if c.impl in OPS and c.mode == "cold" and c.ok and keep.search(c.name) and at_anchor(c)]
     if not cases:
         print("crosscheck_torch: the run has no cold PyTorch baseline cases (built without libtorch?)", file=sys.stderr)
         return 2

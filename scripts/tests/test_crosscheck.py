@@ -45,6 +45,34 @@ class Crosscheck(unittest.TestCase):
         self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
         self.assertIn("no cold PyTorch baseline cases", r.stderr)
 
+    def test_anchors_narrow_the_attention_cases_to_their_shapes(self):
+        with tempfile.NamedTemporaryFile("w", suffix=".json") as f:
+            json.dump({"anchors": [{"op": "attention", "impl": "torch_sdpa_flash", "dtype": "bf16",
+                                    "shape": "b4_hq32_hkv32_d128_q4096_kv4096", "mode": "cold"}]}, f)
+            f.flush()
+            r = crosscheck(DATA / "attention_gb183.json", "--anchors", f.name)
+        self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+        self.assertIn("no cold PyTorch baseline cases", r.stderr)
+
+    def test_malformed_anchors_are_exit_2(self):
+        with tempfile.NamedTemporaryFile("w", suffix=".json") as f:
+            f.write('{"anchors": [{"op": "attention"}]}')
+            f.flush()
+            r = crosscheck(DATA / "attention_gb183.json", "--anchors", f.name)
+        self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+        self.assertIn("--anchors", r.stderr)
+
+    def test_the_committed_anchors_keep_exactly_the_anchor_attention_cases(self):
+        from types import SimpleNamespace as Case
+        sys.path.insert(0, str(SCRIPTS))
+        import crosscheck_torch
+        keep = crosscheck_torch.anchor_filter(SCRIPTS.parent / "results" / "h200" / "anchors.json")
+        self.assertTrue(keep(Case(op="attention", dtype="bf16", shape_label="b64_hq32_hkv8_d128_q1_kv16384")))
+        self.assertTrue(keep(Case(op="attention", dtype="bf16", shape_label="b4_hq32_hkv32_d128_q4096_kv4096")))
+        self.assertFalse(keep(Case(op="attention", dtype="fp16", shape_label="b64_hq32_hkv8_d128_q1_kv16384")))
+        self.assertFalse(keep(Case(op="attention", dtype="bf16", shape_label="b64_hq32_hkv8_d128_q1_kv8192")))
+        self.assertTrue(keep(Case(op="rmsnorm", dtype="fp32", shape_label="t3_h7")))
+
     def test_without_pytorch_it_says_so(self):
         try:
             import torch  # noqa: F401
