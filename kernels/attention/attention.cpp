@@ -3,6 +3,8 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "common/registry.h"
+
 namespace sb::attention {
 
 #define SB_VARIANT(name, summary)                    \
@@ -24,11 +26,7 @@ const std::vector<Variant> kVariants = {
 
 const std::vector<Variant>& variants() { return kVariants; }
 
-const Variant& variant(const std::string& name) {
-  for (const Variant& v : kVariants)
-    if (name == v.name) return v;
-  throw std::invalid_argument("attention: unknown variant '" + name + "'");
-}
+const Variant& variant(const std::string& name) { return find_variant(kVariants, name, "attention"); }
 
 double Problem::softmax_scale() const { return scale > 0 ? scale : 1.0 / std::sqrt(static_cast<double>(head_dim)); }
 

@@ -5,7 +5,9 @@
 
 #include <cuda_runtime.h>
 
+#include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace sb {
 
@@ -18,5 +20,13 @@ struct Variant {
   // Enqueues the kernel(s) on `stream`. Never allocates, synchronizes, prints or reads a clock.
   void (*launch)(const Problem&, cudaStream_t);
 };
+
+// The variant called `name` in an op's registry; std::invalid_argument naming the op otherwise.
+template <typename V>
+const V& find_variant(const std::vector<V>& variants, const std::string& name, const char* op) {
+  for (const V& v : variants)
+    if (name == v.name) return v;
+  throw std::invalid_argument(std::string(op) + ": unknown variant '" + name + "'");
+}
 
 }  // namespace sb

@@ -23,11 +23,7 @@ const std::vector<Variant> kVariants = {
 
 const std::vector<Variant>& variants() { return kVariants; }
 
-const Variant& variant(const std::string& name) {
-  for (const Variant& v : kVariants)
-    if (name == v.name) return v;
-  throw std::invalid_argument("rmsnorm: unknown variant '" + name + "'");
-}
+const Variant& variant(const std::string& name) { return find_variant(kVariants, name, "rmsnorm"); }
 
 void Problem::validate() const {
   auto fail = [](const std::string& what) { throw std::invalid_argument("rmsnorm: " + what); };
