@@ -8,6 +8,7 @@
 
 #include "attention/attention.h"
 #include "attention_case.h"
+#include "attention_test.h"
 #include "common/check.h"
 #include "gpu.h"
 
@@ -22,12 +23,6 @@ const AttentionDims kShapes[] = {
 };
 
 using Param = std::tuple<std::string, DType, AttentionDims>;
-
-std::vector<std::string> variant_names() {
-  std::vector<std::string> n;
-  for (const auto& v : attention::variants()) n.push_back(v.name);
-  return n;
-}
 
 class AttentionGpu : public ::testing::TestWithParam<Param> {
  protected:
@@ -69,11 +64,11 @@ TEST_P(AttentionGpu, RepeatedRunsAreBitIdentical) {
 }
 
 INSTANTIATE_TEST_SUITE_P(AllVariants, AttentionGpu,
-                         ::testing::Combine(::testing::ValuesIn(variant_names()), ::testing::ValuesIn(kAllDTypes),
+                         ::testing::Combine(::testing::ValuesIn(test::attention_variant_names()), ::testing::ValuesIn(kAllDTypes),
                                             ::testing::ValuesIn(kShapes)),
                          [](const ::testing::TestParamInfo<Param>& i) {
-                           return std::get<0>(i.param) + "_" + std::string(name(std::get<1>(i.param))) + "_" +
-                                  shape_name(std::get<2>(i.param));
+                           return test::attention_case_name(std::get<0>(i.param), std::get<1>(i.param),
+                                                            std::get<2>(i.param));
                          });
 
 }  // namespace

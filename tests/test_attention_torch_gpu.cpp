@@ -13,6 +13,7 @@
 
 #include "attention/attention.h"
 #include "attention_case.h"
+#include "attention_test.h"
 #include "gpu.h"
 #include "ref/torch/torch_attention.h"
 
@@ -29,12 +30,6 @@ const AttentionDims kLarge[] = {
 };
 
 using Param = std::tuple<std::string, DType, AttentionDims>;
-
-std::vector<std::string> variant_names() {
-  std::vector<std::string> n;
-  for (const auto& v : attention::variants()) n.push_back(v.name);
-  return n;
-}
 
 class AttentionTorch : public ::testing::TestWithParam<Param> {};
 
@@ -80,11 +75,11 @@ TEST_P(AttentionTorch, EveryElementWithinFlashAttentionRule) {
 }
 
 INSTANTIATE_TEST_SUITE_P(AllVariants, AttentionTorch,
-                         ::testing::Combine(::testing::ValuesIn(variant_names()),
+                         ::testing::Combine(::testing::ValuesIn(test::attention_variant_names()),
                                             ::testing::Values(DType::f16, DType::bf16), ::testing::ValuesIn(kLarge)),
                          [](const ::testing::TestParamInfo<Param>& i) {
-                           return std::get<0>(i.param) + "_" + std::string(name(std::get<1>(i.param))) + "_" +
-                                  shape_name(std::get<2>(i.param));
+                           return test::attention_case_name(std::get<0>(i.param), std::get<1>(i.param),
+                                                            std::get<2>(i.param));
                          });
 
 }  // namespace

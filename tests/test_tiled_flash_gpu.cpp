@@ -13,7 +13,7 @@
 
 #include "attention/attention.h"
 #include "attention_case.h"
-#include "attention_refusals.h"
+#include "attention_test.h"
 #include "common/check.h"
 #include "expect.h"
 #include "gpu.h"
