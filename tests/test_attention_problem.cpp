@@ -89,7 +89,7 @@ TEST(AttentionRegistry, NamesAndUnknown) {
 }
 
 TEST(AttentionManual, RefusesWithoutHandleOrOverBudget) {
-  const Variant& m = variant("manual");
+  const Variant m = variant("manual");  // a copy: GCC 13 -Wdangling-reference flags a reference here
   Problem p = valid();
   EXPECT_NE(m.supports(p).find("cuBLAS handle"), std::string::npos);
   p.cublas = reinterpret_cast<cublasHandle_t>(fake);

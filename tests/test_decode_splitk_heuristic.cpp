@@ -175,7 +175,7 @@ TEST(DecodeSplitkPlan, WorkspaceHoldsEveryPartial) {
 }
 
 TEST(DecodeSplitkSupports, ReasonsNameTheLimit) {
-  const Variant& v = variant("decode_splitk");
+  const Variant v = variant("decode_splitk");  // a copy: GCC 13 -Wdangling-reference flags a reference here
   Problem p = decode(1, 32, 8, 128, 4096);
   EXPECT_EQ(v.supports(p), "");
   p.q_len = 8;
