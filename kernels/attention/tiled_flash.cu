@@ -8,7 +8,9 @@
 // come first. Rows padded by 16 bytes (1 mod 8 bank groups): ldmatrix and O staging are conflict-free.
 // mma.sync m16n8k16, fp32 accumulators; P is rounded to the input type in registers and is the A operand
 // of P V as it stands (the accumulator layout of two n8 tiles is the A layout of one k16 step); exp2
-// with scale * log2(e) folded into one FMA; the O rescale skipped when no row max of the warp moved;
+// with scale * log2(e) folded into one FMA; a row's reference max moves only on a gain of more than 2^8
+// (lazy rescale) and the O rescale is skipped when none of the warp's moved; tiles that no row sees
+// masked run a copy of the step with no mask code;
 // 1/rowsum once at the end; a row that sees no key gives 0.
 // Registers (ptxas, sm_90a, no spills, 2 blocks an SM): D 128 re-reads Q from shared memory and runs the
 // softmax in 64-key steps (128 O + 32 S live a thread: P V runs per k16 step of P, so S dies as it is
@@ -27,6 +29,7 @@
 #include <cmath>
 #include <cstdint>
 #include <string>
+#include <type_traits>  // std::false_type, std::true_type: the masked and interior copies of a step
 
 #include "attention/attention.h"
 #include "attention/tiled_flash.cuh"
@@ -73,6 +76,38 @@ struct Config {
 //   =1:      8 warps x 16 rows, Q in registers, 1 block an SM (an earlier build)  2087 / 7519 / 3894
 //   SDPA flash (FA2) in the same run                                              1699 / 6421 / 3170
 // SB_TILED_FLASH_EXPERIMENT=N builds an alternative, for measuring them again.
+// The inner loop, on the default tiles (H200, bf16, cold, median of 3, one command, 2026-11-29,
+// results/h200/history/2026-11-29_experiments/; us, D 128: b8 h16 s2048 causal / full,
+// b2 h16 s8192 causal / full, b4 h32 s4096 causal / full, GQA b8 h32/8 s2048 causal; D 64 b4 h32 s4096 causal):
+//   before (masked step on every tile, O rescaled whenever a row max moved)
+//                                              491 / 819 / 1739 / 3129 / 1719 / 3217 / 913 ; 953
+//   + interior tiles without mask code        478 / 808 / 1702 / 3038 / 1670 / 3080 / 885 ; 955
+//   + lazy rescale alone                      476 / 794 / 1736 / 3114 / 1689 / 3148 / 886 ; 935
+//   both (the kernel now)                     469 / 786 / 1682 / 3033 / 1648 / 3043 / 864 ; 937
+//   SDPA flash (FA2), same command            487 / 796 / 1716 / 3065 / 1697 / 3103 / 910 ; 975
+//   - Interior tiles (D 128): the tiles no row of the block sees masked (whole, and causal: last key
+//     <= first row + causal_offset) are the last visited, so the loop is peeled in two: the first
+//     tiles run the masked step (per-warp causal skip, mask branch), the rest a step with neither.
+//     With no branch between Q K^T and the row max, ptxas interleaves the last Q K^T mma with the
+//     first FMNMX, and ~10 ISETP/BRA a step go. D 64 keeps one step (two copies spill 40 bytes there).
+//   - Lazy rescale (FlashAttention-4's): a row's reference max moves only when the max gains more
+//     than kLazyLog2 = 8 (log2 units) on it; otherwise P = 2^(s c - base) <= 2^8 and O and the sums
+//     keep their scale. P is rounded relative as before (256 is in range for fp16 and bf16), so the
+//     error is unchanged; O is rescaled on a row's first step and then only on a jump of > 8.
+//   Registers: 254 (D 128) / 236 (D 64), no spills.
+//   Tried, not kept: row sums on the tensor cores (P against a B of ones per k16 step, replacing the
+//   64 FADD a step) spills 48-108 bytes at D 128 in every arrangement (its 8 accumulator registers).
+//   Not built: (B) separate K and V cp.async groups: tile n - 1 is issued right after the barrier of
+//   tile n and waited for at the next, so every copy already has a whole tile of compute to land, and
+//   waiting for V alone before P V needs a second block barrier a tile (with the per-warp causal skip,
+//   an arrive path too). (A) explicit ldmatrix double-buffering: QK^T is one unrolled basic block
+//   that ptxas schedules itself (LDSM already hoisted ahead of the HMMA); the source order does not
+//   survive, and at 255 registers extra fragments spill. ex2.approx.bf16x2: 2^-7 relative error and a
+//   bf16 exponent input (~2% error at |x| ~ 10), outside 2x PyTorch's bf16 error.
+#ifndef SB_TILED_FLASH_EXPERIMENT
+#define SB_TILED_FLASH_EXPERIMENT 0
+#endif
+constexpr float kLazyLog2 = 8.0f;  // the reference max of a row moves when the max gains more (log2)
 #if SB_TILED_FLASH_EXPERIMENT == 1
 using ConfigD128 = Config<128, 8, 1, 64, 64, true, 1>;
 #elif SB_TILED_FLASH_EXPERIMENT == 2
@@ -214,7 +249,10 @@ __global__ void __launch_bounds__(C::kThreads, C::kMinBlocks) kernel(const Param
   const float scale_log2 = p.scale_log2;
   const int warp_row0 = m0 + warp * C::kWarpRows;  // first query row of this warp
 
-  for (int it = 0; it < n_tiles; ++it, --n) {
+  // One K/V tile: it-th visited, tile index n. kInterior: no row of the block sees a masked key of this
+  // tile, so neither the per-warp skip nor the mask is compiled in.
+  auto tile = [&](const int it, const int n, auto interior_c) {
+    constexpr bool kInterior = decltype(interior_c)::value;
     cp_async_wait<0>();
     __syncthreads();  // tile n is visible to all, and every warp is done with the buffer tile n - 1 goes to
     const int buf = it & 1;
@@ -230,7 +268,7 @@ __global__ void __launch_bounds__(C::kThreads, C::kMinBlocks) kernel(const Param
       const int ks = sub * C::kSubN;  // first key of this step within the tile
       const int n0 = n * BN + ks;
       // A warp whose rows all end before this step's first key gains nothing from it.
-      if (p.causal && n0 > warp_row0 + C::kWarpRows - 1 + p.causal_offset) continue;
+      if (!kInterior && p.causal && n0 > warp_row0 + C::kWarpRows - 1 + p.causal_offset) continue;
 
       // S = Q K^T (raw scores, fp32).
       float s[MT][C::kNTiles][4];
@@ -265,7 +303,8 @@ __global__ void __launch_bounds__(C::kThreads, C::kMinBlocks) kernel(const Param
       }
 
       // Mask keys past kv_len and, causal, keys after i + causal_offset: score -inf.
-      if (n0 + C::kSubN > p.kv_len || (p.causal && n0 + C::kSubN - 1 > warp_row0 + p.causal_offset)) {
+      if (!kInterior &&
+          (n0 + C::kSubN > p.kv_len || (p.causal && n0 + C::kSubN - 1 > warp_row0 + p.causal_offset))) {
 #pragma unroll
         for (int mt = 0; mt < MT; ++mt)
 #pragma unroll
@@ -297,10 +336,16 @@ __global__ void __launch_bounds__(C::kThreads, C::kMinBlocks) kernel(const Param
           for (int nt = 0; nt < C::kNTiles; ++nt) mx = fmaxf(mx, fmaxf(s[mt][nt][2 * r], s[mt][nt][2 * r + 1]));
           mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
           mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
-          base[mt][r] = mx == -INFINITY ? 0.0f : mx * scale_log2;
-          alpha[mt][r] = mx == row_max[mt][r] ? 1.0f : ex2(row_max[mt][r] * scale_log2 - base[mt][r]);
-          moved |= mx != row_max[mt][r];
-          row_max[mt][r] = mx;
+          // row_max is the reference max of the exponents; it moves only when the max gains more than
+          // kLazyLog2 on it, else P = 2^(s * scale_log2 - base) <= 2^kLazyLog2 (rounded relative as
+          // before) and O and the sums keep their scale. A row's first key gains +inf on -inf and moves it;
+          // no key yet (-inf - -inf = NaN) does not.
+          const bool mv = (mx - row_max[mt][r]) * scale_log2 > kLazyLog2;
+          const float ref = mv ? mx : row_max[mt][r];
+          base[mt][r] = ref == -INFINITY ? 0.0f : ref * scale_log2;
+          alpha[mt][r] = mv ? ex2(row_max[mt][r] * scale_log2 - base[mt][r]) : 1.0f;
+          moved |= mv;
+          row_max[mt][r] = ref;
         }
       if (__any_sync(0xffffffffu, moved)) {
 #pragma unroll
@@ -350,6 +395,20 @@ __global__ void __launch_bounds__(C::kThreads, C::kMinBlocks) kernel(const Param
       for (int mt = 0; mt < MT; ++mt)
 #pragma unroll
         for (int r = 0; r < 2; ++r) row_sum[mt][r] = row_sum[mt][r] * alpha[mt][r] + sum[mt][r];
+    }
+  };
+  {
+    // Tiles [0, n_interior) are interior: whole (n BN + BN <= kv_len) and, causal, their last key is
+    // seen by the block's first row (n BN + BN - 1 <= m0 + causal_offset). Visited last, from the top.
+    // D 64 keeps one copy of the step (two copies spill 40 bytes there).
+    int it = 0;
+    if constexpr (D == 128) {
+      int n_interior = min(n_tiles, p.kv_len / BN);
+      if (p.causal) n_interior = min(n_interior, max(m0 + p.causal_offset + 1, 0) / BN);
+      for (; it < n_tiles - n_interior; ++it, --n) tile(it, n, std::false_type{});
+      for (; it < n_tiles; ++it, --n) tile(it, n, std::true_type{});
+    } else {
+      for (; it < n_tiles; ++it, --n) tile(it, n, std::false_type{});
     }
   }
 
