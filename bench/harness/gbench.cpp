@@ -28,7 +28,10 @@ const char* const kDefaultFlags[] = {"--benchmark_min_time=0.01"};
 constexpr double kWarmUpMs = 1.0;
 constexpr int kProfileLaunches = 3;
 // v2 (2026-11-29): cold launches queued in batches with a host-time hold; v1 synchronized after each.
-constexpr const char* kTimingProtocol = "v2: cold = queued batches of <= 4 launches, flush + hold + events each; hot = CUDA graph of K launches";
+// v3: the same with the hold before the flush (SOLBENCH_COLD_HOLD=before-flush), so the flush directly
+// precedes the start event as in do_bench.
+constexpr const char* kTimingProtocolV2 = "v2: cold = queued batches of <= 4 launches, flush + hold + events each; hot = CUDA graph of K launches";
+constexpr const char* kTimingProtocolV3 = "v3: cold = queued batches of <= 4 launches, hold + flush + events each; hot = CUDA graph of K launches";
 constexpr double kHotMaxLaunchMs = 10.0;
 constexpr double kMaxHoldMs = 1.0;  // cap of the cold-launch hold (timer.h, cold_batch_ms)  // longer launches are not measured hot (run_timed says why)
 
@@ -72,8 +75,10 @@ void add_context(const Env& e, const BenchSpec& spec, const std::string& command
   benchmark::AddCustomContext("gemm_tflops", fmt(e.ceilings.gemm_tflops, "%.1f"));
   benchmark::AddCustomContext("flush_bytes", std::to_string(e.timer.flush_bytes()));
   benchmark::AddCustomContext("flush_method", e.timer.flush_method());
+  benchmark::AddCustomContext("cold_hold", e.timer.cold_hold());
   // Bumped whenever the way a case is timed changes (regress.py warns across versions).
-  benchmark::AddCustomContext("timing_protocol", kTimingProtocol);
+  benchmark::AddCustomContext("timing_protocol",
+                              std::string(e.timer.cold_hold()) == "before-flush" ? kTimingProtocolV3 : kTimingProtocolV2);
   benchmark::AddCustomContext("profile_mode", g_profile ? "true" : "false");
   benchmark::AddCustomContext("binary_command", command);
   // The script command that produced the run (scripts/gpu_run.sh sets it), else this binary's.

@@ -92,6 +92,12 @@ GpuTimer::GpuTimer(cudaStream_t stream) : stream_(stream) {
       throw std::invalid_argument("SOLBENCH_FLUSH_METHOD: 'memset' or 'kernel', got '" + m + "'");
     flush_kernel_ = m == "kernel";
   }
+  if (const char* env = std::getenv("SOLBENCH_COLD_HOLD")) {
+    const std::string h = env;
+    if (h != "after-flush" && h != "before-flush")
+      throw std::invalid_argument("SOLBENCH_COLD_HOLD: 'after-flush' or 'before-flush', got '" + h + "'");
+    hold_before_flush_ = h == "before-flush";
+  }
   int sms = 0;
   SB_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
   flush_blocks_ = 4 * sms;
@@ -139,8 +145,9 @@ std::vector<double> GpuTimer::cold_batch_ms(const LaunchFn& launch, int count, d
                                 "], got " + std::to_string(count));
   const long long hold_cycles = static_cast<long long>(std::max(hold_ms, 0.0) * sm_clock_khz_);
   for (int i = 0; i <= count; ++i) {
+    if (hold_before_flush_ && hold_cycles > 0) launch_spin_kernel(stream_, hold_cycles, nullptr);
     flush_l2();
-    if (hold_cycles > 0) launch_spin_kernel(stream_, hold_cycles, nullptr);
+    if (!hold_before_flush_ && hold_cycles > 0) launch_spin_kernel(stream_, hold_cycles, nullptr);
     SB_CUDA_CHECK(cudaEventRecord(batch_start_[i], stream_));
     launch(stream_);
     SB_CUDA_CHECK(cudaEventRecord(batch_stop_[i], stream_));

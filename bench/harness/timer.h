@@ -55,6 +55,10 @@ class GpuTimer {
   // of 16-byte stores, write-allocating in L2 as PyTorch's zero_ in triton's do_bench does); set by
   // SOLBENCH_FLUSH_METHOD, for experiments on the flush (recorded in the run context).
   const char* flush_method() const { return flush_kernel_ ? "kernel" : "memset"; }
+  // Where cold_batch_ms's hold goes: "after-flush" (the default: flush, hold, start event) or
+  // "before-flush" (hold, flush, start event: the flush's tail meets the launch, as in do_bench, where
+  // the flush directly precedes the start event); set by SOLBENCH_COLD_HOLD (recorded in the run context).
+  const char* cold_hold() const { return hold_before_flush_ ? "before-flush" : "after-flush"; }
 
   void flush_l2();                         // enqueue the flush
   double cold_ms(const LaunchFn& launch);  // flush, then time one launch
@@ -78,6 +82,7 @@ class GpuTimer {
   std::vector<cudaEvent_t> batch_start_, batch_stop_;
   double last_enqueue_ms_ = 0;
   bool flush_kernel_ = false;
+  bool hold_before_flush_ = false;
   int flush_blocks_ = 0;
   int sm_clock_khz_ = 0;
 };
