@@ -2,8 +2,8 @@
 // reference with FlashAttention's tolerance rule (bench/attention_case.h): forced split counts 1 to 130
 // (130 leaves most chunks empty: lse = -inf, which the combine must ignore), kv_len 1 and lengths that
 // are no multiple of a tile, the heuristic's own split counts, speculative tokens with bottom-right
-// causal masking (fully masked rows give 0), head dims 64 and 256, MQA (several row blocks), logits
-// of +-5e5, bit-identical repeats, and the refusals through attention::run.
+// causal masking (fully masked rows give 0), head dims 64 and 256, MQA (several row blocks), MHA with one
+// and two kv heads a block, logits of +-5e5, bit-identical repeats, and the refusals through attention::run.
 #include <gtest/gtest.h>
 
 #include <optional>
@@ -75,7 +75,9 @@ const AttentionDims kShapes[] = {
     {1, 4, 1, 64, 8, 5, true},         // 8 speculative tokens, kv_len 5: rows 0-2 see no key (output 0)
     {2, 8, 2, 256, 4, 1000, true},     // d256, 4 tokens: 16 rows in 4 row blocks of 4
     {1, 32, 1, 128, 1, 4097, false},   // MQA: 32 rows in 4 row blocks of 8
-    {3, 16, 16, 64, 2, 777, false},    // MHA, 2 tokens without a mask
+    {3, 16, 16, 64, 2, 777, false},    // MHA, 2 tokens without a mask: 2 kv heads a block, 2 rows
+    {2, 8, 8, 128, 1, 4097, false},    // MHA, one token, d128: 2 kv heads a block, 1 row
+    {2, 5, 5, 128, 1, 1000, false},    // MHA with an odd kv head count: 1 kv head a block, 1 row
     {1, 64, 8, 128, 1, 3000, false},   // 8 rows a block (Llama-3-70B)
     {2, 12, 4, 128, 3, 130, true},     // 3 heads x 3 tokens = 9 rows: blocks of 8 and 1
 };

@@ -97,7 +97,8 @@ TEST(DecodeSplitkPlan, HeuristicInvariants) {
               const int64_t rows = hq / hkv * q_len;
               EXPECT_GE(plan.rows_per_block * plan.row_blocks, rows);
               EXPECT_LT(plan.rows_per_block * (plan.row_blocks - 1), rows);
-              const int64_t blocks = batch * hkv * plan.row_blocks;
+              EXPECT_EQ(hkv % plan.heads_per_block, 0);
+              const int64_t blocks = batch * (hkv / plan.heads_per_block) * plan.row_blocks;
               if (blocks >= kNoSplitFill * sms * plan.blocks_per_sm) {
                 EXPECT_EQ(plan.num_splits, 1);
               }
@@ -146,7 +147,8 @@ TEST(DecodeSplitkPlan, RowsPerBlock) {
   EXPECT_EQ(rows(32, 8, 256, 1), std::make_pair(4, int64_t{1}));
   EXPECT_EQ(rows(64, 8, 256, 1), std::make_pair(4, int64_t{2}));   // d256 stops at 4 rows
   EXPECT_EQ(make_plan(decode(1, 32, 8, 64, 4096), kH200Sms).tile_keys, 64);
-  EXPECT_EQ(make_plan(decode(1, 32, 32, 128, 4096), kH200Sms).tile_keys, 32);  // 2 keys a lane at every row count
+  EXPECT_EQ(make_plan(decode(1, 32, 32, 128, 4096), kH200Sms).tile_keys, 16);  // 2 keys a lane, 2 heads a key
+  EXPECT_EQ(make_plan(decode(1, 8, 4, 128, 4096), kH200Sms).tile_keys, 32);    // 2 keys a lane at every row count
   EXPECT_EQ(make_plan(decode(1, 32, 8, 256, 4096), kH200Sms).tile_keys, 16);
 }
 
@@ -163,6 +165,28 @@ TEST(DecodeSplitkPlan, PipelineFitsSharedMemory) {
   EXPECT_EQ(pipeline_stages(8), 2 * pipeline_stages(4));
   for (int64_t d : {64, 128, 256})  // tile_keys x head_dim x 2 B x (K, V) = one stage
     EXPECT_EQ(make_plan(decode(1, 32, 8, d, 4096), kH200Sms).tile_keys * d * 2 * 2, 16 * 1024) << "d" << d;
+}
+
+// MHA with 1-2 query tokens, an even kv head count and head_dim <= 128 pairs kv heads; everything else
+// computes one kv head a block.
+TEST(DecodeSplitkPlan, PairsMhaHeads) {
+  const Plan mha = make_plan(decode(1, 32, 32, 128, 4096), kH200Sms);
+  EXPECT_EQ(mha.heads_per_block, 2);
+  EXPECT_EQ(mha.rows_per_block, 1);
+  EXPECT_EQ(mha.tile_keys, 16);  // still one 16 KB stage: 16 keys x 2 heads x 256 B x (K, V)
+  EXPECT_EQ(make_plan(decode(3, 16, 16, 64, 777, 2), kH200Sms).heads_per_block, 2);
+  EXPECT_EQ(make_plan(decode(3, 16, 16, 64, 777, 2), kH200Sms).tile_keys, 32);
+  EXPECT_EQ(make_plan(decode(1, 12, 12, 128, 4096, 3), kH200Sms).heads_per_block, 1);  // 3 tokens
+  EXPECT_EQ(make_plan(decode(1, 12, 12, 128, 4096), kH200Sms).heads_per_block, 2);
+  EXPECT_EQ(make_plan(decode(1, 3, 3, 128, 4096), kH200Sms).heads_per_block, 1);      // odd heads
+  EXPECT_EQ(make_plan(decode(1, 32, 32, 256, 4096), kH200Sms).heads_per_block, 1);    // d256
+  EXPECT_EQ(make_plan(decode(1, 32, 8, 128, 4096), kH200Sms).heads_per_block, 1);     // GQA
+  EXPECT_EQ(make_plan(decode(1, 8, 4, 128, 4096), kH200Sms).heads_per_block, 1);      // GQA, 2 rows
+  // The split heuristic counts pairs: b64 h32 KV 16384 = 1024 blocks (no split); b1 h32 KV 4096 =
+  // 16 blocks over 256 tiles of 16 keys, minimum 8 tiles a split: 16 splits fill 256 of 264 slots.
+  EXPECT_EQ(make_plan(decode(64, 32, 32, 128, 16384), kH200Sms).num_splits, 1);
+  EXPECT_EQ(mha.num_splits, 16);
+  EXPECT_EQ(mha.chunk_keys, 256);
 }
 
 TEST(DecodeSplitkPlan, WorkspaceHoldsEveryPartial) {

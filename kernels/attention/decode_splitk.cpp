@@ -39,8 +39,11 @@ Plan make_plan(const Problem& p, int sm_count) {
   const int64_t rows = p.heads_q / std::max<int64_t>(1, p.heads_kv) * p.q_len;
   while (plan.rows_per_block < rows && plan.rows_per_block < max_rows) plan.rows_per_block *= 2;
   plan.row_blocks = ceil_div(rows, plan.rows_per_block);
+  // MHA with 1 or 2 rows (query tokens) a kv head: 2 adjacent kv heads a block (a key's two head pieces
+  // lie within one warp up to head_dim 128).
+  if (p.heads_q == p.heads_kv && rows <= 2 && p.heads_kv % 2 == 0 && p.head_dim <= 128) plan.heads_per_block = 2;
   plan.blocks_per_sm = blocks_per_sm(plan.rows_per_block);
-  const int lanes_per_key = static_cast<int>(p.head_dim) / kDimsPerLane;
+  const int lanes_per_key = static_cast<int>(p.head_dim) / kDimsPerLane * plan.heads_per_block;
   plan.tile_keys = kThreads / std::max(1, lanes_per_key) * keys_per_lane(plan.rows_per_block);
   plan.tiles = ceil_div(p.kv_len, plan.tile_keys);
   int64_t splits;
@@ -48,8 +51,8 @@ Plan make_plan(const Problem& p, int sm_count) {
     splits = std::min<int64_t>(p.num_splits, kMaxSplits);
   } else {
     const int64_t min_tiles = std::max<int64_t>(1, ceil_div(kMinSplitKeys, plan.tile_keys));
-    splits = num_splits_heuristic(p.batch * p.heads_kv * plan.row_blocks, plan.tiles, min_tiles,
-                                  static_cast<int64_t>(sm_count) * plan.blocks_per_sm);
+    splits = num_splits_heuristic(p.batch * (p.heads_kv / plan.heads_per_block) * plan.row_blocks, plan.tiles,
+                                  min_tiles, static_cast<int64_t>(sm_count) * plan.blocks_per_sm);
   }
   const int64_t tiles_per_split = ceil_div(plan.tiles, splits);
   plan.chunk_keys = tiles_per_split * plan.tile_keys;

@@ -1,20 +1,41 @@
-// decode_splitk: flash-decoding. One block reads a chunk of one kv head's K and V once, for every query
-// row of that head's GQA group, with an fp32 online softmax; the chunks of a sequence run in parallel
-// (split-KV) and a small combine kernel merges their partial outputs by log-sum-exp.
-// Mapping: a 256-thread block = (batch, kv head, row block of <= 8 query rows, split). head_dim / 8 lanes
-// hold one key row, 16 B each (16 lanes = 256 B at d128); the block's 256 / (head_dim / 8) key groups take
-// keys t + u * groups + group of a tile (u < 2: 32 keys at d128, 16 KB of K and V). Each group keeps its
-// own running max, sum and 8-dim accumulators per row (Q K^T: 8 FMAs a lane and a shuffle sum over the
-// key's lanes). K and V reach shared memory through a cp.async pipeline of pipeline_stages() tiles: each
-// thread copies exactly the 16-byte pieces it later reads (no block barrier in the loop), reads a tile's
-// pieces into registers, refills that stage with the tile `stages` ahead, then computes, so every stage
-// is in flight while a tile is computed (64 KB a block, 128 KB an SM at 4 stages). Groups merge by
-// shuffles, warps through shared memory (reusing the pipeline's); one split writes O, several write fp32
-// partial O + lse for the combine, which is launched programmatically dependent (PDL) on the split kernel.
+// decode_splitk: flash-decoding. One block reads a chunk of one kv head's K and V once (of two adjacent kv
+// heads at MHA decode), for every query row of that head's GQA group, with an fp32 online softmax; the
+// chunks of a sequence run in parallel (split-KV) and a small combine kernel merges their partial outputs
+// by log-sum-exp.
+// Mapping: a 256-thread block = (batch, H adjacent kv heads, row block of <= 8 query rows, split), where
+// H = Plan::heads_per_block is 2 at MHA with q_len <= 2, even heads_kv and head_dim <= 128, else 1.
+// head_dim / 8 lanes hold one head's piece of a key row, 16 B each (16 lanes = 256 B at d128), and
+// H x head_dim / 8 adjacent lanes of a warp the key's H pieces (512 contiguous bytes for a d128 pair); the
+// block's 256 / (H x head_dim / 8) key groups take keys t + u * groups + group of a tile (u < 2: 32 keys
+// at d128, 16 with H = 2; always 16 KB of K and V). Each group keeps its own running max, sum and 8-dim
+// accumulators per row. Q K^T: 8 FMAs a lane, then transposed_sum reduce-scatters a lane's 2 x R partial
+// dots over the key's lanes and all-gathers the sums (each lane holds rows and keys in a lane-permuted
+// order, so no selects): 15 shuffles and 8 adds a tile at 4 rows, 5 shuffles at 1 row, where a butterfly
+// per dot takes 32 and 32, or 8. The main loop's weights are ex2.approx.ftz (one MUFU.EX2; weights below
+// 2^-126 of the row max flush to 0). K and V reach shared memory through a cp.async pipeline of
+// pipeline_stages() tiles: each thread copies exactly the 16-byte pieces it later reads (no block barrier
+// in the loop), reads a tile's pieces into registers, refills that stage with the tile `stages` ahead,
+// then computes, so every stage is in flight while a tile is computed (64 KB a block, 128 KB an SM at 4
+// stages). Groups merge by shuffles, warps through shared memory (reusing the pipeline's); one split
+// writes O, several write fp32 partial O + lse for the combine, which is launched programmatically
+// dependent (PDL) on the split kernel.
 // Traffic: K and V once, Q and O once, plus 8 B per (row, split, dim) of partials (L2-resident).
 // Floor at 4.2 TB/s (bf16, 32/8 heads, d128; K+V bytes): b1 KV 4k 4.0 us, 32k 32 us, 128k 128 us; b16 8k
 // 128 us; b64 4k 256 us; b64 16k 1023 us. Aim: >= 90% of it once K+V >= 128 MiB and < 10 us (split kernel
 // + combine) at b1 4k. Constraints: fp16/bf16, head_dim 64/128/256, q_len <= 8, 16-byte aligned Q, K, V.
+// Measured (H200, bf16, d128, cold L2, median of 3 repetitions, us, one command on 2026-11-29; results in
+// results/h200/history/2026-11-29_experiments/): the previous kernel (a butterfly per dot, exp2f, one kv
+// head a block) / + transposed_sum (SB_DECODE_EXPERIMENT=3 then) / + ex2.approx (4) / + MHA head pairs
+// (5, this kernel); SDPA cuDNN in the same command:
+//   GQA 32/8  b1 KV 4096     18.1 / 18.1 / 18.1 / 17.9   cuDNN 17.2
+//             b1 KV 32768    55.1 / 54.8 / 54.7 / 54.5         49.0
+//             b16 KV 8192     152 /  150 /  147 /  148          134
+//             b64 KV 16384   1013 / 1008 / 1011 /  995          974
+//   MHA 32/32 b64 KV 16384   4587 / 4598 / 4593 / 3873         3856
+//             b1 KV 131072    603 /  603 /  604 /  494          495
+// The transposed sum and ex2.approx changed GQA times by at most 3% (b16 KV 8192: 152 -> 147); the head
+// pairs made MHA 1.18-1.22x faster, at cuDNN's level (cuDNN / ours 0.996-1.002x); GQA is 0.90-0.98x
+// cuDNN (was 0.88-0.96x).
 #include <algorithm>
 #include <atomic>
 #include <climits>
@@ -35,17 +56,20 @@ constexpr int kWarps = kThreads / 32;
 constexpr int kCombineWarps = 4;  // one combine block per output row; its warps share the splits
 constexpr double kLog2e = 1.4426950408889634;
 
-template <int D, int R>
+// H = Plan::heads_per_block: the H pieces of one key (H adjacent kv heads) lie on H * kLanesPerKey
+// adjacent lanes of one warp.
+template <int D, int R, int H>
 struct Tile {
-  static constexpr int kLanesPerKey = D / kDimsPerLane;  // 8, 16 or 32
-  static constexpr int kGroups = kThreads / kLanesPerKey;
+  static constexpr int kLanesPerKey = D / kDimsPerLane;  // 8, 16 or 32: one head's piece of a key
+  static constexpr int kGroups = kThreads / (kLanesPerKey * H);
   static constexpr int kKeysPerLane = keys_per_lane(R);
   static constexpr int kKeys = kGroups * kKeysPerLane;
   static constexpr int kMinBlocks = blocks_per_sm(R);    // 128 registers a thread, or 255
   static constexpr int kStages = pipeline_stages(R);
   static constexpr int kStageVecs = 2 * kKeysPerLane * kThreads;  // uint4 per stage (K then V)
   static constexpr int kPipeBytes = kStages * kStageVecs * 16;
-  static constexpr int kMergeBytes = kWarps * R * D * 4;         // s_acc, aliased onto the pipeline
+  static constexpr int kMergeBytes = kWarps * R * H * D * 4;     // s_acc, aliased onto the pipeline
+  static_assert(H == 1 || kLanesPerKey * H <= 32, "a key's heads must lie within one warp");
   static constexpr int kSmemBytes = kPipeBytes > kMergeBytes ? kPipeBytes : kMergeBytes;
   static_assert(kSmemBytes * kMinBlocks <= 227 * 1024, "pipeline exceeds an SM's shared memory");
 };
@@ -102,14 +126,68 @@ constexpr float kNegInf = -std::numeric_limits<float>::infinity();
 // instead of exp2f(-inf + inf) = NaN.
 __device__ inline float usable_max(float m) { return m == kNegInf ? 0.0f : m; }
 
-template <typename T, int D, int R>
-__global__ void __launch_bounds__(kThreads, Tile<D, R>::kMinBlocks) split_kernel(const Params p) {
-  using Shape = Tile<D, R>;
+// 2^x as one MUFU.EX2, for the main loop's weights. exp2f scales inputs below -126 around MUFU.EX2
+// (denormal results); ex2.approx.ftz flushes them to 0 (a weight < 2^-126 of the row's max), -inf still
+// gives 0. The merges after the loop keep exp2f.
+__device__ inline float fast_exp2(float x) {
+  float y;
+  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+  return y;
+}
+
+__host__ __device__ constexpr int log2_exact(int n) { return n <= 1 ? 0 : 1 + log2_exact(n / 2); }
+
+// The physical-to-logical slot mask of transposed_sum for lane c (< kLanes) of a key group.
+template <int N, int kLanes>
+__device__ inline int transposed_mask(int c) {
+  constexpr int kSteps = log2_exact(N) < log2_exact(kLanes) ? log2_exact(N) : log2_exact(kLanes);
+  int mask = 0;
+#pragma unroll
+  for (int j = 0; j < kSteps; ++j)
+    if (c & (kLanes >> (j + 1))) mask |= N >> (j + 1);
+  return mask;
+}
+
+// Sums N values over each aligned group of kLanes lanes, every lane getting all N sums, with about half
+// the shuffles of N butterflies: a reduce-scatter (step j pairs slot i with slot i + N/2^(j+1) across
+// lane bit kLanes/2^(j+1): each lane sends one half and keeps the other), plain butterflies once one
+// value is left, then the mirror-image all-gather. No selects: lane c's slot p holds logical value
+// p ^ transposed_mask(c), i.e. the caller computes its partial sums in that lane-permuted order, and
+// gets the sums back in the same order. Every lane of a group ends with the same bits for a value.
+// The inner loops run to N / 2 with a guard: a bound that depends on j left them rolled at N = 16 (8 rows)
+// and put v in local memory.
+template <int N, int kLanes>
+__device__ inline void transposed_sum(float (&v)[N]) {
+  constexpr int kSteps = log2_exact(N) < log2_exact(kLanes) ? log2_exact(N) : log2_exact(kLanes);
+  constexpr int kHeld = N >> kSteps;
+#pragma unroll
+  for (int j = 0; j < kSteps; ++j) {
+    const int half = N >> (j + 1), off = kLanes >> (j + 1);
+#pragma unroll
+    for (int i = 0; i < N / 2; ++i)
+      if (i < half) v[i] += __shfl_xor_sync(0xffffffffu, v[i + half], off);
+  }
+#pragma unroll
+  for (int off = kLanes >> (kSteps + 1); off > 0; off /= 2)
+#pragma unroll
+    for (int i = 0; i < kHeld; ++i) v[i] += __shfl_xor_sync(0xffffffffu, v[i], off);
+#pragma unroll
+  for (int j = kSteps - 1; j >= 0; --j) {
+    const int n = N >> (j + 1), off = kLanes >> (j + 1);
+#pragma unroll
+    for (int i = 0; i < N / 2; ++i)
+      if (i < n) v[i + n] = __shfl_xor_sync(0xffffffffu, v[i], off);
+  }
+}
+
+template <typename T, int D, int R, int H>
+__global__ void __launch_bounds__(kThreads, Tile<D, R, H>::kMinBlocks) split_kernel(const Params p) {
+  using Shape = Tile<D, R, H>;
   constexpr int kLanes = Shape::kLanesPerKey, kGroups = Shape::kGroups, kTileKeys = Shape::kKeys;
   constexpr int U = Shape::kKeysPerLane, S = Shape::kStages;
   extern __shared__ uint4 smem[];  // the pipeline: [stage][K, V][u][thread]; after the loop, s_acc
-  auto& s_acc = *reinterpret_cast<float (*)[kWarps][R][D]>(smem);
-  __shared__ float s_m[kWarps][R], s_l[kWarps][R];
+  auto& s_acc = *reinterpret_cast<float (*)[kWarps][H * R][D]>(smem);  // [warp][head * R + row]
+  __shared__ float s_m[kWarps][H * R], s_l[kWarps][H * R];
 
   if (SB_DECODE_PDL) pdl_launch_dependents();
   int64_t bid = blockIdx.x;
@@ -117,17 +195,24 @@ __global__ void __launch_bounds__(kThreads, Tile<D, R>::kMinBlocks) split_kernel
   bid /= p.num_splits;
   const int rb = static_cast<int>(bid % p.row_blocks);
   bid /= p.row_blocks;
-  const int64_t kvh = bid % p.heads_kv, b = bid / p.heads_kv;
+  const int64_t units = p.heads_kv / H;  // blocks of H adjacent kv heads
+  const int64_t kvu = bid % units, b = bid / units;
   const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
-  const int c = tid % kLanes;      // this lane's 8 dims: [c * 8, c * 8 + 8)
-  const int group = tid / kLanes;  // this lane's key group
+  const int c = tid % kLanes;                // this lane's 8 dims: [c * 8, c * 8 + 8)
+  const int hs = (tid / kLanes) % H;         // this lane's kv head within the block
+  const int64_t kvh = kvu * H + hs;          // ... and in the problem
+  const int group = tid / (kLanes * H);      // this lane's key group
+  // Transposed Q.K: this lane's register row r is block row r ^ rmask, its key slot u is key u ^ umask of
+  // the tile (slot u * R + r of transposed_sum). Lane c = 0 of a head has both masks 0.
+  const int tmask = transposed_mask<U * R, kLanes>(c);
+  const int rmask = tmask % R, umask = tmask / R;
 
   // Q rows of this block, pre-scaled, 8 dims per lane; lim[r] = last key row r may see (-1: none).
   float qf[R][8];
   int lim[R];
 #pragma unroll
   for (int r = 0; r < R; ++r) {
-    const int rg = rb * R + r;
+    const int rg = rb * R + (r ^ rmask);
     lim[r] = -1;
 #pragma unroll
     for (int e = 0; e < 8; ++e) qf[r][e] = 0.0f;
@@ -171,7 +256,7 @@ __global__ void __launch_bounds__(kThreads, Tile<D, R>::kMinBlocks) split_kernel
   int lim_min = INT_MAX;
 #pragma unroll
   for (int r = 0; r < R; ++r)
-    if (rb * R + r < p.rows) lim_min = min(lim_min, lim[r]);
+    if (rb * R + (r ^ rmask) < p.rows) lim_min = min(lim_min, lim[r]);
 
   float m[R], l[R], acc[R][8];
 #pragma unroll
@@ -191,8 +276,8 @@ __global__ void __launch_bounds__(kThreads, Tile<D, R>::kMinBlocks) split_kernel
     uint4 kr[U], vr[U];
 #pragma unroll
     for (int u = 0; u < U; ++u) {
-      kr[u] = smem[(st * 2 * U + u) * kThreads + tid];
-      vr[u] = smem[(st * 2 * U + U + u) * kThreads + tid];
+      kr[u] = smem[(st * 2 * U + (u ^ umask)) * kThreads + tid];
+      vr[u] = smem[(st * 2 * U + U + (u ^ umask)) * kThreads + tid];
     }
     issue(i + S, st);  // this thread's own pieces of stage st are in registers: refill it
     st = st + 1 == S ? 0 : st + 1;
@@ -210,14 +295,20 @@ __global__ void __launch_bounds__(kThreads, Tile<D, R>::kMinBlocks) split_kernel
         s[u][r] = dot;
       }
     }
+    float flat[U * R];  // the partial dots summed over the key's lanes, in this lane's permuted slots
 #pragma unroll
     for (int u = 0; u < U; ++u)
 #pragma unroll
-      for (int r = 0; r < R; ++r) s[u][r] = warp_sum(s[u][r], kLanes);
+      for (int r = 0; r < R; ++r) flat[u * R + r] = s[u][r];
+    transposed_sum<U * R, kLanes>(flat);
+#pragma unroll
+    for (int u = 0; u < U; ++u)
+#pragma unroll
+      for (int r = 0; r < R; ++r) s[u][r] = flat[u * R + r];
     if (!full) {
 #pragma unroll
       for (int u = 0; u < U; ++u) {
-        const int j = t + u * kGroups + group;
+        const int j = t + (u ^ umask) * kGroups + group;
 #pragma unroll
         for (int r = 0; r < R; ++r)
           if (j >= key_end || j > lim[r]) s[u][r] = kNegInf;
@@ -233,7 +324,7 @@ __global__ void __launch_bounds__(kThreads, Tile<D, R>::kMinBlocks) split_kernel
       // Rescale only when some lane's max grew (rare after the first tiles); elsewhere alpha is 1, or
       // 0 times an accumulator that is still 0: skipping is exact.
       if (__any_sync(0xffffffffu, mt > m[r])) {
-        const float alpha = exp2f(m[r] - mu);
+        const float alpha = fast_exp2(m[r] - mu);
         l[r] *= alpha;
 #pragma unroll
         for (int e = 0; e < 8; ++e) acc[r][e] *= alpha;
@@ -241,7 +332,7 @@ __global__ void __launch_bounds__(kThreads, Tile<D, R>::kMinBlocks) split_kernel
       m[r] = mt;
 #pragma unroll
       for (int u = 0; u < U; ++u) {
-        s[u][r] = exp2f(s[u][r] - mu);
+        s[u][r] = fast_exp2(s[u][r] - mu);
         l[r] += s[u][r];
       }
     }
@@ -257,9 +348,9 @@ __global__ void __launch_bounds__(kThreads, Tile<D, R>::kMinBlocks) split_kernel
   }
   cp_async_wait<0>();  // only empty groups can remain; the merge below reuses the pipeline's memory
 
-  // Merge the key groups of a warp (lanes kLanes apart), then the warps through shared memory.
+  // Merge the key groups of a warp (lanes kLanes * H apart), then the warps through shared memory.
 #pragma unroll
-  for (int off = kLanes; off < 32; off *= 2) {
+  for (int off = kLanes * H; off < 32; off *= 2) {
 #pragma unroll
     for (int r = 0; r < R; ++r) {
       const float mo = __shfl_xor_sync(0xffffffffu, m[r], off), lo = __shfl_xor_sync(0xffffffffu, l[r], off);
@@ -272,39 +363,40 @@ __global__ void __launch_bounds__(kThreads, Tile<D, R>::kMinBlocks) split_kernel
     }
   }
   __syncthreads();  // every thread is done with its pipeline stages
-  if (lane < kLanes) {
+  if (lane < kLanes * H) {
 #pragma unroll
     for (int r = 0; r < R; ++r) {
-      float4* dst = reinterpret_cast<float4*>(&s_acc[warp][r][c * kDimsPerLane]);
+      float4* dst = reinterpret_cast<float4*>(&s_acc[warp][hs * R + (r ^ rmask)][c * kDimsPerLane]);
       dst[0] = make_float4(acc[r][0], acc[r][1], acc[r][2], acc[r][3]);
       dst[1] = make_float4(acc[r][4], acc[r][5], acc[r][6], acc[r][7]);
     }
   }
-  if (lane == 0) {
+  if (lane < kLanes * H && c == 0) {  // lane 0 (and kLanes: the 2nd head), whose rmask is 0
 #pragma unroll
     for (int r = 0; r < R; ++r) {
-      s_m[warp][r] = m[r];
-      s_l[warp][r] = l[r];
+      s_m[warp][hs * R + r] = m[r];
+      s_l[warp][hs * R + r] = l[r];
     }
   }
   __syncthreads();
-  for (int idx = tid; idx < R * D; idx += kThreads) {
-    const int r = idx / D, d = idx % D, rg = rb * R + r;
+  for (int idx = tid; idx < H * R * D; idx += kThreads) {
+    const int hr = idx / D, d = idx % D, r = hr % R, rg = rb * R + r;  // hr = head in block * R + row
+    const int64_t kvh_out = kvu * H + hr / R;
     if (rg >= p.rows) continue;
     float mx = kNegInf;
 #pragma unroll
-    for (int w = 0; w < kWarps; ++w) mx = fmaxf(mx, s_m[w][r]);
+    for (int w = 0; w < kWarps; ++w) mx = fmaxf(mx, s_m[w][hr]);
     const float mu = usable_max(mx);
     float sum = 0.0f, out = 0.0f;
 #pragma unroll
     for (int w = 0; w < kWarps; ++w) {
-      const float a = exp2f(s_m[w][r] - mu);
-      sum += s_l[w][r] * a;
-      out += s_acc[w][r][d] * a;
+      const float a = exp2f(s_m[w][hr] - mu);
+      sum += s_l[w][hr] * a;
+      out += s_acc[w][hr][d] * a;
     }
     // sum >= 1 whenever a key was visible (the max key contributes exp2(0)); 0 means none: output 0.
     out *= sum > 0.0f ? 1.0f / sum : 0.0f;
-    const int64_t row = (b * p.q_len + rg / p.group) * p.heads_q + kvh * p.group + rg % p.group;
+    const int64_t row = (b * p.q_len + rg / p.group) * p.heads_q + kvh_out * p.group + rg % p.group;
     if (p.num_splits == 1) {
       static_cast<T*>(p.o)[row * D + d] = from_float<T>(out);
     } else {
@@ -385,13 +477,13 @@ int sm_count() {
   return n;
 }
 
-// Launches split_kernel<T, D, R> with its dynamic shared memory; over 48 KB needs an opt-in, once per
+// Launches split_kernel<T, D, R, H> with its dynamic shared memory; over 48 KB needs an opt-in, once per
 // instantiation and device, and the carveout preference asks for the largest shared-memory split so that
 // two blocks fit on an SM.
-template <typename T, int D, int R>
+template <typename T, int D, int R, int H>
 void launch_split(unsigned blocks, const Params& prm, cudaStream_t stream) {
-  using Shape = Tile<D, R>;
-  auto* kern = split_kernel<T, D, R>;
+  using Shape = Tile<D, R, H>;
+  auto* kern = split_kernel<T, D, R, H>;
   constexpr int kMaxDevices = 64;
   static std::atomic<bool> ready[kMaxDevices] = {};
   int dev = 0;
@@ -406,16 +498,26 @@ void launch_split(unsigned blocks, const Params& prm, cudaStream_t stream) {
   SB_LAUNCH_CHECK();
 }
 
+// Pairs of kv heads (Plan::heads_per_block 2) exist only at 1 or 2 rows a block and head_dim <= 128.
+template <typename T, int D, int R>
+void launch_rows(int heads_per_block, unsigned blocks, const Params& prm, cudaStream_t stream) {
+  if constexpr (R <= 2 && D <= 128) {
+    if (heads_per_block == 2) return launch_split<T, D, R, 2>(blocks, prm, stream);
+  }
+  launch_split<T, D, R, 1>(blocks, prm, stream);
+}
+
 template <typename T, int D>
 void launch_typed(const Plan& plan, const Params& prm, int64_t batch, cudaStream_t stream) {
-  const auto blocks = static_cast<unsigned>(batch * prm.heads_kv * prm.row_blocks * prm.num_splits);
+  const auto blocks =
+      static_cast<unsigned>(batch * (prm.heads_kv / plan.heads_per_block) * prm.row_blocks * prm.num_splits);
   const int64_t rows_total = batch * prm.q_len * prm.heads_q;
   switch (plan.rows_per_block) {
-    case 1: launch_split<T, D, 1>(blocks, prm, stream); break;
-    case 2: launch_split<T, D, 2>(blocks, prm, stream); break;
-    case 4: launch_split<T, D, 4>(blocks, prm, stream); break;
+    case 1: launch_rows<T, D, 1>(plan.heads_per_block, blocks, prm, stream); break;
+    case 2: launch_rows<T, D, 2>(plan.heads_per_block, blocks, prm, stream); break;
+    case 4: launch_rows<T, D, 4>(plan.heads_per_block, blocks, prm, stream); break;
     default:
-      if constexpr (D <= 128) launch_split<T, D, 8>(blocks, prm, stream);
+      if constexpr (D <= 128) launch_rows<T, D, 8>(plan.heads_per_block, blocks, prm, stream);
       break;
   }
   if (prm.num_splits > 1) {

@@ -1,6 +1,6 @@
-// decode_splitk's launch plan: how many query rows a block computes, the key tile, and how many KV
-// splits run in parallel. A pure function of the problem and the SM count (no CUDA calls), so the CPU
-// tests check it on any machine; decode_splitk.cu queries the SM count once per device and calls it.
+// decode_splitk's launch plan: how many query rows and kv heads a block computes, the key tile, and how
+// many KV splits run in parallel. A pure function of the problem and the SM count (no CUDA calls), so the
+// CPU tests check it on any machine; decode_splitk.cu queries the SM count once per device and calls it.
 #pragma once
 
 #include <cstddef>
@@ -22,7 +22,8 @@ inline constexpr double kWaveEfficiency = 0.95;
 
 // Compile-time experiment switch (one GPU run can build and time each value; the plan does not depend on
 // it, only the kernel's pipeline depth): 0 (default) = 4 cp.async stages per 2-blocks-per-SM block,
-// 1 = 6 stages, 2 = 3 stages. A block with 8 rows (1 block per SM) doubles its stages.
+// 1 = 6 stages, 2 = 3 stages. A block with 8 rows (1 block per SM) doubles its stages. (3-5 were the
+// transposed Q.K sum, ex2.approx and MHA head pairs: the default since 2026-11-29, see decode_splitk.cu.)
 #ifndef SB_DECODE_EXPERIMENT
 #define SB_DECODE_EXPERIMENT 0
 #endif
@@ -50,11 +51,13 @@ constexpr int pipeline_stages(int rows_per_block) {
 
 struct Plan {
   int rows_per_block = 1;  // query rows (q heads of one kv head x query tokens) per block: 1, 2, 4 or 8
+  int heads_per_block = 1; // adjacent kv heads a block computes: 2 at MHA with q_len <= 2, even heads_kv and
+                           // head_dim <= 128 (rows_per_block is then 1 or 2), else 1
   int64_t row_blocks = 1;  // ceil(group * q_len / rows_per_block): > 1 re-reads K and V (MQA, many tokens)
-  int tile_keys = 0;       // keys per block iteration (one pipeline stage): kThreads / (head_dim / 8) * 2
+  int tile_keys = 0;       // keys per block iteration (a stage): kThreads / (head_dim / 8 * heads_per_block) * 2
   int blocks_per_sm = 0;   // resident split blocks per SM (register bound: 2 up to 4 rows, else 1)
   int64_t tiles = 0;       // ceil(kv_len / tile_keys)
-  int num_splits = 1;      // split blocks per (batch, kv head, row block); 1 = O written directly, no combine
+  int num_splits = 1;      // split blocks per (batch, kv head(s), row block); 1 = O written directly, no combine
   int64_t chunk_keys = 0;  // keys per split, a multiple of tile_keys; split s reads [s * chunk, (s + 1) * chunk)
 };
 
@@ -78,7 +81,8 @@ int num_splits_heuristic(int64_t blocks, int64_t tiles, int64_t min_tiles_per_sp
 
 // The plan for a (valid, supported) problem on a GPU with sm_count SMs. problem.num_splits > 0 forces
 // min(num_splits, kMaxSplits) splits: chunks past the last key are then empty (they write lse = -inf
-// and the combine ignores them). The heuristic never makes empty chunks.
+// and the combine ignores them). The heuristic never makes empty chunks. Its units are (batch, block of
+// heads_per_block kv heads, row block).
 Plan make_plan(const Problem& p, int sm_count);
 
 // Workspace for the plan: per split, every output row's partial O (fp32, head_dim values) and its
