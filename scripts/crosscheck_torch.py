@@ -14,6 +14,10 @@ tensors, plus torch_manual_composite; attention shapes that need an explicit bot
 do_bench runs --runs times per case under 1 ms, once past it (median of its medians, with their min and max recorded): at
 ~10 us a single do_bench call moved by up to 8% from run to run on the H200
 (results/h200/NOTES.md), more than the tolerance.
+Each row also records the SM clock right after the case's do_bench calls (torch.cuda._sleep timed by
+events) beside the harness's sm_mhz counter, and the GPU kernels one Python call launches
+(torch.profiler; --no-kernels skips it): a clock that differs between the tools, or an extra kernel
+in the Python call, accounts for a difference that is not the harness's timing.
 Exit 1 when any case differs by more than the tolerance, 2 on bad input, 0 otherwise.
 """
 import argparse
@@ -75,6 +79,33 @@ OPS = {"torch_rms_norm": rms_norm_call, **{name: attention_call for name in (
     "torch_sdpa_flash", "torch_sdpa_efficient", "torch_sdpa_cudnn", "torch_sdpa_math", "torch_manual_composite")}}
 
 
+def launched_kernels(torch, fn):
+    """The GPU kernels one call of fn launches (names, in order), from torch.profiler; None when the
+    profiler cannot see CUDA activity here. An extra kernel in the Python call would show up as a
+    constant offset against the harness's C++ call of the same op."""
+    try:
+        from torch.profiler import ProfilerActivity, profile
+        with profile(activities=[ProfilerActivity.CUDA]) as prof:
+            fn()
+            torch.cuda.synchronize()
+        names = [e.name for e in prof.events() if getattr(e, "device_type", None) == torch.autograd.DeviceType.CUDA]
+        return names or None
+    except Exception:  # noqa: BLE001 - a diagnostic: never fail the cross-check over it
+        return None
+
+
+def sm_clock_mhz(torch, cycles=1_000_000):
+    """The SM clock now, in MHz: torch.cuda._sleep spins `cycles` SM cycles, timed by CUDA events
+    (~0.5 ms at H200 clocks, so the events' own microseconds bias it by < 1%). Taken right after a
+    case's do_bench calls, beside the harness's sm_mhz counter for the same case."""
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    start.record()
+    torch.cuda._sleep(cycles)
+    end.record()
+    end.synchronize()
+    return cycles / (start.elapsed_time(end) * 1e3)
+
+
 def anchor_filter(path):
     """A predicate on cases: true for every non-attention case, and for an attention case whose dtype and
     shape label one of the file's attention entries has. Without a file, always true."""
@@ -96,6 +127,8 @@ def main() -> int:
                     help="relative difference allowed for attention (default 0.10)")
     ap.add_argument("--runs", type=int, default=5, help="do_bench calls per case (default 5)")
     ap.add_argument("--filter", default="", help="only cases whose name matches this regular expression")
+    ap.add_argument("--no-kernels", dest="kernels", action="store_false",
+                    help="do not list the GPU kernels each PyTorch call launches (torch.profiler, once a case)")
     ap.add_argument("--anchors", metavar="ANCHORS_JSON",
                     help="attention cases only at the dtype and shape of an attention entry of this file "
                          "(results/<gpu>/anchors.json); other ops are not narrowed")
@@ -138,15 +171,23 @@ def main() -> int:
             runs = 1 if case.median_us > 1000 else max(1, a.runs)
             runs_us = sorted(1e3 * triton.testing.do_bench(fn, warmup=25, rep=200, return_mode="median")
                              for _ in range(runs))
+            mhz = sm_clock_mhz(torch)
+            kernels = launched_kernels(torch, fn) if a.kernels else None
         do_bench_us = statistics.median(runs_us)
         ratio = case.median_us / do_bench_us
         tol = a.attention_tolerance if case.op == "attention" else a.tolerance
         worst = max(worst, abs(ratio - 1))
         rows.append({"case": case.name, "harness_us": case.median_us, "do_bench_us": do_bench_us,
                      "do_bench_min_us": runs_us[0], "do_bench_max_us": runs_us[-1], "ratio": ratio,
-                     "ok": abs(ratio - 1) <= tol})
+                     "ok": abs(ratio - 1) <= tol,
+                     # the SM clock after do_bench and after the harness's launches (its sm_mhz counter)
+                     "do_bench_sm_mhz": mhz, "harness_sm_mhz": case.counters.get("sm_mhz"),
+                     "kernels": kernels})
+        hmhz = case.counters.get("sm_mhz")
         print(f"{case.name:55s} harness {case.median_us:9.2f} us  do_bench {do_bench_us:9.2f} us  "
-              f"ratio {ratio:6.3f}  {'ok' if rows[-1]['ok'] else 'DIFFERS'}")
+              f"ratio {ratio:6.3f}  {'ok' if rows[-1]['ok'] else 'DIFFERS'}  "
+              f"SM MHz {f'{hmhz:.0f}' if hmhz else '-'} / {mhz:.0f}"
+              + (f"  kernels {len(kernels)}" if kernels else ""))
         del fn
     bad = [r for r in rows if not r["ok"]]
     summary = {"tolerance": a.tolerance, "attention_tolerance": a.attention_tolerance, "cases": len(rows), "failed": len(bad), "worst_rel_diff": worst,

@@ -19,9 +19,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import sbresults  # noqa: E402
 
 COLUMNS = (["op", "impl", "dtype", "workload", *sbresults.SHAPE_FIELDS, "mode", "median_us",
-            "gbps", "tflops", "sol_pct", "err", "splits", "repetitions", "error"])
+            "gbps", "tflops", "sol_pct", "err", "splits", "sm_mhz", "repetitions", "error"])
 COUNTER_COLUMNS = {"gbps": "GB/s", "tflops": "TFLOP/s", "sol_pct": "sol_pct", "err": "err",
-                   "splits": "splits"}
+                   "splits": "splits", "sm_mhz": "sm_mhz"}
 
 
 def _num(x) -> str:

@@ -278,16 +278,32 @@ def _do_bench_cell(row: dict) -> str:
     return _fmt(row["do_bench_us"], "µs") + spread
 
 
+def _clock_cell(row: dict) -> str:
+    h, d = row.get("harness_sm_mhz"), row.get("do_bench_sm_mhz")
+    return f"{h:,.0f} / {d:,.0f}" if h and d else "–"
+
+
 def crosscheck_table(rows: list, tolerance: float, run: sbresults.Run, anchors: dict) -> list:
-    out = ["| case | harness cold | do_bench median (min–max of its calls) | ratio | "
-           f"within ±{tolerance:.0%} | ANCHORS.md |", "|---|---:|---:|---:|:---:|---:|"]
+    # Newer cross-checks also carry the SM clock after each tool's runs and the kernels a Python call
+    # launches (crosscheck_torch.py); their columns appear only then.
+    clocks = any("do_bench_sm_mhz" in r for r in rows)
+    kernels = any(r.get("kernels") for r in rows)
+    head = "| case | harness cold | do_bench median (min–max of its calls) | ratio | " f"within ±{tolerance:.0%} |"
+    rule = "|---|---:|---:|---:|:---:|"
+    if clocks:
+        head, rule = head + " SM MHz after (harness / do_bench) |", rule + "---:|"
+    if kernels:
+        head, rule = head + " kernels a call launches |", rule + "---:|"
+    out = [head + " ANCHORS.md |", rule + "---:|"]
     by_name = run.by_name()
     for row in rows:
         case, f = by_name.get(row["case"]), sbresults.parse_name(row["case"])
         figures = anchors.get((f["op"], f["dtype"], f["shape_label"], f["mode"]), {}).get(f["impl"])
+        extra = (f" {_clock_cell(row)} |" if clocks else "") + \
+            (f" {len(row['kernels']) if row.get('kernels') else '–'} |" if kernels else "")
         out.append(f"| `{'/'.join(row['case'].split('/')[1:-1])}` | {_fmt(row['harness_us'], 'µs')} | "
                    f"{_do_bench_cell(row)} | {row['ratio']:.3f} | "
-                   f"{'yes' if row['ok'] else '**no**'} | "
+                   f"{'yes' if row['ok'] else '**no**'} |{extra} "
                    f"{anchor_text(figures, case) if figures else '–'} |")
     return out
 

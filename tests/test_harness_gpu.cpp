@@ -62,6 +62,10 @@ TEST_F(HarnessGpu, SpinKernelTimedAtCyclesOverClock) {
   EXPECT_NEAR(median(warm) / expect_ms, 1.0, 0.03);
   EXPECT_NEAR(median(hot) / expect_ms, 1.0, 0.03);
   EXPECT_NEAR(median(warm) / globaltimer_ms, 1.0, 0.02);
+  // The clock probe every case records (sm_mhz): the same clock the timings above were checked at.
+  const double mhz = timer.probe_sm_mhz();
+  std::printf("clock probe: %.0f MHz (attribute %d MHz)\n", mhz, d.sm_clock_khz / 1000);
+  EXPECT_NEAR(mhz / (d.sm_clock_khz / 1000.0), 1.0, 0.03);
 }
 
 // The copy ceiling (cold events around each cudaMemcpyAsync) against the same copies timed by the host

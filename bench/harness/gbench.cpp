@@ -156,6 +156,7 @@ void run_timed(benchmark::State& state, Mode mode, const Timed& t) {
     }
     state.SetIterationTime(ms * 1e-3);
   }
+  const double sm_mhz = timer.probe_sm_mhz();  // after the timed launches, outside them
 
   using benchmark::Counter;
   const double sol_s = std::max(t.bytes / (e.ceilings.copy_gbps * 1e9), t.flops / (e.ceilings.gemm_tflops * 1e12));
@@ -166,6 +167,7 @@ void run_timed(benchmark::State& state, Mode mode, const Timed& t) {
   state.counters["bytes"] = t.bytes;
   state.counters["flops"] = t.flops;
   state.counters["launches"] = launches;
+  state.counters["sm_mhz"] = sm_mhz;
   if (mode == Mode::cold) {
     state.counters["cold_batch"] = current.cold_batch;
     state.counters["hold_us"] = 1e3 * current.hold_ms;

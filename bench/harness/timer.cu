@@ -101,6 +101,7 @@ GpuTimer::GpuTimer(cudaStream_t stream) : stream_(stream) {
   int sms = 0;
   SB_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
   flush_blocks_ = 4 * sms;
+  probe_ = DeviceBuffer(2 * sizeof(long long));
   SB_CUDA_CHECK(cudaEventCreate(&start_));
   SB_CUDA_CHECK(cudaEventCreate(&stop_));
   for (auto* pool : {&batch_start_, &batch_stop_}) {
@@ -169,6 +170,15 @@ double GpuTimer::warm_ms(const LaunchFn& launch) {
   last_enqueue_ms_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   SB_CUDA_CHECK(cudaEventRecord(stop_, stream_));
   return elapsed_ms();
+}
+
+double GpuTimer::probe_sm_mhz() {
+  constexpr double kProbeUs = 100;  // %globaltimer may tick by 1 us: ~1% over the window
+  launch_spin_kernel(stream_, static_cast<long long>(kProbeUs * 1e-3 * sm_clock_khz_), probe_.as<long long>());
+  long long host[2] = {0, 0};
+  SB_CUDA_CHECK(cudaMemcpyAsync(host, probe_.get(), sizeof host, cudaMemcpyDeviceToHost, stream_));
+  SB_CUDA_CHECK(cudaStreamSynchronize(stream_));
+  return host[1] > 0 ? 1e3 * static_cast<double>(host[0]) / static_cast<double>(host[1]) : 0.0;
 }
 
 double GpuTimer::replay_ms(Replay& r) {

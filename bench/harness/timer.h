@@ -73,6 +73,11 @@ class GpuTimer {
   double warm_ms(const LaunchFn& launch);  // time one launch, no flush
   double last_enqueue_ms() const { return last_enqueue_ms_; }  // host time of warm_ms's launch call
   double replay_ms(Replay& r);             // time one replay of all its launches (not divided)
+  // The SM clock now, in MHz: a one-thread kernel spins ~100 us of SM cycles (clock64) and reads
+  // %globaltimer (ns) around them; synchronizes. Called after a case's timed launches (outside them), it
+  // shows the clock the case ran at: a power- or heat-capped GPU runs below its boost clock, and
+  // two runs, or the harness and do_bench, can differ by that alone.
+  double probe_sm_mhz();
 
  private:
   double elapsed_ms();
@@ -85,6 +90,7 @@ class GpuTimer {
   bool hold_before_flush_ = false;
   int flush_blocks_ = 0;
   int sm_clock_khz_ = 0;
+  DeviceBuffer probe_;  // the clock probe's cycles and nanoseconds
 };
 
 // How many cold launches one batch queues, from one warm launch's time: about 0.25 ms of kernel time,

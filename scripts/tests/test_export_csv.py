@@ -11,7 +11,7 @@ DATA = Path(__file__).resolve().parent / "data"
 
 COLUMNS = ["op", "impl", "dtype", "workload", "rows", "hidden", "batch", "heads_q", "heads_kv",
            "head_dim", "q_len", "kv_len", "causal", "mode", "median_us", "gbps", "tflops",
-           "sol_pct", "err", "splits", "repetitions", "error"]
+           "sol_pct", "err", "splits", "sm_mhz", "repetitions", "error"]
 
 
 class ExportCsv(unittest.TestCase):

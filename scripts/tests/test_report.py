@@ -336,3 +336,29 @@ class ReportSections(ReportRun, unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class CrosscheckClockColumns(unittest.TestCase):
+    """Newer cross-checks carry the SM clock after each tool and the kernels a Python call launches:
+    two more columns, only when some row has them (older files render as before)."""
+
+    class NoCases:
+        @staticmethod
+        def by_name():
+            return {}
+
+    ROW = {"case": "rmsnorm/torch_rms_norm/bf16/t1_h4096/cold", "harness_us": 10.2,
+           "do_bench_us": 11.6, "ratio": 0.879, "ok": False}
+
+    def test_old_rows_keep_the_old_columns(self):
+        head, _, row = report.crosscheck_table([dict(self.ROW)], 0.05, self.NoCases, {})
+        self.assertNotIn("SM MHz", head)
+        self.assertEqual(row.count("|"), 7)
+
+    def test_clock_and_kernel_columns(self):
+        r = dict(self.ROW, harness_sm_mhz=1980.4, do_bench_sm_mhz=1755.0, kernels=["a", "b"])
+        head, _, row = report.crosscheck_table([r], 0.05, self.NoCases, {})
+        self.assertIn("| SM MHz after (harness / do_bench) | kernels a call launches |", head)
+        self.assertIn("| 1,980 / 1,755 | 2 |", row)
+        missing = dict(self.ROW, do_bench_sm_mhz=1755.0, harness_sm_mhz=None, kernels=None)
+        self.assertIn("| – | – |", report.crosscheck_table([r, missing], 0.05, self.NoCases, {})[3])
