@@ -1,9 +1,13 @@
 // RMSNorm benchmarks: every variant of kernels/rmsnorm/variants.def and, with libtorch, the PyTorch
 // baselines, over shapes x dtypes x {cold, hot}. Case names: rmsnorm/<impl>/<dtype>/t<rows>_h<hidden>/<mode>.
 // GB/s counts the minimal traffic (2 * rows * hidden + hidden) * sizeof(dtype) (RmsNormProblem::bytes()).
+// ref_copy, a reference and not a variant: cudaMemcpyAsync of x into y (2 * rows * hidden * sizeof(dtype)
+// bytes), timed the same way at every shape: the speed of light a kernel of that shape can reach under
+// the same protocol (launch floor and cold flush included), where the copy ceiling is a 1 GiB copy.
 #include <map>
 #include <memory>
 
+#include "common/check.h"
 #include "harness/gbench.h"
 #include "rmsnorm/rmsnorm.h"
 #include "rmsnorm_case.h"
@@ -23,7 +27,12 @@ struct Impl {
   ProblemFn launch;     // what is timed
   ProblemFn write_y;    // what is verified: the same computation, leaving its result in problem.y
   CaptureFn capture = capture_cuda_graph;
+  bool copy = false;    // ref_copy: y = x, verified as a copy, bytes counted as read x + write y
 };
+
+std::size_t x_bytes(const rmsnorm::Problem& p) {
+  return static_cast<std::size_t>(p.rows) * static_cast<std::size_t>(p.hidden) * size_bytes(p.dtype);
+}
 
 std::vector<Impl> implementations() {
   std::vector<Impl> impls;
@@ -31,8 +40,12 @@ std::vector<Impl> implementations() {
     auto run = [&v](const rmsnorm::Problem& p, cudaStream_t s) { rmsnorm::run(v, p, s); };
     impls.push_back({v.name, v.supports, run, run});
   }
-#ifdef SOLBENCH_HAVE_TORCH
   auto none = [](const rmsnorm::Problem&) { return std::string(); };
+  auto copy = [](const rmsnorm::Problem& p, cudaStream_t s) {
+    SB_CUDA_CHECK(cudaMemcpyAsync(p.y, p.x, x_bytes(p), cudaMemcpyDeviceToDevice, s));
+  };
+  impls.push_back({"ref_copy", none, copy, copy, capture_cuda_graph, true});
+#ifdef SOLBENCH_HAVE_TORCH
   impls.push_back({"torch_rms_norm", none,
                    [](const rmsnorm::Problem& p, cudaStream_t s) { torch_ref::rms_norm(p, s, false); },
                    [](const rmsnorm::Problem& p, cudaStream_t s) { torch_ref::rms_norm(p, s, true); },
@@ -77,12 +90,13 @@ void register_cases(const Options& opt) {
             if (it == verified.end()) {
               data.poison_output();
               impl.write_y(p, env().stream.get());
-              it = verified.emplace(base, data.verify()).first;
+              it = verified.emplace(base, impl.copy ? data.verify_copy() : data.verify()).first;
             }
             if (!it->second.ok) return fail_case(st, case_name, "verification failed: " + it->second.message);
+            const double bytes = impl.copy ? 2.0 * static_cast<double>(x_bytes(p)) : static_cast<double>(p.bytes());
             run_timed(st, mode,
                       Timed{case_name, [launch = impl.launch, p](cudaStream_t s) { launch(p, s); }, impl.capture,
-                            static_cast<double>(p.bytes()), p.flops(), it->second.err});
+                            bytes, impl.copy ? 0.0 : p.flops(), it->second.err});
           });
         }
       }

@@ -122,4 +122,22 @@ Check RmsNormData::verify() {
   return c;
 }
 
+Check RmsNormData::verify_copy() {
+  Check c{true, 0.0, ""};
+  const std::vector<double> x = copy_rows(x_.get(), check_rows_), y = copy_rows(y_.get(), check_rows_);
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    if (!(x[i] == y[i])) {
+      c = {false, std::numeric_limits<double>::infinity(),
+           "row " + std::to_string(check_rows_[i / hidden_]) + " col " + std::to_string(i % hidden_) +
+               ": the copy differs from x"};
+      return c;
+    }
+  }
+  if (static_cast<int64_t>(check_rows_.size()) < rows_) {
+    if (const std::size_t bad = count_nonfinite(y_.get(), rows_ * hidden_, dtype_, stream_); bad)
+      c = {false, std::numeric_limits<double>::infinity(), std::to_string(bad) + " element(s) of the copy are NaN/Inf (unwritten)"};
+  }
+  return c;
+}
+
 }  // namespace sb::bench

@@ -34,6 +34,9 @@ class RmsNormData {
   // rows plus the last, together with a device-wide scan that no output element is NaN or Inf
   // (unwritten elements keep the NaN poison). Synchronizes.
   Check verify();
+  // For the ref_copy reference case (y = a byte copy of x): the checked rows of y equal x exactly, and
+  // no element of y is left NaN (the poison). Synchronizes.
+  Check verify_copy();
 
   static constexpr int64_t kFullCheckRows = 4096;
   static constexpr int64_t kSampledRows = 1024;

@@ -109,10 +109,12 @@ def headline_metric(op: str, workload: str) -> str:
 
 
 def impl_order(cases) -> list:
-    """Our variants in order of first appearance, then the PyTorch baselines."""
+    """Our variants in order of first appearance, then the PyTorch baselines, then the references."""
     impls = list(dict.fromkeys(c.impl for c in cases))
-    return [i for i in impls if not i.startswith(sbresults.TORCH_PREFIX)] + \
-           [i for i in impls if i.startswith(sbresults.TORCH_PREFIX)]
+    kind = [sbresults.TORCH_PREFIX, sbresults.REF_PREFIX]
+    return [i for i in impls if not i.startswith(tuple(kind))] + \
+           [i for i in impls if i.startswith(sbresults.TORCH_PREFIX)] + \
+           [i for i in impls if i.startswith(sbresults.REF_PREFIX)]
 
 
 def shape_key(case) -> tuple:
@@ -160,7 +162,9 @@ def _time(case, bold: bool) -> str:
     return f"**{time}**" if bold else time
 
 
-def cell(case, metric: str, best_torch_us: float | None, fastest: bool) -> str:
+def cell(case, metric: str, best_torch_us: float | None, fastest: bool, copy=None) -> str:
+    """copy: the ref_copy case of the same shape, if any: a non-reference cell then also gives its
+    GB/s as a fraction of the copy's (the same bytes moved under the same protocol)."""
     if _not_ok(case):
         return _not_ok(case)
     lines = [_time(case, fastest)]
@@ -168,8 +172,10 @@ def cell(case, metric: str, best_torch_us: float | None, fastest: bool) -> str:
     if "sol_pct" in case.counters:
         sol = case.counters["sol_pct"]
         rate.append(f"{sol:.{0 if sol >= 10 else 1}f}% SoL")
+    if copy is not None and not case.is_reference and "GB/s" in case.counters and copy.counters.get("GB/s"):
+        rate.append(f"{case.counters['GB/s'] / copy.counters['GB/s']:.0%} of copy")
     lines.append(" · ".join(rate))
-    tail = [f"{best_torch_us / case.median_us:.2f}×"] if best_torch_us else []
+    tail = [f"{best_torch_us / case.median_us:.2f}×"] if best_torch_us and not case.is_reference else []
     if "err" in case.counters:
         tail.append(f"err {case.counters['err']:.2g}")
     if "splits" in case.counters:
@@ -196,10 +202,11 @@ def table(cases, metric: str, anchors: dict) -> list:
     for label, by_impl in shapes.items():
         ok = [c for c in by_impl.values() if usable(c)]
         best_torch = min((c.median_us for c in ok if c.is_torch), default=None)
-        fastest = min(ok, key=lambda c: c.median_us, default=None)
+        fastest = min((c for c in ok if not c.is_reference), key=lambda c: c.median_us, default=None)
+        copy = next((c for c in ok if c.impl == "ref_copy"), None)
         measured = anchors.get((op, dtype, label, mode), {})
         cells = ["<br>".join(filter(None, [
-                     cell(by_impl.get(i), metric, best_torch, by_impl.get(i) is fastest),
+                     cell(by_impl.get(i), metric, best_torch, by_impl.get(i) is fastest, copy),
                      f"ANCHORS: {anchor_text(measured[i])}" if i in measured else ""]))
                  for i in impls]
         cells += ["<br>".join(f"`{i}` {anchor_text(a)}" for i, a in others[label].items()) or "–"
@@ -508,6 +515,8 @@ class Plotter:
         out_dir.mkdir(parents=True, exist_ok=True)
 
     def _style(self, impl: str) -> dict:
+        if impl.startswith(sbresults.REF_PREFIX):  # a reference: a thin black line, no markers
+            return {"color": "black", "linestyle": "-.", "linewidth": 1, "marker": None, "label": impl}
         torch = impl.startswith(sbresults.TORCH_PREFIX)
         return {"color": self.color.get(impl), "linestyle": "--" if torch else "-",
                 "marker": "s" if torch else "o", "markersize": 4, "label": impl}
@@ -660,7 +669,9 @@ def render(run: sbresults.Run, results_dir: Path, command: str, plotter: Plotter
     md += ["## Results", "",
            "Each cell: median time over the repetitions (the fastest in the row in bold) · "
            "throughput against minimal bytes (or FLOPs) · % of speed of light against the "
-           "ceilings measured in the same run · speedup over the best PyTorch baseline at that "
+           "ceilings measured in the same run (and, where the run has a `ref_copy` reference, "
+           "GB/s as a % of a copy of the same bytes timed the same way) · "
+           "speedup over the best PyTorch baseline at that "
            "shape · verification error relative to tolerance (≤ 1 passes) · split count, for a "
            "split-KV variant. cold = L2 flushed before each launch, hot = back-to-back launches "
            "in a CUDA graph; never compare the two. ANCHORS: the figure of the same baseline and "

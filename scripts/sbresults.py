@@ -37,6 +37,7 @@ SHAPE_TOKENS = {"t": "rows", "h": "hidden", "b": "batch", "hq": "heads_q", "hkv"
 SHAPE_FIELDS = ("rows", "hidden", "batch", "heads_q", "heads_kv", "head_dim", "q_len", "kv_len",
                 "causal")
 TORCH_PREFIX = "torch_"
+REF_PREFIX = "ref_"  # references that are not the op (ref_copy: a copy of the same bytes), not variants
 SKIP_PREFIX = "skipped:"
 US_PER_UNIT = {"ns": 1e-3, "us": 1.0, "ms": 1e3, "s": 1e6}
 GB_NAME_SUFFIX = re.compile(r"manual_time|real_time|process_time|threads:\d+|repeats:\d+|"
@@ -81,6 +82,10 @@ class Case:
     @property
     def is_torch(self) -> bool:
         return self.impl.startswith(TORCH_PREFIX)
+
+    @property
+    def is_reference(self) -> bool:
+        return self.impl.startswith(REF_PREFIX)
 
 
 @dataclass

@@ -13,7 +13,7 @@ L2_BYTES = 62914560
 FLOOR_US = {"cold": 2.2, "hot": 0.9}
 
 RMSNORM_EFF = {"naive": 0.30, "block_reduce": 0.62, "warp_shuffle": 0.71, "vectorized": 0.88,
-               "torch_rms_norm": 0.81, "torch_composite": 0.27}
+               "torch_rms_norm": 0.81, "torch_composite": 0.27, "ref_copy": 0.95}
 PREFILL_EFF = {"manual": 0.04, "tiled_flash": 0.42, "torch_sdpa_flash": 0.55,
                "torch_sdpa_cudnn": 0.63}
 DECODE_EFF = {"manual": 0.25, "decode_splitk": 0.78, "torch_sdpa_flash": 0.58}

@@ -76,13 +76,25 @@ class Report(ReportRun, unittest.TestCase):
                         self.md.index("### rmsnorm · bf16 · hot"))
         header = next(line for line in self.md.splitlines() if line.startswith("| shape | `naive`"))
         self.assertEqual(header, "| shape | `naive` | `block_reduce` | `warp_shuffle` | "
-                                 "`vectorized` | `torch_rms_norm` | `torch_composite` |")
+                                 "`vectorized` | `torch_rms_norm` | `torch_composite` | `ref_copy` |")
         row = next(line for line in self.md.splitlines() if line.startswith("| `t4096_h8192` |"))
         self.assertIn("**FAILED**: verification failed", row)
         self.assertIn("% SoL", row)
         self.assertIn("1.00×", row)
         self.assertIn("skipped: needs 2 GiB of workspace", self.md)
         self.assertIn("TFLOP/s · ", self.md)
+
+    def test_ref_copy_is_a_reference_not_a_contender(self):
+        # The fake ref_copy moves its bytes at 0.95 of the copy ceiling, faster than every variant.
+        row = next(line for line in self.md.splitlines() if line.startswith("| `t1024_h4096` |")
+                   or line.startswith("| `t4096_h4096` |"))
+        cells = row.split(" | ")
+        vectorized, copy = cells[4], cells[-1]
+        self.assertRegex(vectorized, r"\d+% of copy")        # the variants against the same-bytes copy
+        self.assertTrue(vectorized.startswith("**"))           # the fastest of the row is a contender
+        self.assertNotIn("×", copy)                            # no speedup over PyTorch for a reference
+        self.assertNotIn("of copy", copy)
+        self.assertFalse(copy.startswith("**"))
 
     def test_plots_written_linked_and_stale_removed(self):
         plots = sorted(p.name for p in (self.results / "plots").iterdir())
