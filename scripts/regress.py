@@ -16,6 +16,9 @@ Faster cases pass. A case with an error in the run is ERROR (a failure); a case 
 run, or failed or skipped in the baseline, has no comparison and passes. Cases in the baseline
 but not in the run (MISSING) and in the run but not in the baseline (NEW) are listed, not failed.
 Hot and cold are different case names, so they are never compared with each other.
+Runs that record the SM clock after each case (the sm_mhz counter) get it beside each failing case
+and a warning when the runs' median clocks differ by more than 3%: a case slower at a lower clock
+may be the GPU, not the kernel. The clock never changes a verdict.
 
 Exit status: 1 on any REGRESSED or ERROR case, 0 otherwise, 2 on bad usage or malformed input.
 """
@@ -158,6 +161,12 @@ def main(argv=None) -> int:
               f"run {new_run.context.get('timing_protocol', 'not recorded')!r}")
     for line in stale or []:
         print(f"WARNING: stale results: {line}")
+    clocks = [statistics.median(m) if m else None for m in
+              ([c.counters["sm_mhz"] for c in r.cases if c.ok and c.counters.get("sm_mhz")]
+               for r in (base_run, new_run))]
+    if None not in clocks and abs(clocks[1] / clocks[0] - 1) > 0.03:
+        print(f"WARNING: different SM clocks after the cases (median sm_mhz): baseline {clocks[0]:.0f} MHz, "
+              f"run {clocks[1]:.0f} MHz")
     print()
 
     rows, missing, added, notes = compare(base_run, new_run, args.threshold, args.noise_k, args.min_delta_us)
@@ -175,6 +184,9 @@ def main(argv=None) -> int:
     for name, b, n, ratio, _, v in failing:
         detail = (f"{_us(b)} -> {_us(n)} us ({ratio - 1:+.1%})" if ratio
                   else new_run.by_name()[name].error)
+        mhz = [run.by_name()[name].counters.get("sm_mhz") for run in (base_run, new_run)]
+        if ratio and all(mhz):
+            detail += f", SM clock after the case {mhz[0]:.0f} -> {mhz[1]:.0f} MHz"
         print(f"{v}: {name}: {detail}")
     print("FAIL" if failing else "PASS")
     return 1 if failing else 0

@@ -1,4 +1,5 @@
 """regress.py through its command line: verdicts, listing and exit codes."""
+import json
 import shutil
 import subprocess
 import sys
@@ -49,6 +50,24 @@ class Regress(unittest.TestCase):
             self.assertEqual([n for n, v in verdicts.items() if v == "REGRESSED"], [PLANTED])
             self.assertIn(f"REGRESSED: {PLANTED}", out)
             self.assertTrue(out.rstrip().endswith("FAIL"))
+
+    def test_sm_clock_is_shown_beside_a_regression_and_a_clock_change_warned(self):
+        def clocked(path, mhz):
+            doc = json.loads(Path(path).read_text())
+            for row in doc["benchmarks"]:
+                row["sm_mhz"] = mhz
+            Path(path).write_text(json.dumps(doc))
+            return path
+        base = clocked(self.json(seed=1, sigma={PLANTED: 0.01}), 1980.0)
+        run = clocked(self.json(seed=2, sigma={PLANTED: 0.01}, scale={PLANTED: 1.2}), 1755.0)
+        rc, out, _ = self.regress(base, run)
+        self.assertEqual(rc, 1, out)  # the clock never excuses a slowdown
+        self.assertIn(f"REGRESSED: {PLANTED}", out)
+        self.assertIn("SM clock after the case 1980 -> 1755 MHz", out)
+        self.assertIn("WARNING: different SM clocks after the cases (median sm_mhz): baseline 1980 MHz, "
+                      "run 1755 MHz", out)
+        rc, out, _ = self.regress(base, clocked(self.json(seed=3), 1975.0))
+        self.assertNotIn("SM clocks", out)
 
     def test_a_change_of_timing_protocol_is_named(self):
         base = self.json(seed=1, ctx=gbfake.context(timing_protocol="v1"))
