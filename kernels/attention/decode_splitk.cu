@@ -45,6 +45,7 @@
 #include "attention/decode_splitk.h"
 #include "common/check.h"
 #include "common/dispatch.cuh"
+#include "common/fastmath.cuh"
 #include "common/reduce.cuh"
 #include "common/vec.cuh"
 
@@ -126,21 +127,16 @@ constexpr float kNegInf = -std::numeric_limits<float>::infinity();
 // instead of exp2f(-inf + inf) = NaN.
 __device__ inline float usable_max(float m) { return m == kNegInf ? 0.0f : m; }
 
-// 2^x as one MUFU.EX2, for the main loop's weights. exp2f scales inputs below -126 around MUFU.EX2
-// (denormal results); ex2.approx.ftz flushes them to 0 (a weight < 2^-126 of the row's max), -inf still
-// gives 0. The merges after the loop keep exp2f.
-__device__ inline float fast_exp2(float x) {
-  float y;
-  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
-  return y;
-}
-
 __host__ __device__ constexpr int log2_exact(int n) { return n <= 1 ? 0 : 1 + log2_exact(n / 2); }
+// Reduce-scatter steps of transposed_sum<N, kLanes>: until one value is left or the lanes run out.
+__host__ __device__ constexpr int transposed_steps(int n, int lanes) {
+  return log2_exact(n) < log2_exact(lanes) ? log2_exact(n) : log2_exact(lanes);
+}
 
 // The physical-to-logical slot mask of transposed_sum for lane c (< kLanes) of a key group.
 template <int N, int kLanes>
 __device__ inline int transposed_mask(int c) {
-  constexpr int kSteps = log2_exact(N) < log2_exact(kLanes) ? log2_exact(N) : log2_exact(kLanes);
+  constexpr int kSteps = transposed_steps(N, kLanes);
   int mask = 0;
 #pragma unroll
   for (int j = 0; j < kSteps; ++j)
@@ -158,7 +154,7 @@ __device__ inline int transposed_mask(int c) {
 // and put v in local memory.
 template <int N, int kLanes>
 __device__ inline void transposed_sum(float (&v)[N]) {
-  constexpr int kSteps = log2_exact(N) < log2_exact(kLanes) ? log2_exact(N) : log2_exact(kLanes);
+  constexpr int kSteps = transposed_steps(N, kLanes);
   constexpr int kHeld = N >> kSteps;
 #pragma unroll
   for (int j = 0; j < kSteps; ++j) {
@@ -322,9 +318,10 @@ __global__ void __launch_bounds__(kThreads, Tile<D, R, H>::kMinBlocks) split_ker
       for (int u = 0; u < U; ++u) mt = fmaxf(mt, s[u][r]);
       const float mu = usable_max(mt);
       // Rescale only when some lane's max grew (rare after the first tiles); elsewhere alpha is 1, or
-      // 0 times an accumulator that is still 0: skipping is exact.
+      // 0 times an accumulator that is still 0: skipping is exact. The loop's weights use ex2_approx
+      // (one MUFU.EX2); the merges after the loop keep exp2f.
       if (__any_sync(0xffffffffu, mt > m[r])) {
-        const float alpha = fast_exp2(m[r] - mu);
+        const float alpha = ex2_approx(m[r] - mu);
         l[r] *= alpha;
 #pragma unroll
         for (int e = 0; e < 8; ++e) acc[r][e] *= alpha;
@@ -332,7 +329,7 @@ __global__ void __launch_bounds__(kThreads, Tile<D, R, H>::kMinBlocks) split_ker
       m[r] = mt;
 #pragma unroll
       for (int u = 0; u < U; ++u) {
-        s[u][r] = fast_exp2(s[u][r] - mu);
+        s[u][r] = ex2_approx(s[u][r] - mu);
         l[r] += s[u][r];
       }
     }

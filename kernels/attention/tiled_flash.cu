@@ -34,6 +34,7 @@
 #include "attention/attention.h"
 #include "attention/tiled_flash.cuh"
 #include "common/check.h"
+#include "common/fastmath.cuh"
 #include "common/vec.cuh"
 
 namespace sb::attention::tiled_flash {
@@ -343,7 +344,7 @@ __global__ void __launch_bounds__(C::kThreads, C::kMinBlocks) kernel(const Param
           const bool mv = (mx - row_max[mt][r]) * scale_log2 > kLazyLog2;
           const float ref = mv ? mx : row_max[mt][r];
           base[mt][r] = ref == -INFINITY ? 0.0f : ref * scale_log2;
-          alpha[mt][r] = mv ? ex2(row_max[mt][r] * scale_log2 - base[mt][r]) : 1.0f;
+          alpha[mt][r] = mv ? ex2_approx(row_max[mt][r] * scale_log2 - base[mt][r]) : 1.0f;
           moved |= mv;
           row_max[mt][r] = ref;
         }
@@ -375,8 +376,8 @@ __global__ void __launch_bounds__(C::kThreads, C::kMinBlocks) kernel(const Param
 #pragma unroll
             for (int h2 = 0; h2 < 2; ++h2) {
               const int nt = 2 * kk + h2;
-              const float p0 = ex2(fmaf(s[mt][nt][2 * r], scale_log2, -base[mt][r]));
-              const float p1 = ex2(fmaf(s[mt][nt][2 * r + 1], scale_log2, -base[mt][r]));
+              const float p0 = ex2_approx(fmaf(s[mt][nt][2 * r], scale_log2, -base[mt][r]));
+              const float p1 = ex2_approx(fmaf(s[mt][nt][2 * r + 1], scale_log2, -base[mt][r]));
               sum[mt][r] += p0 + p1;
               p_frag[mt][h2 * 2 + r] = pack2<T>(p0, p1);
             }

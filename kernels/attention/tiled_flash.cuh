@@ -52,13 +52,6 @@ __device__ inline void mma_16816<__half>(float (&c)[4], const uint32_t (&a)[4], 
       : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
 }
 
-// 2^x on the special-function unit (one MUFU.EX2; ex2(-inf) = +0); subnormal results flush to zero.
-__device__ inline float ex2(float x) {
-  float y;
-  asm("ex2.approx.ftz.f32 %0, %1;\n" : "=f"(y) : "f"(x));
-  return y;
-}
-
 // Two floats -> two 16-bit values in one register, `lo` in the low half (round to nearest even).
 template <typename T>
 __device__ inline uint32_t pack2(float lo, float hi);
