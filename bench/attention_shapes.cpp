@@ -207,18 +207,7 @@ std::vector<AttentionShape> attention_shape_set(const std::string& name) {
 }
 
 std::vector<AttentionShape> parse_attention_shapes(const std::string& spec) {
-  std::vector<AttentionShape> out;
-  auto add = [&](const AttentionShape& s) {
-    if (std::find(out.begin(), out.end(), s) == out.end()) out.push_back(s);
-  };
-  for (const std::string& item : split_list(spec, "--shapes")) {
-    if (is_set_name(item)) {
-      for (const auto& s : attention_shape_set(item)) add(s);
-    } else {
-      add(parse_one(item));
-    }
-  }
-  return out;
+  return parse_shape_spec<AttentionShape>(spec, is_set_name, attention_shape_set, parse_one);
 }
 
 std::string attention_shapes_grammar() {

@@ -64,18 +64,8 @@ std::vector<RmsNormShape> rmsnorm_shape_set(const std::string& name) {
 }
 
 std::vector<RmsNormShape> parse_rmsnorm_shapes(const std::string& spec) {
-  std::vector<RmsNormShape> out;
-  auto add = [&](const RmsNormShape& s) {
-    if (std::find(out.begin(), out.end(), s) == out.end()) out.push_back(s);
-  };
-  for (const std::string& item : split_list(spec, "--shapes")) {
-    if (item == "default" || item == "anchors" || item == "smoke") {
-      for (const auto& s : rmsnorm_shape_set(item)) add(s);
-    } else {
-      add(parse_one(item));
-    }
-  }
-  return out;
+  auto is_set = [](const std::string& item) { return item == "default" || item == "anchors" || item == "smoke"; };
+  return parse_shape_spec<RmsNormShape>(spec, is_set, rmsnorm_shape_set, parse_one);
 }
 
 std::string rmsnorm_shapes_grammar() {

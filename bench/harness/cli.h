@@ -2,6 +2,7 @@
 // Anything neither we nor Google Benchmark know is an error: message on stderr, exit code 2.
 #pragma once
 
+#include <algorithm>
 #include <iterator>
 #include <stdexcept>
 #include <string>
@@ -34,6 +35,24 @@ std::string options_help(const std::string& shapes_grammar);
 
 // Splits "a,b,,c" into {"a","b","c"}; an empty list is a UsageError naming `flag`.
 std::vector<std::string> split_list(const std::string& value, const std::string& flag);
+
+// --shapes=SPEC for any op: each comma-separated item is a named set (is_set(item); set(item) gives its
+// shapes) or one shape (parse_one(item)); the result keeps the first of duplicates, in order.
+template <typename Shape, typename IsSet, typename Set, typename ParseOne>
+std::vector<Shape> parse_shape_spec(const std::string& spec, IsSet is_set, Set set, ParseOne parse_one) {
+  std::vector<Shape> out;
+  auto add = [&](const Shape& s) {
+    if (std::find(out.begin(), out.end(), s) == out.end()) out.push_back(s);
+  };
+  for (const std::string& item : split_list(spec, "--shapes")) {
+    if (is_set(item)) {
+      for (const Shape& s : set(item)) add(s);
+    } else {
+      add(parse_one(item));
+    }
+  }
+  return out;
+}
 
 // Parses a whole decimal integer in [lo, hi]; anything else is a UsageError naming `what`.
 long long parse_int(const std::string& s, long long lo, long long hi, const std::string& what);
