@@ -15,9 +15,11 @@ do_bench runs --runs times per case under 1 ms, once past it (median of its medi
 ~10 us a single do_bench call moved by up to 8% from run to run on the H200
 (results/h200/NOTES.md), more than the tolerance.
 Each row also records the SM clock right after the case's do_bench calls (torch.cuda._sleep timed by
-events) beside the harness's sm_mhz counter, and the GPU kernels one Python call launches
-(torch.profiler; --no-kernels skips it): a clock that differs between the tools, or an extra kernel
-in the Python call, accounts for a difference that is not the harness's timing.
+events) beside the harness's sm_mhz counter, and, from torch.profiler (--no-kernels skips it), the
+GPU kernels one Python call launches and their GPU span after do_bench's flush by CUPTI's timestamps,
+no events involved: a clock that differs between the tools, an extra kernel in the Python call, or
+a kernel that itself runs longer under do_bench accounts for a difference that is not the harness's
+events.
 Exit 1 when any case differs by more than the tolerance, 2 on bad input, 0 otherwise.
 """
 import argparse
@@ -79,19 +81,39 @@ OPS = {"torch_rms_norm": rms_norm_call, **{name: attention_call for name in (
     "torch_sdpa_flash", "torch_sdpa_efficient", "torch_sdpa_cudnn", "torch_sdpa_math", "torch_manual_composite")}}
 
 
-def launched_kernels(torch, fn):
-    """The GPU kernels one call of fn launches (names, in order), from torch.profiler; None when the
-    profiler cannot see CUDA activity here. An extra kernel in the Python call would show up as a
-    constant offset against the harness's C++ call of the same op."""
+def profiled_calls(torch, fn, reps=20):
+    """What the profiler sees of fn under do_bench's conditions: `reps` times a 256 MB zero_ (the
+    L2 flush do_bench uses) then one call, on the current stream, under torch.profiler (CUPTI's
+    kernel timestamps, no events). Returns (names of the kernels one call launches, the median over
+    calls of the GPU span of those kernels in us: first start to last end), or (None, None) when the
+    profiler cannot see CUDA activity here.
+
+    The span says whether the op itself runs longer under do_bench than the harness's events say (the
+    span is then near do_bench's figure), or whether the time is outside the kernels (the span is then
+    near the harness's figure); an extra kernel in the Python call shows in the names."""
     try:
         from torch.profiler import ProfilerActivity, profile
+        cache = torch.empty(256 * 1024 * 1024 // 4, dtype=torch.int, device="cuda")
+        fn()
+        torch.cuda.synchronize()
         with profile(activities=[ProfilerActivity.CUDA]) as prof:
-            fn()
+            for _ in range(reps):
+                cache.zero_()
+                fn()
             torch.cuda.synchronize()
-        names = [e.name for e in prof.events() if getattr(e, "device_type", None) == torch.autograd.DeviceType.CUDA]
-        return names or None
+        ks = sorted((e for e in prof.events() if getattr(e, "device_type", None) == torch.autograd.DeviceType.CUDA
+                     and e.time_range.end > e.time_range.start), key=lambda e: e.time_range.start)
+        # One stream runs in order, so the kernels come as reps periods of [flush, the call's kernels].
+        if not ks or len(ks) % reps:
+            return None, None
+        period = len(ks) // reps
+        chunks = [ks[i:i + period] for i in range(0, len(ks), period)]
+        if period < 2 or any(c[0].name != ks[0].name for c in chunks):
+            return None, None
+        spans = [c[-1].time_range.end - c[1].time_range.start for c in chunks]
+        return [e.name for e in chunks[0][1:]], statistics.median(spans)
     except Exception:  # noqa: BLE001 - a diagnostic: never fail the cross-check over it
-        return None
+        return None, None
 
 
 def sm_clock_mhz(torch, cycles=1_000_000):
@@ -128,7 +150,8 @@ def main() -> int:
     ap.add_argument("--runs", type=int, default=5, help="do_bench calls per case (default 5)")
     ap.add_argument("--filter", default="", help="only cases whose name matches this regular expression")
     ap.add_argument("--no-kernels", dest="kernels", action="store_false",
-                    help="do not list the GPU kernels each PyTorch call launches (torch.profiler, once a case)")
+                    help="do not profile the PyTorch calls (torch.profiler: the kernels a call launches and "
+                         "their GPU time after do_bench's flush)")
     ap.add_argument("--anchors", metavar="ANCHORS_JSON",
                     help="attention cases only at the dtype and shape of an attention entry of this file "
                          "(results/<gpu>/anchors.json); other ops are not narrowed")
@@ -172,7 +195,7 @@ def main() -> int:
             runs_us = sorted(1e3 * triton.testing.do_bench(fn, warmup=25, rep=200, return_mode="median")
                              for _ in range(runs))
             mhz = sm_clock_mhz(torch)
-            kernels = launched_kernels(torch, fn) if a.kernels else None
+            kernels, kernel_span_us = profiled_calls(torch, fn) if a.kernels else (None, None)
         do_bench_us = statistics.median(runs_us)
         ratio = case.median_us / do_bench_us
         tol = a.attention_tolerance if case.op == "attention" else a.tolerance
@@ -182,12 +205,12 @@ def main() -> int:
                      "ok": abs(ratio - 1) <= tol,
                      # the SM clock after do_bench and after the harness's launches (its sm_mhz counter)
                      "do_bench_sm_mhz": mhz, "harness_sm_mhz": case.counters.get("sm_mhz"),
-                     "kernels": kernels})
+                     "kernels": kernels, "profiled_kernel_us": kernel_span_us})
         hmhz = case.counters.get("sm_mhz")
         print(f"{case.name:55s} harness {case.median_us:9.2f} us  do_bench {do_bench_us:9.2f} us  "
               f"ratio {ratio:6.3f}  {'ok' if rows[-1]['ok'] else 'DIFFERS'}  "
               f"SM MHz {f'{hmhz:.0f}' if hmhz else '-'} / {mhz:.0f}"
-              + (f"  kernels {len(kernels)}" if kernels else ""))
+              + (f"  kernels {len(kernels)} ({kernel_span_us:.2f} us under the profiler)" if kernels else ""))
         del fn
     bad = [r for r in rows if not r["ok"]]
     summary = {"tolerance": a.tolerance, "attention_tolerance": a.attention_tolerance, "cases": len(rows), "failed": len(bad), "worst_rel_diff": worst,

@@ -295,19 +295,23 @@ def crosscheck_table(rows: list, tolerance: float, run: sbresults.Run, anchors: 
     # launches (crosscheck_torch.py); their columns appear only then.
     clocks = any("do_bench_sm_mhz" in r for r in rows)
     kernels = any(r.get("kernels") for r in rows)
+    spans = any(r.get("profiled_kernel_us") for r in rows)
     head = "| case | harness cold | do_bench median (min–max of its calls) | ratio | " f"within ±{tolerance:.0%} |"
     rule = "|---|---:|---:|---:|:---:|"
     if clocks:
         head, rule = head + " SM MHz after (harness / do_bench) |", rule + "---:|"
     if kernels:
         head, rule = head + " kernels a call launches |", rule + "---:|"
+    if spans:
+        head, rule = head + " their GPU span after do_bench's flush (profiler) |", rule + "---:|"
     out = [head + " ANCHORS.md |", rule + "---:|"]
     by_name = run.by_name()
     for row in rows:
         case, f = by_name.get(row["case"]), sbresults.parse_name(row["case"])
         figures = anchors.get((f["op"], f["dtype"], f["shape_label"], f["mode"]), {}).get(f["impl"])
         extra = (f" {_clock_cell(row)} |" if clocks else "") + \
-            (f" {len(row['kernels']) if row.get('kernels') else '–'} |" if kernels else "")
+            (f" {len(row['kernels']) if row.get('kernels') else '–'} |" if kernels else "") + \
+            (f" {_fmt(row['profiled_kernel_us'], 'µs') if row.get('profiled_kernel_us') else '–'} |" if spans else "")
         out.append(f"| `{'/'.join(row['case'].split('/')[1:-1])}` | {_fmt(row['harness_us'], 'µs')} | "
                    f"{_do_bench_cell(row)} | {row['ratio']:.3f} | "
                    f"{'yes' if row['ok'] else '**no**'} |{extra} "

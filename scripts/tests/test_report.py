@@ -346,9 +346,6 @@ class ReportSections(ReportRun, unittest.TestCase):
         self.assertIn("crosscheck_latest.json: rows[0]: missing case", proc.stderr)
 
 
-if __name__ == "__main__":
-    unittest.main()
-
 
 class CrosscheckClockColumns(unittest.TestCase):
     """Newer cross-checks carry the SM clock after each tool and the kernels a Python call launches:
@@ -374,3 +371,15 @@ class CrosscheckClockColumns(unittest.TestCase):
         self.assertIn("| 1,980 / 1,755 | 2 |", row)
         missing = dict(self.ROW, do_bench_sm_mhz=1755.0, harness_sm_mhz=None, kernels=None)
         self.assertIn("| – | – |", report.crosscheck_table([r, missing], 0.05, self.NoCases, {})[3])
+
+    def test_profiled_span_column(self):
+        r = dict(self.ROW, do_bench_sm_mhz=1755.0, kernels=["a"], profiled_kernel_us=10.4)
+        head, _, row = report.crosscheck_table([r, dict(self.ROW)], 0.05, self.NoCases, {})[:3]
+        self.assertIn("| their GPU span after do_bench's flush (profiler) |", head)
+        self.assertIn("| 1 | 10.4 µs |", row)
+        old = report.crosscheck_table([r, dict(self.ROW)], 0.05, self.NoCases, {})[3]
+        self.assertTrue(old.rstrip().endswith("| – | – | – | – |"), old)
+
+
+if __name__ == "__main__":
+    unittest.main()
