@@ -84,5 +84,55 @@ class Crosscheck(unittest.TestCase):
         self.assertIn("needs PyTorch and triton", r.stderr)
 
 
+class HeldFlush(unittest.TestCase):
+    """The hold added to do_bench's flush, with stand-ins for torch and triton (no GPU needed)."""
+
+    def setUp(self):
+        import types
+        sys.path.insert(0, str(SCRIPTS))
+        import crosscheck_torch
+        self.xc, self.calls = crosscheck_torch, []
+
+        class Driver:
+            def clear_cache(drv, cache):
+                self.calls.append(("flush", cache))
+
+        self.driver = Driver()
+        triton = types.ModuleType("triton")
+        triton.__version__ = "0.test"
+        triton.runtime = types.SimpleNamespace(driver=types.SimpleNamespace(active=self.driver))
+        self.saved = sys.modules.get("triton")
+        sys.modules["triton"] = triton
+        self.torch = types.SimpleNamespace(cuda=types.SimpleNamespace(_sleep=lambda c: self.calls.append(("sleep", c))))
+
+    def tearDown(self):
+        if self.saved is None:
+            sys.modules.pop("triton", None)
+        else:
+            sys.modules["triton"] = self.saved
+
+    def test_the_flush_is_followed_by_the_spin_and_restored_after(self):
+        with self.xc.held_flush(self.torch, 12345):
+            self.driver.clear_cache("cache")
+        self.assertEqual(self.calls, [("flush", "cache"), ("sleep", 12345)])
+        self.driver.clear_cache("again")  # the driver's own flush again, no spin
+        self.assertEqual(self.calls[-1], ("flush", "again"))
+        self.assertEqual(len(self.calls), 3)
+
+    def test_restored_when_the_body_raises(self):
+        with self.assertRaises(ValueError):
+            with self.xc.held_flush(self.torch, 1):
+                raise ValueError("boom")
+        self.driver.clear_cache("x")
+        self.assertEqual(self.calls, [("flush", "x")])
+
+    def test_a_triton_without_clear_cache_is_an_error(self):
+        sys.modules["triton"].runtime.driver.active = object()
+        with self.assertRaises(RuntimeError) as e:
+            with self.xc.held_flush(self.torch, 1):
+                pass
+        self.assertIn("clear_cache", str(e.exception))
+
+
 if __name__ == "__main__":
     unittest.main()

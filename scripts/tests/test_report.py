@@ -381,5 +381,14 @@ class CrosscheckClockColumns(unittest.TestCase):
         self.assertTrue(old.rstrip().endswith("| – | – | – | – |"), old)
 
 
+    def test_plain_do_bench_column(self):
+        r = dict(self.ROW, do_bench_plain_us=48.99, hold_us=60.0)
+        head, _, row, old = report.crosscheck_table([r, dict(self.ROW)], 0.1, self.NoCases, {})
+        self.assertIn("| do_bench after the hold, median (min–max of its calls) |", head)
+        self.assertIn("| plain do_bench |", head)
+        self.assertIn("| 49.0 µs |", row)
+        self.assertIn("| – |", old)
+
+
 if __name__ == "__main__":
     unittest.main()
