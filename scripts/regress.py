@@ -3,10 +3,23 @@
 
 Decision rule: a case REGRESSED when its median is slower than the baseline median by more than
 the relative threshold (new > base * (1 + threshold)) AND the difference exceeds noise_k times
-the noise, where noise is the larger of the two runs' spreads of the per-repetition times
-(1.4826 * MAD, a robust standard deviation; (max - min) / 2 for a run with 2 repetitions; 0,
-threshold only, with fewer). A case slower by more than the threshold but within the noise is
-SLOWER-BUT-NOISE; the same test in the other direction gives FAST; everything else is SAME.
+the noise, where noise is the larger of the two runs' estimates sigma-hat of the standard
+deviation of one repetition: range / d2(n) for 2 <= n <= 10 repetitions (d2(n), the expected
+range of n normal samples in sigma: the control-chart constants in D2 below), 1.4826 * MAD for
+n > 10, and 0 (threshold only) for fewer than 2. A case slower by more than the threshold but
+within the noise is SLOWER-BUT-NOISE; the same test in the other direction gives FAST; everything
+else is SAME.
+Why the range for small n: on the H200 each run's repetitions move with the SM clock (the GPU's
+power management; the suite may not lock clocks), by up to ~10% within one run, often bimodally.
+1.4826 * MAD, the rule until 2026-11-29, is for n = 3 1.4826 times the smaller of the two
+distances to the median: it ignores one of the three samples and underestimated that spread
+badly. Two back-to-back runs of one build, results/h200/2026-11-29_a5d28dfb865c.json and
+results/h200/history/2026-11-29_a5d28dfb865c_run2.json (3 repetitions each), REGRESSED on 3
+PyTorch cases under it (results/h200/history/2026-11-29_regress_a5d28dfb865c_run1_vs_run2.txt),
+e.g. attention/torch_sdpa_cudnn/bf16/prefill/b32_hq32_hkv32_d64_q512_kv512/hot: repetitions
+172.8, 175.1, 188.3 us then 173.5, 186.2, 186.1 us, median 175.10 -> 186.12 us, with a MAD noise
+of 3.39 us though run 1's samples span 15.5 us (range / d2(3): 9.17 us). The range uses every
+sample; beyond 10 repetitions it loses efficiency and MAD's robustness to outliers is worth more.
 A difference must also exceed an absolute floor (--min-delta-us, default 1 us): on the H200 two
 back-to-back runs of the same build moved microsecond-scale cases by up to 0.83 us (+17% on a 5 us
 case) while each run's own repetitions agreed within a few tenths of a microsecond, so the
@@ -33,17 +46,20 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import sbresults  # noqa: E402
 
 MAD_TO_SIGMA = 1.4826
+# d2(n): expected range of n independent normal samples, in standard deviations.
+D2 = {2: 1.128, 3: 1.693, 4: 2.059, 5: 2.326, 6: 2.534, 7: 2.704, 8: 2.847, 9: 2.970, 10: 3.078}
 FAILING = ("REGRESSED", "ERROR")
 
 
 def spread(times: list) -> tuple[float, str]:
-    """Robust spread of per-repetition times and how it was computed."""
-    if len(times) >= 3:
+    """Estimated standard deviation of one repetition (sigma-hat) and how it was computed."""
+    n = len(times)
+    if n in D2:
+        return (max(times) - min(times)) / D2[n], f"range/d2({n})"
+    if n > max(D2):
         med = statistics.median(times)
-        return MAD_TO_SIGMA * statistics.median(abs(t - med) for t in times), "mad"
-    if len(times) == 2:
-        return (max(times) - min(times)) / 2, "range/2 of 2 repetitions"
-    return 0.0, f"none ({len(times)} repetitions): threshold only"
+        return MAD_TO_SIGMA * statistics.median(abs(t - med) for t in times), "1.4826 x MAD"
+    return 0.0, f"none ({n} repetitions): threshold only"
 
 
 def verdict(base: float, new: float, noise: float, threshold: float, noise_k: float,
@@ -60,7 +76,7 @@ def verdict(base: float, new: float, noise: float, threshold: float, noise_k: fl
 def compare(base_run: sbresults.Run, new_run: sbresults.Run, threshold: float, noise_k: float,
             min_delta_us: float = 0.0):
     """Rows (name, base_us, new_us, ratio, noise_us, verdict) in baseline order, plus the
-    missing and new case names and notes on cases whose noise is not a MAD."""
+    missing and new case names and notes on cases with too few repetitions for a noise."""
     base, new = base_run.by_name(), new_run.by_name()
     rows, notes, odd_noise = [], [], {}
     for name, b in base.items():
@@ -77,7 +93,7 @@ def compare(base_run: sbresults.Run, new_run: sbresults.Run, threshold: float, n
         else:
             (nb, how_b), (nn, how_n) = spread(b.times_us), spread(n.times_us)
             for side, how in (("baseline", how_b), ("run", how_n)):
-                if how != "mad":
+                if how.startswith("none"):
                     odd_noise.setdefault(f"{side} noise {how}", []).append(name)
             noise = max(nb, nn)
             rows.append((name, b.median_us, n.median_us, n.median_us / b.median_us, noise,
@@ -149,7 +165,8 @@ def main(argv=None) -> int:
         return 2
 
     print(f"regressed = slower by > {args.threshold:.1%} and by > max({args.noise_k:g} x noise, "
-          f"{args.min_delta_us:g} us) (noise = 1.4826 x MAD of repetitions)")
+          f"{args.min_delta_us:g} us) (noise = range / d2(n) of n <= 10 repetitions, "
+          "1.4826 x MAD of more)")
     print(describe("baseline", base_run))
     print(describe("run     ", new_run))
     if base_run.context.get("gpu_name") != new_run.context.get("gpu_name"):
