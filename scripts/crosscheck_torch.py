@@ -128,6 +128,7 @@ def sm_clock_mhz(torch, cycles=1_000_000):
     (~0.5 ms at H200 clocks, so the events' own microseconds bias it by < 1%). Taken right after a
     case's do_bench calls, beside the harness's sm_mhz counter for the same case."""
     start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    torch.cuda._sleep(1000)  # the first call loads the kernel: on the H200 it read 98 MHz without this
     start.record()
     torch.cuda._sleep(cycles)
     end.record()

@@ -338,7 +338,6 @@ def crosscheck_section(xc: dict, run: sbresults.Run, anchors: dict) -> list:
              "a GPU waiting for the host; plain do_bench is beside it. "
              if any("do_bench_plain_us" in r for r in rows) else "") +
           f"{sum(r['ok'] for r in rows)} of {len(rows)} within tolerance. The ANCHORS.md column is "
-          f"{sum(r['ok'] for r in rows)} of {len(rows)} within tolerance. The ANCHORS.md column is "
           "the figure measured on 2026-11-29 with the same tool, as a time for this problem.", ""]
     if stale:
         md += [f"**Warning:** {len(stale)} of {len(rows)} rows do not match this run's cases "
