@@ -2,8 +2,7 @@
 # Compile-time alternatives of a kernel, measured side by side in one command on a GPU machine.
 #   scripts/gpu_experiments.sh OUTDIR DEFINE...
 #   scripts/gpu_experiments.sh out SB_TILED_FLASH_EXPERIMENT=2 SB_TILED_FLASH_EXPERIMENT=3
-#   BENCH=bench_rmsnorm PATCH=experiments/rmsnorm_one_wave.patch \
-#     scripts/gpu_experiments.sh out SB_RMSNORM_EXPERIMENT=1 SB_RMSNORM_EXPERIMENT=2
+#   BENCH=bench_rmsnorm PATCH=experiments/<candidate>.patch scripts/gpu_experiments.sh out <SWITCH>=1 <SWITCH>=2
 # PATCH (optional, space-separated): candidates not yet measured live as patches in experiments/, outside kernels/, so
 # the committed results always describe the committed kernels. The DEFINE builds compile a copy of
 # the tree with the patch applied (patch -p1); the default build compiles the tree as it is.

@@ -19,9 +19,11 @@ struct Shape {
 };
 
 // 1 row; odd hidden sizes (scalar tails); model sizes; the largest register-resident row (65536 16-bit);
-// many rows (several rows per block, partial last block).
+// many rows (several rows per block, partial last block); vectorized's decode kernel with one warp of 1, 2
+// or 4 vectors a lane, partial rows over 8 or 16 warps, full ones at 256 rows, and 257 rows (bandwidth).
 const Shape kShapes[] = {{1, 1},    {1, 7},     {3, 127},   {5, 769},    {2, 5125},    {1, 4096},
-                         {7, 4096}, {2, 32768}, {1, 65536}, {2, 65537}, {1000, 768}, {4099, 1024}, {8193, 128}};
+                         {7, 4096}, {2, 32768}, {1, 65536}, {2, 65537}, {1000, 768}, {4099, 1024}, {8193, 128},
+                         {2, 256},  {3, 392},   {5, 6000},  {256, 8192}, {257, 4096}};
 
 using Param = std::tuple<std::string, DType, Shape>;
 

@@ -6,6 +6,13 @@
 #include "rmsnorm/rmsnorm.h"
 
 namespace sb::rmsnorm {
+
+// gtest prints a failed regime by name.
+void PrintTo(VectorizedRegime r, std::ostream* os) {
+  static const char* const kNames[] = {"decode", "latency", "bandwidth", "two_pass"};
+  *os << kNames[static_cast<int>(r)];
+}
+
 namespace {
 
 alignas(16) char fake_x[64], fake_w[64], fake_y[64];  // never dereferenced: validation fails first
@@ -69,67 +76,98 @@ TEST(RmsNormVectorized, MisalignedPointerIsAReasonNotAFault) {
   const std::string why = variant("vectorized").supports(p);
   EXPECT_NE(why.find("x is not 16-byte aligned"), std::string::npos) << why;
   EXPECT_THROW(run(variant("vectorized"), p, nullptr), std::invalid_argument);
+  p.rows = 1;
+  p.hidden = 4096;  // the decode kernel: the same 16-byte accesses
+  ASSERT_EQ(vectorized_config(p.rows, p.hidden, p.dtype).regime, VectorizedRegime::decode);
+  EXPECT_NE(variant("vectorized").supports(p).find("x is not 16-byte aligned"), std::string::npos);
+  EXPECT_THROW(run(variant("vectorized"), p, nullptr), std::invalid_argument);
   p.hidden = 7;  // scalar path: element alignment is enough
   EXPECT_EQ(variant("vectorized").supports(p), "");
 }
 
-TEST(RmsNormVectorized, LaunchShapeFromHiddenSize) {
-  // Llama-3-8B: 4096 bf16 = 512 16-byte vectors -> 64 threads x 8 vectors, 2 rows per 128-thread block.
-  VectorizedConfig c = vectorized_config(4096, 4096, DType::bf16);
-  EXPECT_EQ(c.vec, 8);
-  EXPECT_EQ(c.threads_per_row, 64);
-  EXPECT_EQ(c.vectors_per_thread, 8);
-  EXPECT_EQ(c.rows_per_block, 2);
-  EXPECT_EQ(c.block_threads, 128);
-  // Short rows pack: 768 bf16 = 96 vectors -> 16 threads x 8 (6 used), 8 rows per block.
-  c = vectorized_config(8192, 768, DType::bf16);
-  EXPECT_EQ(c.threads_per_row, 16);
-  EXPECT_EQ(c.rows_per_block, 8);
-  // 32768 bf16 = 4096 vectors: the largest row kept in registers (512 threads x 8).
-  c = vectorized_config(4096, 32768, DType::bf16);
-  EXPECT_EQ(c.threads_per_row, 512);
-  EXPECT_EQ(c.vectors_per_thread, 8);
-  EXPECT_EQ(c.rows_per_block, 1);
-  // 65536 bf16 = 8192 vectors: too long for registers -> two-pass.
-  c = vectorized_config(4096, 65536, DType::bf16);
-  EXPECT_EQ(c.vectors_per_thread, 0);
-  EXPECT_EQ(c.block_threads, 1024);
-  // Odd sizes take the scalar path, with the same ladder over elements.
-  c = vectorized_config(4096, 769, DType::f16);
-  EXPECT_EQ(c.vec, 1);
-  EXPECT_EQ(c.threads_per_row, 128);
-  EXPECT_EQ(c.vectors_per_thread, 8);
-  c = vectorized_config(4096, 1, DType::f32);
-  EXPECT_EQ(c.vec, 1);
-  EXPECT_EQ(c.threads_per_row, 1);
-  EXPECT_EQ(c.vectors_per_thread, 1);
-  EXPECT_EQ(c.rows_per_block, 128);
-  EXPECT_FALSE(c.stage_w);
-  // Latency regime (<= 256 rows): one vector a thread, w staged. Llama-3-8B decode: 512 threads.
-  c = vectorized_config(1, 4096, DType::bf16);
-  EXPECT_EQ(c.threads_per_row, 512);
-  EXPECT_EQ(c.vectors_per_thread, 1);
-  EXPECT_EQ(c.block_threads, 512);
-  EXPECT_TRUE(c.stage_w);
-  // Llama-3-70B decode of 64 sequences: 1024 vectors need 2 a thread at the 512-thread cap.
-  c = vectorized_config(64, 8192, DType::bf16);
-  EXPECT_EQ(c.threads_per_row, 512);
-  EXPECT_EQ(c.vectors_per_thread, 2);
-  // The scalar path cannot stage w (cp.async moves 16 bytes).
-  c = vectorized_config(1, 7, DType::f32);
-  EXPECT_EQ(c.threads_per_row, 8);
-  EXPECT_FALSE(c.stage_w);
-  // Every configuration covers its row exactly once.
+// The launch shape vectorized_config gives a few shapes, exactly (kernels/rmsnorm/vectorized.cu says why).
+struct Pinned {
+  int64_t rows, hidden;
+  DType dtype;
+  VectorizedRegime regime;
+  int vec, threads_per_row, vectors_per_thread, rows_per_block;
+  bool stage_w;
+  const char* what;
+};
+constexpr auto kDecode = VectorizedRegime::decode, kLatency = VectorizedRegime::latency,
+               kBandwidth = VectorizedRegime::bandwidth, kTwoPass = VectorizedRegime::two_pass;
+const Pinned kPinned[] = {
+    // Decode: <= 256 rows of 32 16-byte vectors to 8192 elements, one row a block of the fewest whole
+    // warps that hold it in <= 4 vectors a lane, w not staged.
+    {1, 4096, DType::bf16, kDecode, 8, 128, 4, 1, false, "Llama-3-8B decode: 512 vectors = 4 warps x 4"},
+    {256, 4096, DType::bf16, kDecode, 8, 128, 4, 1, false, "256 sequences: still decode"},
+    {64, 8192, DType::bf16, kDecode, 8, 256, 4, 1, false, "Llama-3-70B decode of 64: 1024 vectors = 8 warps x 4"},
+    {1, 8192, DType::f32, kDecode, 4, 512, 4, 1, false, "2048 fp32 vectors = 16 warps x 4"},
+    {1, 256, DType::bf16, kDecode, 8, 32, 1, 1, false, "32 vectors: one warp of 1"},
+    {1, 392, DType::bf16, kDecode, 8, 32, 2, 1, false, "49 vectors: one warp of 2"},
+    // Latency: the other problems of <= 256 rows, the most threads a row, w staged if 16-byte vectors.
+    {1, 8200, DType::bf16, kLatency, 8, 512, 4, 1, true, "more than 8192 elements: 1025 vectors"},
+    {1, 16384, DType::bf16, kLatency, 8, 512, 4, 1, true, "2048 vectors, w staged (32 KB)"},
+    {1, 128, DType::bf16, kLatency, 8, 16, 1, 8, true, "16 vectors, fewer than a warp: 8 rows a block"},
+    {256, 769, DType::bf16, kLatency, 1, 512, 2, 1, false, "scalar: cp.async moves 16 bytes"},
+    {1, 7, DType::f32, kLatency, 1, 8, 1, 16, false, "scalar, 7 elements"},
+    // Bandwidth: > 256 rows, the fewest threads at <= 8 vectors each, w staged for rows of <= 16 KB.
+    {257, 4096, DType::bf16, kBandwidth, 8, 64, 8, 2, true, "257 rows: 64 threads x 8, 2 rows a block"},
+    {4096, 4096, DType::bf16, kBandwidth, 8, 64, 8, 2, true, "Llama-3-8B prefill"},
+    {16384, 4096, DType::bf16, kBandwidth, 8, 64, 8, 2, true, "a batch of prefills"},
+    {8192, 768, DType::bf16, kBandwidth, 8, 16, 8, 8, true, "GPT-2: 96 vectors = 16 threads x 8 (6 used)"},
+    {4096, 8192, DType::bf16, kBandwidth, 8, 128, 8, 1, true, "16 KB rows: staged"},
+    {4096, 4096, DType::f32, kBandwidth, 4, 128, 8, 1, true, "16 KB fp32 rows: staged"},
+    {4096, 16384, DType::bf16, kBandwidth, 8, 256, 8, 1, false, "32 KB rows: not staged"},
+    {4096, 32768, DType::bf16, kBandwidth, 8, 512, 8, 1, false, "the longest row kept in registers: 512 x 8"},
+    {4096, 769, DType::f16, kBandwidth, 1, 128, 8, 1, false, "scalar: the same ladder over elements"},
+    {4096, 4095, DType::f32, kBandwidth, 1, 512, 8, 1, false, "scalar, 4095 elements"},
+    {4096, 1, DType::f32, kBandwidth, 1, 1, 1, 128, false, "one element a row: 128 rows a block"},
+    // Two-pass: rows longer than 512 threads x 8 vectors, at any row count.
+    {4096, 65536, DType::bf16, kTwoPass, 8, 1024, 0, 1, false, "8192 vectors"},
+    {1, 65536, DType::bf16, kTwoPass, 8, 1024, 0, 1, false, "8192 vectors, one row"},
+    {1, 8193, DType::bf16, kTwoPass, 1, 1024, 0, 1, false, "scalar, more than 512 x 8 elements"},
+};
+
+TEST(RmsNormVectorized, LaunchShapeFromShape) {
+  for (const Pinned& e : kPinned) {
+    SCOPED_TRACE(std::to_string(e.rows) + " x " + std::to_string(e.hidden) + " " + std::string(name(e.dtype)) + ": " +
+                 e.what);
+    const VectorizedConfig c = vectorized_config(e.rows, e.hidden, e.dtype);
+    EXPECT_EQ(c.regime, e.regime);
+    EXPECT_EQ(c.vec, e.vec);
+    EXPECT_EQ(c.threads_per_row, e.threads_per_row);
+    EXPECT_EQ(c.vectors_per_thread, e.vectors_per_thread);
+    EXPECT_EQ(c.rows_per_block, e.rows_per_block);
+    EXPECT_EQ(c.block_threads, e.rows_per_block * e.threads_per_row);
+    EXPECT_EQ(c.stage_w, e.stage_w);
+  }
+}
+
+TEST(RmsNormVectorized, EveryLaunchShapeCoversItsRow) {
   for (DType t : kAllDTypes)
-    for (int64_t rows : {1, 256, 257})
-    for (int64_t h : {1, 2, 7, 8, 127, 769, 1024, 4096, 5125, 8192, 16384, 65536, 70000}) {
-      c = vectorized_config(rows, h, t);
-      if (c.vectors_per_thread) {
-        EXPECT_GE(int64_t{c.threads_per_row} * c.vectors_per_thread * c.vec, h);
+    for (int64_t rows : {1, 7, 64, 256, 257})
+      for (int64_t h : {1, 2, 7, 8, 127, 256, 392, 769, 1000, 1024, 4096, 5125, 8192, 8193, 8200, 16384, 65536,
+                        70000}) {
+        SCOPED_TRACE(std::to_string(rows) + " x " + std::to_string(h) + " " + std::string(name(t)));
+        const VectorizedConfig c = vectorized_config(rows, h, t);
+        if (c.vectors_per_thread) {
+          EXPECT_GE(int64_t{c.threads_per_row} * c.vectors_per_thread * c.vec, h);
+        }
+        EXPECT_EQ(c.rows_per_block * c.threads_per_row, c.block_threads);
+        EXPECT_EQ(h % c.vec, 0);
+        // Decode exactly for <= 256 rows of 32 16-byte vectors (512 bytes) to 8192 elements: whole warps,
+        // one row a block, no shared memory, no idle warp.
+        const bool decode = rows <= 256 && h <= 8192 && h % (16 / size_bytes(t)) == 0 && h * size_bytes(t) >= 512;
+        EXPECT_EQ(c.regime == VectorizedRegime::decode, decode);
+        if (!decode) continue;
+        EXPECT_EQ(c.vec * size_bytes(t), 16u);
+        EXPECT_EQ(c.threads_per_row % 32, 0);
+        EXPECT_LE(c.threads_per_row, 512);
+        EXPECT_EQ(c.rows_per_block, 1);
+        EXPECT_FALSE(c.stage_w);
+        EXPECT_LT(int64_t{c.threads_per_row} / 2 * c.vectors_per_thread * c.vec, h);
       }
-      EXPECT_EQ(c.rows_per_block * c.threads_per_row, c.block_threads);
-      EXPECT_EQ(h % c.vec, 0);
-    }
 }
 
 }  // namespace

@@ -41,14 +41,22 @@ const Variant& variant(const std::string& name);
 // then launch(). What tests and benchmarks call.
 void run(const Variant& v, const Problem& p, cudaStream_t stream);
 
-// Launch geometry of the vectorized variant, exposed for its CPU unit tests (kernels/rmsnorm/vectorized.cu).
+// Launch geometry of the vectorized variant: a pure function of the shape and dtype, exposed for its CPU
+// unit tests (kernels/rmsnorm/vectorized.cu says what each regime does and why).
+enum class VectorizedRegime {
+  decode,     // <= 256 rows of 16-byte vectors, 32 vectors to 8192 elements: a block of whole warps a row
+  latency,    // other problems of <= 256 rows: the most threads a row; w staged in shared memory
+  bandwidth,  // > 256 rows: up to 8 vectors a thread; w staged in shared memory for rows of <= 16 KB
+  two_pass,   // any row count, rows longer than 512 threads x 8 vectors: a 1024-thread block a row, x read twice
+};
 struct VectorizedConfig {
+  VectorizedRegime regime;
   int vec;              // elements per access: 16 bytes' worth, or 1 (scalar) when hidden is not a multiple
   int vectors_per_thread;  // 1, 2, 4 or 8: the part of the row a thread keeps in registers; 0 = two-pass
-  int threads_per_row;     // a power of two, 1..512 (1024 for two-pass)
+  int threads_per_row;     // a power of two, 1..512 (32..512 for decode, 1024 for two-pass)
   int rows_per_block;
   int block_threads;
-  bool stage_w = false;  // w copied to shared memory with cp.async alongside the x loads
+  bool stage_w = false;  // w copied to shared memory with cp.async alongside the x loads (16-byte vectors only)
 };
 VectorizedConfig vectorized_config(int64_t rows, int64_t hidden, DType dtype);
 

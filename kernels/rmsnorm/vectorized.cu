@@ -1,16 +1,40 @@
 // vectorized: x is read from memory exactly once, in 16-byte accesses, and kept in registers between
-// the reduction and the output; the launch shape comes from the hidden size and the row count
-// (<= 256 rows: latency regime, one vector a thread where possible and w staged in shared memory
-// alongside x; more rows: bandwidth regime, 8 vectors a thread).
-// Mapping: a group of threads_per_row (tpr, a power of two <= 512) threads owns a row; thread j of the
-// group holds vectors j, j+tpr, ... (up to 8 vectors of 16 B: 128 B of the row per thread).
-// Short rows pack several rows into a 128-thread block (tpr < 32 reduces inside a warp with shuffles;
-// tpr > 32 adds one shared-memory step across the row's warps). Rows longer than 512 x 8 vectors
-// (32768 16-bit or 16384 fp32 elements, 4096 for the scalar path) fall back to two passes over x, the
-// second one mostly from L2. (16 vectors a thread spill in bf16 at 512 threads; 1024 threads cap
-// registers at 64, which spills at 8: see ptxas -v.)
+// the reduction and the output. vectorized_config() (host code, pinned by tests/test_rmsnorm_problem.cpp)
+// picks one of four regimes and its launch shape from the row count, the hidden size and the dtype:
+// - decode (<= 256 rows of 16-byte vectors, 32 vectors to 8192 elements): kernel_decode, one row a block
+//   of the fewest whole warps that hold it in <= 4 vectors a lane (1 x 4096 bf16: 4 warps; 64 x 8192: 8).
+//   Every load of x and w is issued before any use; one barrier; no shared-memory staging.
+// - latency (the other problems of <= 256 rows): kernel with the fewest vectors a thread (one where the
+//   row fits 512 threads) and w staged in shared memory by cp.async in the same memory round trip as x.
+// - bandwidth (> 256 rows): kernel with the fewest threads that hold the row in <= 8 vectors each (the
+//   most bytes in flight per thread), w staged as well for rows of <= 16 KB.
+// - two-pass (rows longer than 512 x 8 vectors: 32768 16-bit or 16384 fp32 elements, 4096 scalar): one
+//   1024-thread block a row, two passes over x, the second mostly from L2.
+// kernel (latency, bandwidth): a group of threads_per_row (tpr, a power of two <= 512) threads owns a
+// row; thread j of the group holds vectors j, j+tpr, ... (up to 8 vectors of 16 B: 128 B of the row per
+// thread). Short rows pack several rows into a 128-thread block (tpr < 32 reduces inside a warp with
+// shuffles; tpr > 32 adds one shared-memory step across the row's warps). (16 vectors a thread spill in
+// bf16 at 512 threads; 1024 threads cap registers at 64, which spills at 8: see ptxas -v.)
 // Constraint: x, w, y aligned to the access width (16 B, or the element when hidden is not a multiple
 // of 16 B); supports() says so otherwise.
+// Measured (H200, bf16, median of 3, us cold / hot; one command on 2026-11-29 built each change alone on
+// a5d28df, and a shape takes at most one of them; results/h200/history/2026-11-29_rmsnorm_experiments/
+// default_shapes_*.json):
+//                  a5d28df         now             at::rms_norm
+//   1 x 4096       5.12 / 2.32     4.03 / 1.55     10.15 / 4.83    decode kernel (was the latency regime)
+//   1 x 8192       5.48 / 2.65     4.35 / 1.88     16.55 / 7.48
+//   64 x 8192      5.98 / 2.96     5.23 / 2.16     15.69 / 8.21
+//   256 x 4096     6.53 / 3.39     5.37 / 2.47     10.64 / 5.31
+//   2048 x 2048   11.89 / 5.59     9.40 / 5.27     10.12 / 6.25    w staged in the bandwidth regime
+//   4096 x 4096   25.04 / 22.91   22.81 / 20.11    26.74 / 24.86
+//   8192 x 768    13.76 / 7.73    12.19 / 6.95     14.51 / 9.98
+//   65536 x 1024  71.92 / 70.04   69.30 / 66.93    87.28 / 84.72
+//   16384 x 4096  71.73 / 70.36   70.35 / 68.23    83.18 / 80.51
+// Staging moved 32768 x 8192 and 65536 x 4096 by at most 1% (4096 x 16384, 32 KB rows, is not staged);
+// the shapes a change leaves on their path moved by at most 4% (noise). Also measured and dropped: one
+// warp a row with 16 vectors a lane and no barrier, 1 x 4096 4.45 / 2.05 where this kernel took
+// 4.07 / 1.78; the latency regime for every problem of <= 16 MiB, 2048 x 2048 10.29 / 7.24 against
+// 11.32 / 5.67 (five_shapes_*.json, an earlier run of 5 shapes).
 #include <algorithm>
 #include <type_traits>
 
@@ -29,35 +53,62 @@ constexpr int kTwoPassThreads = 1024;
 constexpr int kMinBlockThreads = 128;
 // Up to this many rows a launch is one wave of short work and its time is latency (decode).
 constexpr int64_t kLatencyRows = 256;
+// The bandwidth regime stages w for rows of up to 16 KB (the limit measured; longer rows were not tried).
+constexpr int64_t kBandwidthStageMaxBytes = 16 * 1024;
+// Decode kernel: rows of kDecodeMinVectors (one a lane) to kDecodeMaxHidden elements, up to
+// kDecodeVectors 16-byte vectors of x and as many of w a lane.
+constexpr int kDecodeVectors = 4;
+constexpr int64_t kDecodeMinVectors = 32;
+constexpr int64_t kDecodeMaxHidden = 8192;
+static_assert(kDecodeMaxHidden / 4 / kDecodeVectors <= kMaxThreadsPerRow, "a decode row of fp32 fits one block");
 
 int next_pow2(int64_t v) {
   int p = 1;
   while (p < v) p *= 2;
   return p;
 }
+
+template <int N>
+constexpr std::integral_constant<int, N> kInt{};
 }  // namespace
 
 VectorizedConfig vectorized_config(int64_t rows, int64_t hidden, DType dtype) {
   const int vec16 = 16 / static_cast<int>(size_bytes(dtype));
   VectorizedConfig c{};
   c.vec = hidden % vec16 == 0 ? vec16 : 1;
+  const bool wide = c.vec == vec16;  // 16-byte accesses
   const int64_t vectors = hidden / c.vec;
+  if (wide && rows <= kLatencyRows && vectors >= kDecodeMinVectors && hidden <= kDecodeMaxHidden) {
+    // Decode: one row a block of the fewest warps that hold it in <= kDecodeVectors vectors a lane.
+    c.regime = VectorizedRegime::decode;
+    int warps = 1;
+    while (int64_t{32} * warps * kDecodeVectors < vectors) warps *= 2;
+    c.threads_per_row = 32 * warps;
+    c.vectors_per_thread = next_pow2((vectors + c.threads_per_row - 1) / c.threads_per_row);  // 4 if warps > 1
+    c.block_threads = c.threads_per_row;
+    c.rows_per_block = 1;
+    return c;
+  }
   if (vectors > int64_t{kMaxThreadsPerRow} * kMaxVectorsPerThread) {
-    c.vectors_per_thread = 0;  // two-pass: one 1024-thread block per row
+    c.regime = VectorizedRegime::two_pass;
+    c.vectors_per_thread = 0;
     c.threads_per_row = kTwoPassThreads;
   } else if (rows <= kLatencyRows) {
-    // Latency regime: the fewest vectors a thread (the most threads, the shortest unrolled code) and
-    // w staged in shared memory in the same memory round trip as x.
+    // Latency: the fewest vectors a thread (the most threads, the shortest unrolled code) and w staged in
+    // shared memory in the same memory round trip as x.
+    c.regime = VectorizedRegime::latency;
     c.vectors_per_thread = 1;
     while (c.vectors_per_thread < kMaxVectorsPerThread && vectors > int64_t{kMaxThreadsPerRow} * c.vectors_per_thread)
       c.vectors_per_thread *= 2;
     c.threads_per_row = next_pow2((vectors + c.vectors_per_thread - 1) / c.vectors_per_thread);
-    c.stage_w = c.vec * size_bytes(dtype) == 16;
+    c.stage_w = wide;
   } else {
-    // Bandwidth regime: the fewest threads that hold the row in <= 8 vectors each: the most bytes in
-    // flight per thread.
+    // Bandwidth: the fewest threads that hold the row in <= 8 vectors each (the most bytes in flight per
+    // thread); w staged too, so that it arrives with x instead of one memory round trip after the reduction.
+    c.regime = VectorizedRegime::bandwidth;
     c.threads_per_row = next_pow2((vectors + kMaxVectorsPerThread - 1) / kMaxVectorsPerThread);
     c.vectors_per_thread = next_pow2((vectors + c.threads_per_row - 1) / c.threads_per_row);  // 1, 2, 4, 8
+    c.stage_w = wide && hidden * static_cast<int64_t>(size_bytes(dtype)) <= kBandwidthStageMaxBytes;
   }
   c.block_threads = std::max(c.threads_per_row, kMinBlockThreads);
   c.rows_per_block = c.block_threads / c.threads_per_row;
@@ -150,6 +201,166 @@ __global__ void __launch_bounds__(kMaxThreadsPerRow, 1) kernel(const T* __restri
   }
 }
 
+// The decode kernel keeps x and w as raw 32-bit words (4 per 16-byte vector) and converts a pair of
+// elements at a time: 16-bit types hold a pair in one word, fp32 in two. (Copying the words into
+// Vec<T, N> of 16-bit elements made the compiler split and repack them with PRMT.)
+template <typename T>
+__device__ inline float2 unpack_pair(const uint32_t* w, int p) {
+  if constexpr (std::is_same_v<T, float>) {
+    return make_float2(__uint_as_float(w[2 * p]), __uint_as_float(w[2 * p + 1]));
+  } else if constexpr (std::is_same_v<T, __nv_bfloat16>) {
+    return make_float2(__uint_as_float(w[p] << 16), __uint_as_float(w[p] & 0xffff0000u));  // exact
+  } else {
+    __half2 h;
+    memcpy(&h, &w[p], sizeof(h));
+    return __half22float2(h);
+  }
+}
+template <typename T>
+__device__ inline void pack_pair(uint32_t* w, int p, float2 f) {  // round to nearest even, as from_float2
+  if constexpr (std::is_same_v<T, float>) {
+    w[2 * p] = __float_as_uint(f.x);
+    w[2 * p + 1] = __float_as_uint(f.y);
+  } else if constexpr (std::is_same_v<T, __nv_bfloat16>) {
+    const __nv_bfloat162 b = __float22bfloat162_rn(f);
+    memcpy(&w[p], &b, sizeof(b));
+  } else {
+    const __half2 h = __float22half2_rn(f);
+    memcpy(&w[p], &h, sizeof(h));
+  }
+}
+
+// 16-byte loads as volatile asm: with __ldg the compiler sank w's load of the first vector into the
+// output block, after the reduction (one more memory round trip on the critical path).
+__device__ inline uint4 load_evict_first(const uint4* p) {
+  uint4 v;
+  asm volatile("ld.global.cs.v4.u32 {%0, %1, %2, %3}, [%4];" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p));
+  return v;
+}
+__device__ inline uint4 load_read_only(const uint4* p) {
+  uint4 v;
+  asm volatile("ld.global.nc.v4.u32 {%0, %1, %2, %3}, [%4];" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p));
+  return v;
+}
+
+// Pairwise sum of N (a power of two) values, unrolled at compile time (a loop whose inner trip count
+// depends on the outer index was left rolled, the array in local memory).
+template <int N>
+__device__ inline float tree_sum(const float* a) {
+  if constexpr (N == 1)
+    return a[0];
+  else
+    return tree_sum<N / 2>(a) + tree_sum<N / 2>(a + N / 2);
+}
+
+// Decode shapes: one row per block of Warps warps; thread t holds 16-byte vectors t, t + 32 * Warps, ...
+// of x and of w (up to VectorsPerThread each). Cache hints: x is read once (ld.global.cs, evict-first),
+// w through the read-only path (ld.global.nc: every row and every call reuses it), y written once
+// (st.global.cs).
+// Full: the row is exactly 32 * Warps * VectorsPerThread vectors (no bounds checks, no zero fill).
+template <typename T, int VectorsPerThread, int Warps, bool Full>
+__global__ void __launch_bounds__(Warps * 32, 1)
+    kernel_decode(const T* __restrict__ x, const T* __restrict__ w, T* __restrict__ y, int hidden, float eps,
+                  float inv_hidden) {
+  constexpr int kThreads = Warps * 32, kPairs = 8 / static_cast<int>(sizeof(T));  // element pairs a vector
+  const int t = threadIdx.x;
+  const int left = hidden / kVec16<T> - t;  // vectors of the row from this thread's first on
+  const int64_t base = static_cast<int64_t>(blockIdx.x) * hidden;
+  const uint4* xt = reinterpret_cast<const uint4*>(x + base) + t;
+  const uint4* wt = reinterpret_cast<const uint4*>(w) + t;
+  uint4* yt = reinterpret_cast<uint4*>(y + base) + t;
+
+  // Every load of the thread is issued before the first use of any of them.
+  uint32_t xr[VectorsPerThread][4], wr[VectorsPerThread][4];
+#pragma unroll
+  for (int i = 0; i < VectorsPerThread; ++i) {
+    const bool in = Full || i * kThreads < left;
+    const uint4 a = in ? load_evict_first(xt + i * kThreads) : make_uint4(0, 0, 0, 0);
+    const uint4 b = in ? load_read_only(wt + i * kThreads) : make_uint4(0, 0, 0, 0);
+    xr[i][0] = a.x, xr[i][1] = a.y, xr[i][2] = a.z, xr[i][3] = a.w;
+    wr[i][0] = b.x, wr[i][1] = b.y, wr[i][2] = b.z, wr[i][3] = b.w;
+  }
+  // Sum of squares in fp32: two chains of kPairs per vector, then a tree over the vectors (not one
+  // chain of VectorsPerThread * 8 dependent FMAs in bf16).
+  float acc[VectorsPerThread];
+#pragma unroll
+  for (int i = 0; i < VectorsPerThread; ++i) {
+    float a = 0.0f, b = 0.0f;
+#pragma unroll
+    for (int p = 0; p < kPairs; ++p) {
+      const float2 f = unpack_pair<T>(xr[i], p);
+      a = fmaf(f.x, f.x, a);
+      b = fmaf(f.y, f.y, b);
+    }
+    acc[i] = a + b;
+  }
+  // A false dependency of the sum on every w load: zero is 0 (hidden < 2^31), which ptxas cannot
+  // prove, so it must issue the w loads before the reduction. Without it ptxas placed them after the
+  // shuffles (PTX order was right): w's memory round trip then followed the reduction. Adds +0.0f.
+  const uint32_t zero = static_cast<uint32_t>(hidden) >> 31;
+  uint32_t dep = 0;
+#pragma unroll
+  for (int i = 0; i < VectorsPerThread; ++i) dep |= wr[i][0] & zero;
+  float sum = warp_sum(tree_sum<VectorsPerThread>(acc) + __uint_as_float(dep));
+  if constexpr (Warps > 1) {  // the only barrier: one partial per warp, summed in the same order by all
+    __shared__ __align__(16) float partial[Warps];
+    if (t % 32 == 0) partial[t / 32] = sum;
+    __syncthreads();
+    sum = partial[0];
+#pragma unroll
+    for (int i = 1; i < Warps; ++i) sum += partial[i];
+  }
+  const float rstd = rsqrtf(sum * inv_hidden + eps);
+#pragma unroll
+  for (int i = 0; i < VectorsPerThread; ++i) {
+    if (Full || i * kThreads < left) {
+      if constexpr (sizeof(T) == 2) {
+        // Opaque until rstd is known: x and w are converted to fp32 here again, instead of the fp32
+        // copies (x's from the sum of squares, w's hoisted above the reduction) living across it with
+        // twice the registers (16 bf16 vectors a lane spilled so).
+#pragma unroll
+        for (int k = 0; k < 4; ++k) asm volatile("" : "+r"(xr[i][k]), "+r"(wr[i][k]) : "f"(rstd));
+      }
+      uint32_t out[4];
+#pragma unroll
+      for (int p = 0; p < kPairs; ++p) {
+        const float2 xf = unpack_pair<T>(xr[i], p), wf = unpack_pair<T>(wr[i], p);
+        pack_pair<T>(out, p, make_float2(xf.x * rstd * wf.x, xf.y * rstd * wf.y));
+      }
+      __stcs(yt + i * kThreads, make_uint4(out[0], out[1], out[2], out[3]));
+    }
+  }
+}
+
+// One instantiation per launch shape vectorized_config can pick: one warp of 1, 2 or 4 vectors a lane
+// (rows of 32 to 128 vectors), or 2 to 16 warps of kDecodeVectors; each with and without bounds checks.
+template <typename T>
+void launch_decode(const T* x, const T* w, T* y, const Problem& p, const VectorizedConfig& c, cudaStream_t stream) {
+  const int hidden = static_cast<int>(p.hidden);
+  const float eps = static_cast<float>(p.eps), inv_hidden = 1.0f / static_cast<float>(hidden);
+  const bool full = int64_t{c.threads_per_row} * c.vectors_per_thread * kVec16<T> == p.hidden;
+  auto go = [&](auto vectors, auto warps) {
+    constexpr int kVectors = decltype(vectors)::value, kWarps = decltype(warps)::value;
+    auto* kern = full ? kernel_decode<T, kVectors, kWarps, true> : kernel_decode<T, kVectors, kWarps, false>;
+    kern<<<static_cast<unsigned>(p.rows), kWarps * 32, 0, stream>>>(x, w, y, hidden, eps, inv_hidden);
+  };
+  static_assert(kDecodeVectors == 4, "the switch below instantiates 1, 2 and 4 vectors a lane");
+  switch (c.threads_per_row / 32) {
+    case 1:
+      if (c.vectors_per_thread == 1)
+        go(kInt<1>, kInt<1>);
+      else if (c.vectors_per_thread == 2)
+        go(kInt<2>, kInt<1>);
+      else
+        go(kInt<4>, kInt<1>);
+      break;
+    case 2: go(kInt<4>, kInt<2>); break;
+    case 4: go(kInt<4>, kInt<4>); break;
+    case 8: go(kInt<4>, kInt<8>); break;
+    default: go(kInt<4>, kInt<16>); break;
+  }
+}
+
 // Rows too long for registers: one 1024-thread block per row, two vectorized passes over x.
 template <typename T, int Vec>
 __global__ void __launch_bounds__(kTwoPassThreads)
@@ -186,7 +397,8 @@ std::string supports(const Problem& p) {
     if (!is_aligned(ptr, align))
       return std::string(name) + " is not " + std::to_string(align) + "-byte aligned (needed by " +
              std::to_string(align) + "-byte accesses)";
-  if (c.vectors_per_thread == 0 && p.rows > 0x7fffffff) return "rows > 2^31 - 1 (two-pass: one block per row)";
+  if (c.regime == VectorizedRegime::two_pass && p.rows > 0x7fffffff)
+    return "rows > 2^31 - 1 (two-pass: one block per row)";
   return "";
 }
 
@@ -197,7 +409,13 @@ void launch_typed(const Problem& p, const VectorizedConfig& c, cudaStream_t stre
   auto* y = static_cast<T*>(p.y);
   const int hidden = static_cast<int>(p.hidden);
   const float eps = static_cast<float>(p.eps);
-  if (c.vectors_per_thread == 0) {
+  if constexpr (Vec == kVec16<T>) {
+    if (c.regime == VectorizedRegime::decode) {
+      launch_decode(x, w, y, p, c, stream);
+      return;
+    }
+  }
+  if (c.regime == VectorizedRegime::two_pass) {
     kernel_two_pass<T, Vec><<<static_cast<unsigned>(p.rows), c.block_threads, 0, stream>>>(x, w, y, hidden, eps);
     return;
   }
