@@ -12,6 +12,8 @@ SCRIPTS = Path(__file__).resolve().parents[1]
 class ExperimentPatches(unittest.TestCase):
     def test_every_candidate_patch_still_applies(self):
         patches = sorted((SCRIPTS.parent / "experiments").glob("*.patch"))
+        if not patches:
+            self.skipTest("no candidate patches in experiments/ now")
         for p in patches:
             with self.subTest(patch=p.name):
                 r = subprocess.run(["patch", "--dry-run", "-p1", "-d", str(SCRIPTS.parent), "-i", str(p)],
