@@ -15,7 +15,10 @@ The compared figure is do_bench with the harness's hold added after its flush (a
 the call's host time, at most 1 ms, before do_bench's start event; see held_flush): without it,
 do_bench times the host whenever a call's host side outlasts its flush (on the H200, cuDNN and flash
 decode at b1 KV 4096: 34-49 us by plain do_bench against a GPU span of 16-21 us by the profiler and
-16-24 us by the harness). Plain do_bench is recorded beside it (do_bench_plain_us).
+16-24 us by the harness). Plain do_bench is recorded beside it (do_bench_plain_us), and, for cases
+under 100 us, the held do_bench once more with a flush of the L2's size instead of 256 MB
+(do_bench_l2_flush_us), with the SM clock after each: on the H200 do_bench's back-to-back 256 MB
+flushes left the clock at 1,788-1,874 MHz where the harness's left it at 1,980.
 do_bench runs --runs times per case under 1 ms, once past it (median of its medians, with their min and max recorded): at
 ~10 us a single do_bench call moved by up to 8% from run to run on the H200
 (results/h200/NOTES.md), more than the tolerance.
@@ -40,6 +43,7 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import sbresults  # noqa: E402
 
 DTYPES = {"fp32": "float32", "fp16": "float16", "bf16": "bfloat16"}
+L2_FLUSH_DIAGNOSTIC_US = 100.0  # cases under this (harness figure) also get the L2-sized-flush diagnostic
 
 
 def rms_norm_call(torch, case, dtype):
@@ -150,13 +154,14 @@ def host_us(torch, fn, calls=5):
 
 
 @contextlib.contextmanager
-def held_flush(torch, cycles):
+def held_flush(torch, cycles, flush_bytes=None):
     """do_bench with the harness's hold: after do_bench's own L2 flush, a GPU spin of `cycles` SM cycles
     (torch.cuda._sleep) before its start event. When a call's host side outlasts the flush, plain do_bench
     starts its events while the GPU waits for the host and so times the host; with the spin queued
     first, the call is on the GPU's queue before the start event runs. Patches the flush of triton's
     active driver (triton 3.x: driver.active.clear_cache) for the duration; raises RuntimeError where
-    that does not exist."""
+    that does not exist. flush_bytes (a diagnostic) zeroes only the first flush_bytes of do_bench's
+    256 MB buffer instead of all of it, e.g. the L2's size as the harness's flush."""
     import triton
     drv = triton.runtime.driver.active
     flush = getattr(drv, "clear_cache", None)
@@ -164,7 +169,10 @@ def held_flush(torch, cycles):
         raise RuntimeError(f"triton {triton.__version__}: no driver.active.clear_cache to add the hold to")
 
     def flush_then_hold(cache):
-        flush(cache)
+        if flush_bytes is None:
+            flush(cache)
+        else:
+            cache[: flush_bytes // cache.element_size()].zero_()
         torch.cuda._sleep(cycles)
 
     drv.clear_cache = flush_then_hold
@@ -231,6 +239,11 @@ def main() -> int:
 
     rows, worst = [], 0.0
     stream = torch.cuda.Stream()
+    l2_bytes = torch.cuda.get_device_properties(torch.cuda.current_device()).L2_cache_size
+    can_hold = hasattr(triton.runtime.driver.active, "clear_cache")
+    if not can_hold:
+        print(f"crosscheck_torch: triton {triton.__version__} has no driver.active.clear_cache to add the "
+              "hold to: comparing with plain do_bench", file=sys.stderr)
     for case in cases:
         fn = OPS[case.impl](torch, case, getattr(torch, DTYPES[case.dtype]))
         if fn is None:
@@ -240,14 +253,21 @@ def main() -> int:
             runs = 1 if case.median_us > 1000 else max(1, a.runs)
             bench = lambda: 1e3 * triton.testing.do_bench(fn, warmup=25, rep=200, return_mode="median")  # noqa: E731
             plain_us = sorted(bench() for _ in range(runs))
-            mhz = sm_clock_mhz(torch)
+            plain_mhz = mhz = sm_clock_mhz(torch)
             # The hold, as the harness's: twice the call's host time (at most 1 ms), in cycles at this clock.
             hold_us = min(2 * host_us(torch, fn), 1000.0)
-            try:
-                with held_flush(torch, int(hold_us * mhz)):
+            l2_us = l2_mhz = None
+            if can_hold:
+                with held_flush(torch, int(hold_us * plain_mhz)):
                     runs_us = sorted(bench() for _ in range(runs))
-            except RuntimeError as e:  # an older triton: compare with plain do_bench, and say so
-                print(f"crosscheck_torch: {e}; comparing with plain do_bench", file=sys.stderr)
+                mhz = sm_clock_mhz(torch)
+                # Diagnostic, for launches short enough that the SM clock decides them: the same with a
+                # flush of the L2's size, as the harness's, instead of do_bench's 256 MB every call.
+                if case.median_us < L2_FLUSH_DIAGNOSTIC_US:
+                    with held_flush(torch, int(hold_us * plain_mhz), flush_bytes=l2_bytes):
+                        l2_us = statistics.median(bench() for _ in range(runs))
+                    l2_mhz = sm_clock_mhz(torch)
+            else:  # an older triton: compare with plain do_bench (said once, above)
                 runs_us, hold_us = plain_us, None
             kernels, kernel_span_us = profiled_calls(torch, fn) if a.kernels else (None, None)
         do_bench_us = statistics.median(runs_us)
@@ -258,13 +278,17 @@ def main() -> int:
                      "do_bench_min_us": runs_us[0], "do_bench_max_us": runs_us[-1], "ratio": ratio,
                      # do_bench as it comes (no hold), and the hold the compared figure had
                      "do_bench_plain_us": statistics.median(plain_us), "hold_us": hold_us,
+                     "do_bench_plain_sm_mhz": plain_mhz,
+                     # the held do_bench again with an L2-sized flush, and the clock after it (diagnostic)
+                     "do_bench_l2_flush_us": l2_us, "do_bench_l2_flush_sm_mhz": l2_mhz,
                      "ok": abs(ratio - 1) <= tol,
                      # the SM clock after do_bench and after the harness's launches (its sm_mhz counter)
                      "do_bench_sm_mhz": mhz, "harness_sm_mhz": case.counters.get("sm_mhz"),
                      "kernels": kernels, "profiled_kernel_us": kernel_span_us})
         hmhz = case.counters.get("sm_mhz")
         print(f"{case.name:55s} harness {case.median_us:9.2f} us  do_bench {do_bench_us:9.2f} us "
-              f"(plain {rows[-1]['do_bench_plain_us']:.2f})  "
+              f"(plain {rows[-1]['do_bench_plain_us']:.2f}"
+              + (f", L2-sized flush {l2_us:.2f} at {l2_mhz:.0f} MHz" if l2_us else "") + ")  "
               f"ratio {ratio:6.3f}  {'ok' if rows[-1]['ok'] else 'DIFFERS'}  "
               f"SM MHz {f'{hmhz:.0f}' if hmhz else '-'} / {mhz:.0f}"
               + (f"  kernels {len(kernels)} ({kernel_span_us:.2f} us under the profiler)" if kernels else ""))

@@ -290,6 +290,11 @@ def _clock_cell(row: dict) -> str:
     return f"{h:,.0f} / {d:,.0f}" if h and d else "–"
 
 
+def _l2_cell(row: dict) -> str:
+    us, mhz = row.get("do_bench_l2_flush_us"), row.get("do_bench_l2_flush_sm_mhz")
+    return (_fmt(us, "µs") + (f" ({mhz:,.0f})" if mhz else "")) if us else "–"
+
+
 def crosscheck_table(rows: list, tolerance: float, run: sbresults.Run, anchors: dict) -> list:
     # Newer cross-checks also carry the SM clock after each tool's runs and the kernels a Python call
     # launches (crosscheck_torch.py); their columns appear only then.
@@ -302,6 +307,9 @@ def crosscheck_table(rows: list, tolerance: float, run: sbresults.Run, anchors: 
     rule = "|---|---:|---:|---:|:---:|"
     if plain:
         head, rule = head + " plain do_bench |", rule + "---:|"
+    l2 = any(r.get("do_bench_l2_flush_us") for r in rows)
+    if l2:
+        head, rule = head + " held do_bench, L2-sized flush (SM MHz after) |", rule + "---:|"
     if clocks:
         head, rule = head + " SM MHz after (harness / do_bench) |", rule + "---:|"
     if kernels:
@@ -314,6 +322,7 @@ def crosscheck_table(rows: list, tolerance: float, run: sbresults.Run, anchors: 
         case, f = by_name.get(row["case"]), sbresults.parse_name(row["case"])
         figures = anchors.get((f["op"], f["dtype"], f["shape_label"], f["mode"]), {}).get(f["impl"])
         extra = (f" {_fmt(row['do_bench_plain_us'], 'µs') if 'do_bench_plain_us' in row else '–'} |" if plain else "") + \
+            (f" {_l2_cell(row)} |" if l2 else "") + \
             (f" {_clock_cell(row)} |" if clocks else "") + \
             (f" {len(row['kernels']) if row.get('kernels') else '–'} |" if kernels else "") + \
             (f" {_fmt(row['profiled_kernel_us'], 'µs') if row.get('profiled_kernel_us') else '–'} |" if spans else "")

@@ -119,6 +119,21 @@ class HeldFlush(unittest.TestCase):
         self.assertEqual(self.calls[-1], ("flush", "again"))
         self.assertEqual(len(self.calls), 3)
 
+    def test_an_l2_sized_flush_zeroes_only_the_start_of_the_buffer(self):
+        calls = self.calls
+
+        class Cache:
+            def element_size(self):
+                return 4
+
+            def __getitem__(self, sl):
+                calls.append(("slice", sl.start, sl.stop))
+                return type("Part", (), {"zero_": lambda part: calls.append(("zero",))})()
+
+        with self.xc.held_flush(self.torch, 7, flush_bytes=60 * 2**20):
+            self.driver.clear_cache(Cache())
+        self.assertEqual(self.calls, [("slice", None, 15 * 2**20), ("zero",), ("sleep", 7)])
+
     def test_restored_when_the_body_raises(self):
         with self.assertRaises(ValueError):
             with self.xc.held_flush(self.torch, 1):

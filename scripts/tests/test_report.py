@@ -390,5 +390,13 @@ class CrosscheckClockColumns(unittest.TestCase):
         self.assertIn("| – |", old)
 
 
+    def test_l2_flush_column(self):
+        r = dict(self.ROW, do_bench_plain_us=11.6, do_bench_l2_flush_us=10.3, do_bench_l2_flush_sm_mhz=1979.6)
+        head, _, row, old = report.crosscheck_table([r, dict(self.ROW)], 0.05, self.NoCases, {})
+        self.assertIn("| held do_bench, L2-sized flush (SM MHz after) |", head)
+        self.assertIn("| 10.3 µs (1,980) |", row)
+        self.assertGreaterEqual(old.count("| – |"), 2, old)
+
+
 if __name__ == "__main__":
     unittest.main()
