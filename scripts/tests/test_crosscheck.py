@@ -149,5 +149,102 @@ class HeldFlush(unittest.TestCase):
         self.assertIn("clear_cache", str(e.exception))
 
 
+
+class MainWithStandIns(unittest.TestCase):
+    """main() end to end over a real run file, with stand-ins for torch and triton that record what is
+    launched: every row gets plain and held do_bench, the hold reaches the flush, the L2-sized flush
+    runs for short cases, and the JSON carries every column the report reads."""
+
+    def test_rows_carry_plain_held_and_l2_figures(self):
+        import contextlib
+        import io
+        import types
+        log = []
+
+        class Anything:  # a tensor: arithmetic and views give itself
+            def __mul__(self, o): return self
+            __add__ = __rmul__ = __radd__ = __mul__
+            def permute(self, *a): return self
+
+        class Cache:
+            def element_size(self): return 4
+            def __getitem__(self, sl): return self
+            def zero_(self): log.append("zero")
+
+        class Event:
+            def __init__(self, **kw): pass
+            def record(self): pass
+            def synchronize(self): pass
+            def elapsed_time(self, other): return 0.5  # ms: 1e6 cycles at 2 GHz
+
+        class Driver:
+            def clear_cache(self, cache): log.append("flush256")
+
+        driver = Driver()
+
+        def do_bench(fn, warmup, rep, return_mode):
+            driver.clear_cache(Cache())
+            fn()
+            return 0.0102  # ms
+
+        cuda = types.SimpleNamespace(
+            Stream=lambda: None, stream=lambda s: contextlib.nullcontext(), Event=Event,
+            _sleep=lambda c: log.append(("sleep", c)), synchronize=lambda: None, current_device=lambda: 0,
+            get_device_properties=lambda i: types.SimpleNamespace(L2_cache_size=60 * 2**20),
+            get_device_name=lambda: "Stand-in GPU")
+        torch = types.ModuleType("torch")
+        torch.__version__, torch.cuda, torch.int = "stand-in", cuda, "int32"
+        torch.float32 = torch.float16 = torch.bfloat16 = "dtype"
+        torch.randn = lambda *a, **k: Anything()
+        torch.empty = lambda *a, **k: Cache()
+        torch.rms_norm = lambda *a: log.append("rms_norm")
+        torch.autograd = types.SimpleNamespace(DeviceType=types.SimpleNamespace(CUDA="cuda"))
+        profiler = types.ModuleType("torch.profiler")
+        profiler.ProfilerActivity = types.SimpleNamespace(CUDA="cuda")
+        profiler.profile = lambda **k: contextlib.nullcontext(types.SimpleNamespace(events=lambda: []))
+        triton = types.ModuleType("triton")
+        triton.__version__ = "stand-in"
+        triton.runtime = types.SimpleNamespace(driver=types.SimpleNamespace(active=driver))
+        testing = types.ModuleType("triton.testing")
+        testing.do_bench = do_bench
+        triton.testing = testing
+        mods = {"torch": torch, "torch.profiler": profiler, "triton": triton, "triton.testing": testing}
+        saved = {k: sys.modules.get(k) for k in mods}
+        sys.modules.update(mods)
+        sys.path.insert(0, str(SCRIPTS))
+        import crosscheck_torch
+        try:
+            with tempfile.TemporaryDirectory() as tmp:
+                out = Path(tmp) / "xc.json"
+                argv = sys.argv
+                sys.argv = ["crosscheck_torch.py", str(DATA / "rmsnorm_gb171.json"), "-o", str(out), "--runs", "1"]
+                try:
+                    with contextlib.redirect_stdout(io.StringIO()):
+                        rc = crosscheck_torch.main()
+                finally:
+                    sys.argv = argv
+                xc = json.loads(out.read_text())
+        finally:
+            for k, v in saved.items():
+                if v is None:
+                    sys.modules.pop(k, None)
+                else:
+                    sys.modules[k] = v
+        self.assertIn(rc, (0, 1))
+        self.assertTrue(xc["rows"])
+        for row in xc["rows"]:
+            self.assertAlmostEqual(row["do_bench_us"], 10.2)
+            self.assertAlmostEqual(row["do_bench_plain_us"], 10.2)
+            self.assertAlmostEqual(row["do_bench_sm_mhz"], 2000.0)
+            self.assertGreater(row["hold_us"], 0)
+            if row["harness_us"] < crosscheck_torch.L2_FLUSH_DIAGNOSTIC_US:
+                self.assertAlmostEqual(row["do_bench_l2_flush_us"], 10.2)
+        # the held runs put a spin after the 256 MB flush, the L2 diagnostic one after its own zero_
+        i = log.index("flush256", log.index(next(e for e in log if isinstance(e, tuple))) - 1)
+        self.assertIsInstance(log[i + 1], tuple)
+        self.assertIn("zero", log)
+        self.assertEqual(log[log.index("zero") + 1][0], "sleep")
+
+
 if __name__ == "__main__":
     unittest.main()
