@@ -295,37 +295,34 @@ def _l2_cell(row: dict) -> str:
     return (_fmt(us, "µs") + (f" ({mhz:,.0f})" if mhz else "")) if us else "–"
 
 
+def _us_cell(key: str):
+    return lambda row: _fmt(row[key], "µs") if row.get(key) else "–"
+
+
+# Columns that newer cross-checks carry (crosscheck_torch.py): (the row key that brings the column, its
+# header, its cell). Each appears only when some row has its key, so older files render as before.
+OPTIONAL_CROSSCHECK_COLUMNS = (
+    ("do_bench_plain_us", "plain do_bench", _us_cell("do_bench_plain_us")),
+    ("do_bench_l2_flush_us", "held do_bench, L2-sized flush (SM MHz after)", _l2_cell),
+    ("do_bench_sm_mhz", "SM MHz after (harness / do_bench)", _clock_cell),
+    ("kernels", "kernels a call launches", lambda row: str(len(row["kernels"])) if row.get("kernels") else "–"),
+    ("profiled_kernel_us", "their GPU span after do_bench's flush (profiler)", _us_cell("profiled_kernel_us")),
+)
+
+
 def crosscheck_table(rows: list, tolerance: float, run: sbresults.Run, anchors: dict) -> list:
-    # Newer cross-checks also carry the SM clock after each tool's runs and the kernels a Python call
-    # launches (crosscheck_torch.py); their columns appear only then.
-    clocks = any("do_bench_sm_mhz" in r for r in rows)
-    kernels = any(r.get("kernels") for r in rows)
-    spans = any(r.get("profiled_kernel_us") for r in rows)
-    plain = any("do_bench_plain_us" in r for r in rows)
-    held = "after the hold, " if plain else ""
-    head = f"| case | harness cold | do_bench {held}median (min–max of its calls) | ratio | within ±{tolerance:.0%} |"
-    rule = "|---|---:|---:|---:|:---:|"
-    if plain:
-        head, rule = head + " plain do_bench |", rule + "---:|"
-    l2 = any(r.get("do_bench_l2_flush_us") for r in rows)
-    if l2:
-        head, rule = head + " held do_bench, L2-sized flush (SM MHz after) |", rule + "---:|"
-    if clocks:
-        head, rule = head + " SM MHz after (harness / do_bench) |", rule + "---:|"
-    if kernels:
-        head, rule = head + " kernels a call launches |", rule + "---:|"
-    if spans:
-        head, rule = head + " their GPU span after do_bench's flush (profiler) |", rule + "---:|"
+    columns = [(title, cell) for key, title, cell in OPTIONAL_CROSSCHECK_COLUMNS
+               if any(r.get(key) is not None for r in rows)]
+    held = "after the hold, " if any("do_bench_plain_us" in r for r in rows) else ""
+    head = (f"| case | harness cold | do_bench {held}median (min–max of its calls) | ratio | within ±{tolerance:.0%} |"
+            + "".join(f" {title} |" for title, _ in columns))
+    rule = "|---|---:|---:|---:|:---:|" + "---:|" * len(columns)
     out = [head + " ANCHORS.md |", rule + "---:|"]
     by_name = run.by_name()
     for row in rows:
         case, f = by_name.get(row["case"]), sbresults.parse_name(row["case"])
         figures = anchors.get((f["op"], f["dtype"], f["shape_label"], f["mode"]), {}).get(f["impl"])
-        extra = (f" {_fmt(row['do_bench_plain_us'], 'µs') if 'do_bench_plain_us' in row else '–'} |" if plain else "") + \
-            (f" {_l2_cell(row)} |" if l2 else "") + \
-            (f" {_clock_cell(row)} |" if clocks else "") + \
-            (f" {len(row['kernels']) if row.get('kernels') else '–'} |" if kernels else "") + \
-            (f" {_fmt(row['profiled_kernel_us'], 'µs') if row.get('profiled_kernel_us') else '–'} |" if spans else "")
+        extra = "".join(f" {cell(row)} |" for _, cell in columns)
         out.append(f"| `{'/'.join(row['case'].split('/')[1:-1])}` | {_fmt(row['harness_us'], 'µs')} | "
                    f"{_do_bench_cell(row)} | {row['ratio']:.3f} | "
                    f"{'yes' if row['ok'] else '**no**'} |{extra} "
