@@ -7,7 +7,8 @@
 # the committed results always describe the committed kernels. The DEFINE builds compile a copy of
 # the tree with the patch applied (patch -p1); the default build compiles the tree as it is.
 # Builds the default tree (Release, with the PyTorch baselines when PyTorch is installed) and one
-# build per DEFINE (-D<DEFINE> for the CUDA sources, no PyTorch), all in parallel; then, one build at a
+# build per DEFINE (-D<DEFINE> for the CUDA and the C++ sources: a plan in a .cpp must see the switch
+# too; no PyTorch), all in parallel; then, one build at a
 # time, runs the GPU tests named by TEST_FILTER and the cases of BENCH (bench_attention or
 # bench_rmsnorm) named by BENCH_FILTER over SHAPES in DTYPES, with REPETITIONS. Writes OUTDIR/<name>.json (name: default, or the DEFINE with '='
 # as '_') and OUTDIR/<name>_test.log, and prints one line per case: build, case, median µs.
@@ -39,7 +40,7 @@ fi
 name_of() { local n=${1// -D/__}; n=${n//=/_}; echo "${n// /_}"; }  # "A=1 -DB=2" -> A_1__B_2
 configure_build() {  # source_dir build_dir torch cuda_flags log
   cmake -S "$1" -B "$2" -G Ninja -DCMAKE_BUILD_TYPE=Release -DSOLBENCH_WITH_TORCH="$3" \
-    "-DCMAKE_CUDA_FLAGS=$4" -DCMAKE_POLICY_VERSION_MINIMUM=3.5 >"$5" 2>&1 &&
+    "-DCMAKE_CUDA_FLAGS=$4" "-DCMAKE_CXX_FLAGS=$4" -DCMAKE_POLICY_VERSION_MINIMUM=3.5 >"$5" 2>&1 &&
     cmake --build "$2" -j "$(nproc)" --target "$bench" test_gpu >>"$5" 2>&1
 }
 
