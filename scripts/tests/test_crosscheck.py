@@ -150,6 +150,26 @@ class HeldFlush(unittest.TestCase):
 
 
 
+class ComparedFigure(unittest.TestCase):
+    """The compared do_bench figure is the lower of plain and held: each errs only upward."""
+
+    def setUp(self):
+        sys.path.insert(0, str(SCRIPTS))
+        import crosscheck_torch
+        self.xc = crosscheck_torch
+
+    def test_plain_timing_the_host_gives_way_to_held(self):
+        # cuDNN decode at b1 KV 4096 on the H200 (8d53e09 run): plain 51.82, held 16.58 us
+        self.assertEqual(self.xc.compared_figure(51.82, 16.58), (16.58, "held"))
+
+    def test_a_held_figure_above_plain_gives_way_to_plain(self):
+        # at::rms_norm 256 x 4096, same run: plain 10.53, held 11.17 us
+        self.assertEqual(self.xc.compared_figure(10.53, 11.17), (10.53, "plain"))
+
+    def test_without_a_held_figure_plain_is_compared(self):
+        self.assertEqual(self.xc.compared_figure(10.0, None), (10.0, "plain"))
+
+
 class MainWithStandIns(unittest.TestCase):
     """main() end to end over a real run file, with stand-ins for torch and triton that record what is
     launched: every row gets plain and held do_bench, the hold reaches the flush, the L2-sized flush
@@ -235,6 +255,8 @@ class MainWithStandIns(unittest.TestCase):
         for row in xc["rows"]:
             self.assertAlmostEqual(row["do_bench_us"], 10.2)
             self.assertAlmostEqual(row["do_bench_plain_us"], 10.2)
+            self.assertAlmostEqual(row["do_bench_held_us"], 10.2)
+            self.assertEqual(row["compared"], "plain")  # a tie goes to the issue's plain do_bench
             self.assertAlmostEqual(row["do_bench_sm_mhz"], 2000.0)
             self.assertGreater(row["hold_us"], 0)
             if row["harness_us"] < crosscheck_torch.L2_FLUSH_DIAGNOSTIC_US:
