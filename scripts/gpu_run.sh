@@ -6,7 +6,8 @@
 #   crosscheck.json      harness vs do_bench on the same PyTorch op, same GPU, same command
 #   env.txt              nvidia-smi, compilers, PyTorch: the machine the numbers came from
 #   test.log bench.log sanitizer.log, and ncu.csv when NCU=1 (kernel durations and DRAM bytes of the
-#   decode-sized RMSNorm cases, from Nsight Compute; NCU_BENCH, NCU_KERNELS, NCU_SHAPES, NCU_FILTER pick others)
+#   decode-sized RMSNorm cases, from Nsight Compute; NCU_BENCH, NCU_KERNELS, NCU_SHAPES, NCU_FILTER pick others,
+#   NCU_SET=full collects every section instead)
 # Exit status: non-zero if any stage failed (every stage still runs). Stages can be skipped with
 # SKIP_TESTS=1, SKIP_BENCH=1, SKIP_CROSSCHECK=1, SKIP_SANITIZER=1 (SANITIZER_FILTER picks the GPU tests it covers); BENCH_ARGS adds flags to the bench run
 # (e.g. BENCH_ARGS='--benchmark_filter=vectorized'); SUITE_COMMAND is recorded in the JSON context
@@ -90,8 +91,11 @@ if [ -n "${NCU:-}" ]; then
   stage ncu
   # NCU_BENCH=bench_attention NCU_KERNELS='regex:split_kernel|combine' NCU_SHAPES=b1_hq32_hkv8_d128_q1_kv4096
   # NCU_FILTER='decode_splitk/bf16/.*/cold' profiles decode_splitk's two kernels instead.
-  ncu --clock-control none --cache-control all -k "${NCU_KERNELS:-regex:^kernel$}" --csv --page raw \
-    --metrics gpu__time_duration.sum,sm__cycles_elapsed.avg.per_second,dram__bytes_read.sum,dram__bytes_write.sum,launch__registers_per_thread,launch__grid_size,launch__block_size,sm__warps_active.avg.pct_of_peak_sustained_active \
+  # NCU_SET=full collects Nsight Compute's full section set (stall reasons, occupancy, memory tables)
+  # instead of the metric list, for a kernel to be dissected rather than timed.
+  what=(--metrics gpu__time_duration.sum,sm__cycles_elapsed.avg.per_second,dram__bytes_read.sum,dram__bytes_write.sum,launch__registers_per_thread,launch__grid_size,launch__block_size,sm__warps_active.avg.pct_of_peak_sustained_active)
+  [ -n "${NCU_SET:-}" ] && what=(--set "$NCU_SET")
+  ncu --clock-control none --cache-control all -k "${NCU_KERNELS:-regex:^kernel$}" --csv --page raw "${what[@]}" \
     "$build/bench/${NCU_BENCH:-bench_rmsnorm}" --profile --shapes="${NCU_SHAPES:-1x4096,64x8192,16384x4096}" \
     --benchmark_filter="${NCU_FILTER:-(vectorized|block_reduce)/bf16/.*/cold}" >"$out/ncu.csv" 2>&1 || fail ncu
 fi
