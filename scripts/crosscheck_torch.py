@@ -22,8 +22,10 @@ GPU span of 14-21 us by the profiler, 17-25 us held); held do_bench read 0.5-0.7
 and the harness at the ~10 us RMSNorm cases of the 8d53e09 run (t256_h4096: 11.17 held, 10.53 plain,
 10.42 harness, 8.10 us kernel span by the profiler). The rule was set after that run (which compared
 the held figure alone: 61 of 62) and before the run that confirms it.
-For cases under 100 us, the held do_bench runs once more with a flush of the L2's size instead of
-256 MB (do_bench_l2_flush_us), a diagnostic; the SM clock is recorded after each variant.
+For cases under 100 us, two diagnostics: the held do_bench once more with a flush of the L2's size
+instead of 256 MB (do_bench_l2_flush_us), and the call timed with the harness's own protocol from
+Python (harness_protocol_py_us: batches of 4 cold launches, one synchronization a batch); the SM
+clock is recorded after each variant.
 do_bench runs --runs times per case under 1 ms, once past it (median of its medians, with their min and max recorded): at
 ~10 us a single do_bench call moved by up to 8% from run to run on the H200
 (results/h200/NOTES.md), more than the tolerance.
@@ -130,6 +132,29 @@ def profiled_calls(torch, fn, reps=20):
         return [e.name for e in chunks[0][1:]], statistics.median(spans)
     except Exception:  # noqa: BLE001 - a diagnostic: never fail the cross-check over it
         return None, None
+
+
+def harness_protocol_us(torch, fn, flush_bytes, hold_cycles, batches=25, batch=4):
+    """fn timed the harness's way, from Python: batches of `batch` cold launches, each an L2-sized flush
+    (zero_ of flush_bytes), the hold (a spin of hold_cycles), start event, the call, end event; one host
+    synchronization a batch (bench/harness/timer.h). Returns the median in us over batches * batch
+    launches, after one batch of warm-up. A diagnostic beside do_bench: where it agrees with the
+    harness and not with do_bench, the difference is do_bench's protocol (its back-to-back loop of
+    256 MB flushes), not the C++ process or its events."""
+    cache = torch.empty(flush_bytes // 4, dtype=torch.int, device="cuda")
+    times = []
+    for b in range(batches + 1):
+        pairs = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)) for _ in range(batch)]
+        for start, end in pairs:
+            cache.zero_()
+            torch.cuda._sleep(hold_cycles)
+            start.record()
+            fn()
+            end.record()
+        pairs[-1][1].synchronize()
+        if b:
+            times += [1e3 * start.elapsed_time(end) for start, end in pairs]
+    return statistics.median(times)
 
 
 def sm_clock_mhz(torch, cycles=1_000_000):
@@ -270,7 +295,7 @@ def main() -> int:
             plain_mhz = mhz = sm_clock_mhz(torch)
             # The hold, as the harness's: twice the call's host time (at most 1 ms), in cycles at this clock.
             hold_us = min(2 * host_us(torch, fn), 1000.0)
-            l2_us = l2_mhz = None
+            l2_us = l2_mhz = proto_us = proto_mhz = None
             if can_hold:
                 with held_flush(torch, int(hold_us * plain_mhz)):
                     runs_us = sorted(bench() for _ in range(runs))
@@ -281,6 +306,8 @@ def main() -> int:
                     with held_flush(torch, int(hold_us * plain_mhz), flush_bytes=l2_bytes):
                         l2_us = statistics.median(bench() for _ in range(runs))
                     l2_mhz = sm_clock_mhz(torch)
+                    proto_us = harness_protocol_us(torch, fn, l2_bytes, int(hold_us * plain_mhz))
+                    proto_mhz = sm_clock_mhz(torch)
             else:  # an older triton: compare with plain do_bench (said once, above)
                 runs_us, hold_us = plain_us, None
             kernels, kernel_span_us = profiled_calls(torch, fn) if a.kernels else (None, None)
@@ -299,6 +326,8 @@ def main() -> int:
                      "do_bench_plain_sm_mhz": plain_mhz,
                      # the held do_bench again with an L2-sized flush, and the clock after it (diagnostic)
                      "do_bench_l2_flush_us": l2_us, "do_bench_l2_flush_sm_mhz": l2_mhz,
+                     # the harness's protocol from Python (harness_protocol_us), and the clock after it
+                     "harness_protocol_py_us": proto_us, "harness_protocol_py_sm_mhz": proto_mhz,
                      "ok": abs(ratio - 1) <= tol,
                      # the SM clock after do_bench and after the harness's launches (its sm_mhz counter)
                      "do_bench_sm_mhz": mhz, "harness_sm_mhz": case.counters.get("sm_mhz"),
@@ -306,7 +335,8 @@ def main() -> int:
         hmhz = case.counters.get("sm_mhz")
         print(f"{case.name:55s} harness {case.median_us:9.2f} us  do_bench {do_bench_us:9.2f} us "
               f"[{compared}] (plain {plain_med:.2f}" + (f", held {held_med:.2f}" if held_med is not None else "")
-              + (f", L2-sized flush {l2_us:.2f} at {l2_mhz:.0f} MHz" if l2_us else "") + ")  "
+              + (f", L2-sized flush {l2_us:.2f} at {l2_mhz:.0f} MHz" if l2_us else "")
+              + (f", harness protocol from Python {proto_us:.2f} at {proto_mhz:.0f} MHz" if proto_us else "") + ")  "
               f"ratio {ratio:6.3f}  {'ok' if rows[-1]['ok'] else 'DIFFERS'}  "
               f"SM MHz {f'{hmhz:.0f}' if hmhz else '-'} / {mhz:.0f}"
               + (f"  kernels {len(kernels)} ({kernel_span_us:.2f} us under the profiler)" if kernels else ""))

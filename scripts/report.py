@@ -290,9 +290,12 @@ def _clock_cell(row: dict) -> str:
     return f"{h:,.0f} / {d:,.0f}" if h and d else "–"
 
 
-def _l2_cell(row: dict) -> str:
-    us, mhz = row.get("do_bench_l2_flush_us"), row.get("do_bench_l2_flush_sm_mhz")
-    return (_fmt(us, "µs") + (f" ({mhz:,.0f})" if mhz else "")) if us else "–"
+def _us_mhz_cell(key: str):
+    """A time and the SM clock after it: row[key] in µs, row[key with _us -> _sm_mhz] in MHz."""
+    def cell(row: dict) -> str:
+        us, mhz = row.get(key), row.get(key[:-3] + "_sm_mhz")
+        return (_fmt(us, "µs") + (f" ({mhz:,.0f})" if mhz else "")) if us else "–"
+    return cell
 
 
 def _us_cell(key: str):
@@ -304,7 +307,8 @@ def _us_cell(key: str):
 OPTIONAL_CROSSCHECK_COLUMNS = (
     ("do_bench_plain_us", "plain do_bench", _us_cell("do_bench_plain_us")),
     ("do_bench_held_us", "held do_bench", _us_cell("do_bench_held_us")),
-    ("do_bench_l2_flush_us", "held do_bench, L2-sized flush (SM MHz after)", _l2_cell),
+    ("do_bench_l2_flush_us", "held do_bench, L2-sized flush (SM MHz after)", _us_mhz_cell("do_bench_l2_flush_us")),
+    ("harness_protocol_py_us", "the harness's protocol from Python (SM MHz after)", _us_mhz_cell("harness_protocol_py_us")),
     ("do_bench_sm_mhz", "SM MHz after (harness / do_bench)", _clock_cell),
     ("kernels", "kernels a call launches", lambda row: str(len(row["kernels"])) if row.get("kernels") else "–"),
     ("profiled_kernel_us", "their GPU span after do_bench's flush (profiler)", _us_cell("profiled_kernel_us")),

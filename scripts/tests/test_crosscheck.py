@@ -150,6 +150,39 @@ class HeldFlush(unittest.TestCase):
 
 
 
+class HarnessProtocolFromPython(unittest.TestCase):
+    """harness_protocol_us: per launch flush, hold, start event, call, end event; one synchronization a
+    batch; the warm-up batch is not counted."""
+
+    def test_order_batches_and_median(self):
+        import types
+        sys.path.insert(0, str(SCRIPTS))
+        import crosscheck_torch
+        log = []
+
+        class Cache:
+            def zero_(self): log.append("zero")
+
+        class Event:
+            n = 0
+
+            def __init__(self, **kw):
+                Event.n += 1
+                self.i = Event.n
+
+            def record(self): log.append("event")
+            def synchronize(self): log.append("sync")
+            def elapsed_time(self, other): return 0.001 * (other.i - self.i)  # ms: 1 us per event pair
+
+        torch = types.SimpleNamespace(
+            int="int32", empty=lambda *a, **k: Cache(),
+            cuda=types.SimpleNamespace(Event=Event, _sleep=lambda c: log.append(("sleep", c))))
+        us = crosscheck_torch.harness_protocol_us(torch, lambda: log.append("call"), 60 * 2**20, 77, batches=2, batch=3)
+        self.assertAlmostEqual(us, 1.0)
+        launch = ["zero", ("sleep", 77), "event", "call", "event"]
+        self.assertEqual(log, (launch * 3 + ["sync"]) * 3)
+
+
 class ComparedFigure(unittest.TestCase):
     """The compared do_bench figure is the lower of plain and held: each errs only upward."""
 
@@ -261,6 +294,9 @@ class MainWithStandIns(unittest.TestCase):
             self.assertGreater(row["hold_us"], 0)
             if row["harness_us"] < crosscheck_torch.L2_FLUSH_DIAGNOSTIC_US:
                 self.assertAlmostEqual(row["do_bench_l2_flush_us"], 10.2)
+                self.assertAlmostEqual(row["harness_protocol_py_us"], 500.0)  # the stand-in's events
+            else:
+                self.assertIsNone(row["harness_protocol_py_us"])
         # the held runs put a spin after the 256 MB flush, the L2 diagnostic one after its own zero_
         i = log.index("flush256", log.index(next(e for e in log if isinstance(e, tuple))) - 1)
         self.assertIsInstance(log[i + 1], tuple)
