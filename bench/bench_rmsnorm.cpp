@@ -4,10 +4,14 @@
 // ref_copy, a reference and not a variant: cudaMemcpyAsync of x into y (2 * rows * hidden * sizeof(dtype)
 // bytes), timed the same way at every shape: the speed of light a kernel of that shape can reach under
 // the same protocol (launch floor and cold flush included), where the copy ceiling is a 1 GiB copy.
+// ref_copy_kernel: the same copy by a plain kernel of 16-byte loads and stores (harness/fill.h), since
+// in a CUDA graph (hot mode) a memcpy node may run on a copy engine instead: what a kernel pays to move
+// these bytes, launch included (the hot floor of the decode shapes).
 #include <map>
 #include <memory>
 
 #include "common/check.h"
+#include "harness/fill.h"
 #include "harness/gbench.h"
 #include "rmsnorm/rmsnorm.h"
 #include "rmsnorm_case.h"
@@ -45,6 +49,8 @@ std::vector<Impl> implementations() {
     SB_CUDA_CHECK(cudaMemcpyAsync(p.y, p.x, x_bytes(p), cudaMemcpyDeviceToDevice, s));
   };
   impls.push_back({"ref_copy", none, copy, copy, capture_cuda_graph, true});
+  auto copy_by_kernel = [](const rmsnorm::Problem& p, cudaStream_t s) { copy_kernel(p.y, p.x, x_bytes(p), s); };
+  impls.push_back({"ref_copy_kernel", none, copy_by_kernel, copy_by_kernel, capture_cuda_graph, true});
 #ifdef SOLBENCH_HAVE_TORCH
   impls.push_back({"torch_rms_norm", none,
                    [](const rmsnorm::Problem& p, cudaStream_t s) { torch_ref::rms_norm(p, s, false); },

@@ -9,6 +9,8 @@
 #include "common/check.h"
 #include "gpu.h"
 #include "harness/ceilings.h"
+#include "harness/device.h"
+#include "harness/fill.h"
 #include "harness/timer.h"
 
 namespace sb::bench {
@@ -77,6 +79,27 @@ TEST_F(HarnessGpu, CopyCeilingAgreesWithHostClock) {
   const double host = measure_copy_gbps_host_clock(s.get(), bytes);
   std::printf("copy 1 GiB (read + write): events %.0f GB/s, host clock %.0f GB/s\n", events, host);
   EXPECT_NEAR(events / host, 1.0, 0.05);
+}
+
+// copy_kernel (the ref_copy_kernel reference) copies exactly: 16-byte path, a byte count that is not a
+// multiple of 16 and an offset pointer (byte path), sizes below and above one block's share.
+TEST_F(HarnessGpu, CopyKernelCopiesExactly) {
+  Stream s;
+  for (const std::size_t bytes : {std::size_t{16}, std::size_t{8192}, std::size_t{5} << 20, std::size_t{12345}}) {
+    for (const std::size_t offset : {std::size_t{0}, std::size_t{1}}) {
+      std::vector<unsigned char> host(bytes), back(bytes, 0);
+      for (std::size_t i = 0; i < bytes; ++i) host[i] = static_cast<unsigned char>(i * 131 + 7);
+      DeviceBuffer src(bytes + 16), dst(bytes + 16);
+      auto* from = static_cast<unsigned char*>(src.get()) + offset;
+      auto* to = static_cast<unsigned char*>(dst.get()) + offset;
+      SB_CUDA_CHECK(cudaMemcpy(from, host.data(), bytes, cudaMemcpyHostToDevice));
+      SB_CUDA_CHECK(cudaMemset(dst.get(), 0, bytes + 16));
+      copy_kernel(to, from, bytes, s.get());
+      SB_CUDA_CHECK(cudaStreamSynchronize(s.get()));
+      SB_CUDA_CHECK(cudaMemcpy(back.data(), to, bytes, cudaMemcpyDeviceToHost));
+      EXPECT_EQ(back, host) << bytes << " bytes at offset " << offset;
+    }
+  }
 }
 
 // Hot and cold differ for a working set that fits in L2 and agree for one far larger.

@@ -35,6 +35,22 @@ __global__ void normal_kernel(T* p, std::size_t n, std::uint64_t seed, float mea
   }
 }
 
+// Grid-stride copy, 4 independent 16-byte loads a thread an iteration (bytes in flight to cover the
+// memory latency with a grid of a few blocks an SM), then the remainder one at a time.
+template <typename V>
+__global__ void copy_kernel_impl(V* __restrict__ dst, const V* __restrict__ src, std::size_t n) {
+  const std::size_t stride = std::size_t{gridDim.x} * blockDim.x;
+  std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x;
+  for (; i + 3 * stride < n; i += 4 * stride) {
+    const V a = src[i], b = src[i + stride], c = src[i + 2 * stride], d = src[i + 3 * stride];
+    dst[i] = a;
+    dst[i + stride] = b;
+    dst[i + 2 * stride] = c;
+    dst[i + 3 * stride] = d;
+  }
+  for (; i < n; i += stride) dst[i] = src[i];
+}
+
 template <typename T>
 __global__ void nan_kernel(T* p, std::size_t n) {
   for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < n; i += std::size_t{gridDim.x} * blockDim.x)
@@ -65,6 +81,27 @@ void fill_nan(void* p, std::size_t n, DType t, cudaStream_t s) {
     nan_kernel<T><<<grid_for(n), kThreads, 0, s>>>(static_cast<T*>(p), n);
   });
   SB_LAUNCH_CHECK();
+}
+
+void copy_kernel(void* dst, const void* src, std::size_t bytes, cudaStream_t s) {
+  if (bytes == 0) return;
+  static const int sms = [] {
+    int dev = 0, n = 0;
+    SB_CUDA_CHECK(cudaGetDevice(&dev));
+    SB_CUDA_CHECK(cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, dev));
+    return n;
+  }();
+  auto launch = [&](auto* d, const auto* p, std::size_t n) {
+    // Enough threads for n / 4 elements each, at most 8 blocks of kThreads an SM (one resident wave).
+    const std::size_t want = (n + 4 * kThreads - 1) / (4 * kThreads);
+    const std::size_t cap = static_cast<std::size_t>(sms) * 8;
+    copy_kernel_impl<<<static_cast<unsigned>(want < cap ? want : cap), kThreads, 0, s>>>(d, p, n);
+    SB_LAUNCH_CHECK();
+  };
+  if (bytes % 16 == 0 && reinterpret_cast<std::uintptr_t>(dst) % 16 == 0 && reinterpret_cast<std::uintptr_t>(src) % 16 == 0)
+    launch(static_cast<uint4*>(dst), static_cast<const uint4*>(src), bytes / 16);
+  else
+    launch(static_cast<unsigned char*>(dst), static_cast<const unsigned char*>(src), bytes);
 }
 
 std::size_t count_nonfinite(const void* p, std::size_t n, DType t, cudaStream_t s) {
