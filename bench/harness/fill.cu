@@ -85,12 +85,7 @@ void fill_nan(void* p, std::size_t n, DType t, cudaStream_t s) {
 
 void copy_kernel(void* dst, const void* src, std::size_t bytes, cudaStream_t s) {
   if (bytes == 0) return;
-  static const int sms = [] {
-    int dev = 0, n = 0;
-    SB_CUDA_CHECK(cudaGetDevice(&dev));
-    SB_CUDA_CHECK(cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, dev));
-    return n;
-  }();
+  static const int sms = device_info().sm_count;  // once: not on every timed launch
   auto launch = [&](auto* d, const auto* p, std::size_t n) {
     // Enough threads for n / 4 elements each, at most 8 blocks of kThreads an SM (one resident wave).
     const std::size_t want = (n + 4 * kThreads - 1) / (4 * kThreads);
