@@ -226,7 +226,7 @@ def anchor_filter(path):
     shape label one of the file's attention entries has. Without a file, always true."""
     if not path:
         return lambda case: True
-    entries = json.loads(pathlib.Path(path).read_text())["anchors"]
+    entries = json.loads(sbresults.read_text(path))["anchors"]
     keys = {(e["dtype"], e["shape"]) for e in entries if e["op"] == "attention"}
     if not keys:
         raise ValueError("no attention entries")

@@ -253,7 +253,7 @@ def anchor_text(figures: list, case=None) -> str:
 
 def _json(path: Path) -> dict:
     try:
-        doc = json.loads(path.read_text())
+        doc = json.loads(sbresults.read_text(path))
     except json.JSONDecodeError as e:
         raise ReportError(f"{path}: not valid JSON ({e.msg} at line {e.lineno})") from None
     if not isinstance(doc, dict):

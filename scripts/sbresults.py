@@ -16,17 +16,22 @@ A case is *failed* when a row has `error_occurred` (SkipWithError), and *skipped
 when the message starts with `skipped:` (how a 1.7.1 binary reports a `supports()` reason) or when
 Google Benchmark >= 1.8 reports `skipped` (SkipWithMessage).
 
+A file whose name ends in `.gz` (e.g. the gzipped runs in results/<gpu>/history/) is read
+through gzip, transparently: every script that reads results goes through `read_text`.
+
 CLI: `python3 scripts/sbresults.py fingerprint REPO_ROOT` prints the kernels fingerprint.
 """
 from __future__ import annotations
 
 import argparse
+import gzip
 import hashlib
 import json
 import os
 import re
 import statistics
 import sys
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -165,11 +170,27 @@ def _to_us(row: dict, where: str) -> float:
     return float(_require(row, "real_time", where)) * US_PER_UNIT[unit]
 
 
-def load_file(path: str | Path) -> tuple[dict, list]:
-    """Parse one Google Benchmark JSON file into (context, cases)."""
+def read_text(path: str | Path) -> str:
+    """The text of a results file (UTF-8), gunzipped when its name ends in `.gz`. A missing file
+    raises the OSError that names it; a corrupt or truncated .gz, or bytes that are not UTF-8,
+    raise ResultsError naming the file."""
     path = Path(path)
     try:
-        doc = json.loads(path.read_text())
+        if path.name.endswith(".gz"):
+            with gzip.open(path, "rt", encoding="utf-8") as f:
+                return f.read()
+        return path.read_text(encoding="utf-8")
+    except (gzip.BadGzipFile, EOFError, zlib.error) as e:
+        raise ResultsError(f"{path}: not a valid gzip file ({e}); truncated or corrupt?") from None
+    except UnicodeDecodeError as e:
+        raise ResultsError(f"{path}: not UTF-8 text ({e.reason} at byte {e.start})") from None
+
+
+def load_file(path: str | Path) -> tuple[dict, list]:
+    """Parse one Google Benchmark JSON file (plain or .json.gz) into (context, cases)."""
+    path = Path(path)
+    try:
+        doc = json.loads(read_text(path))
     except json.JSONDecodeError as e:
         raise ResultsError(f"{path}: not valid JSON ({e.msg} at line {e.lineno}, column "
                            f"{e.colno}); truncated or not a --benchmark_out file?") from None
@@ -302,7 +323,7 @@ def merge_files(paths, out: str | Path) -> None:
     load(files)  # validates: parseable, one GPU, unique case names
     merged = None
     for i, f in enumerate(files):
-        doc = json.loads(Path(f).read_text())
+        doc = json.loads(read_text(f))
         if merged is None:
             merged = doc
         else:
