@@ -142,6 +142,24 @@ __device__ inline float row_sum(float v, int tpr, float* scratch) {
     if constexpr (kPair == 2) from_float2(p, v); else *p = from_float<T>(v.x);              \
   };
 
+// 16-byte loads as volatile asm: with __ldg the compiler sank w's load of the first vector into the
+// output block, after the reduction (one more memory round trip on the critical path).
+__device__ inline uint4 load_evict_first(const uint4* p) {
+  uint4 v;
+  asm volatile("ld.global.cs.v4.u32 {%0, %1, %2, %3}, [%4];" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p));
+  return v;
+}
+__device__ inline uint4 load_plain(const uint4* p) {  // no cache hint (x of rows > 16 KB)
+  uint4 v;
+  asm volatile("ld.global.v4.u32 {%0, %1, %2, %3}, [%4];" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p));
+  return v;
+}
+__device__ inline uint4 load_read_only(const uint4* p) {
+  uint4 v;
+  asm volatile("ld.global.nc.v4.u32 {%0, %1, %2, %3}, [%4];" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p));
+  return v;
+}
+
 template <typename T, int Vec, int VectorsPerThread, bool StageW>
 __global__ void __launch_bounds__(kMaxThreadsPerRow, 1) kernel(const T* __restrict__ x, const T* __restrict__ w,
                                                T* __restrict__ y, int64_t rows, int hidden, float eps,
@@ -164,11 +182,24 @@ __global__ void __launch_bounds__(kMaxThreadsPerRow, 1) kernel(const T* __restri
   if constexpr (kStageW)
     for (int v = threadIdx.x; v < vectors; v += blockDim.x) cp_async_16(w_stage + v * Vec, w + static_cast<int64_t>(v) * Vec);
 
+  // Rows whose w is not staged (> 16 KB: 4096 x 16384) load x as raw 32-bit words, opaque until rstd is
+  // known and converted to fp32 again for the output: at 8 vectors a thread bf16 takes 64 registers
+  // instead of 94 (ptxas -v; fp16 64 instead of 67, fp32 72 either way), so 4 blocks of 256 threads fit
+  // an SM instead of 2 (128 KB of x in flight). bf16 4096 x 16384 cold: 74.7 -> 72.0 us in one command
+  // (2026-11-29, session 6). Where w is staged the same change moved times by -1.0 to +1.6% (noise), so
+  // those keep the plain path; evict-first hints on top lost up to 10% (77.2 us at 16384 x 4096).
+  constexpr bool kRaw = sizeof(V) == 16 && !kStageW;
   V r[VectorsPerThread];
 #pragma unroll
   for (int i = 0; i < VectorsPerThread; ++i) {
     const int v = j + i * tpr;
-    r[i] = active && v < vectors ? load_vec<Vec>(xr + static_cast<int64_t>(v) * Vec) : V{};
+    if constexpr (kRaw) {
+      uint4 a = make_uint4(0, 0, 0, 0);
+      if (active && v < vectors) a = load_plain(reinterpret_cast<const uint4*>(xr + static_cast<int64_t>(v) * Vec));
+      memcpy(&r[i], &a, 16);
+    } else {
+      r[i] = active && v < vectors ? load_vec<Vec>(xr + static_cast<int64_t>(v) * Vec) : V{};
+    }
   }
   float sum_sq = 0.0f;
 #pragma unroll
@@ -189,6 +220,13 @@ __global__ void __launch_bounds__(kMaxThreadsPerRow, 1) kernel(const T* __restri
   for (int i = 0; i < VectorsPerThread; ++i) {
     const int v = j + i * tpr;
     if (active && v < vectors) {
+      if constexpr (kRaw) {
+        uint32_t xw[4];
+        memcpy(xw, &r[i], 16);
+#pragma unroll
+        for (int k = 0; k < 4; ++k) asm volatile("" : "+r"(xw[k]) : "f"(rstd));
+        memcpy(&r[i], xw, 16);
+      }
       const V wv = load_vec<Vec>(wsrc + static_cast<int64_t>(v) * Vec);
       V out;
 #pragma unroll
@@ -196,7 +234,13 @@ __global__ void __launch_bounds__(kMaxThreadsPerRow, 1) kernel(const T* __restri
         const float2 xv = load_pair(&r[i].v[e]), wf = load_pair(&wv.v[e]);
         store_pair(&out.v[e], make_float2(xv.x * rstd * wf.x, xv.y * rstd * wf.y));
       }
-      store_vec(yr + static_cast<int64_t>(v) * Vec, out);
+      if constexpr (kRaw) {
+        uint4 o;
+        memcpy(&o, &out, 16);
+        *reinterpret_cast<uint4*>(yr + static_cast<int64_t>(v) * Vec) = o;
+      } else {
+        store_vec(yr + static_cast<int64_t>(v) * Vec, out);
+      }
     }
   }
 }
@@ -228,19 +272,6 @@ __device__ inline void pack_pair(uint32_t* w, int p, float2 f) {  // round to ne
     const __half2 h = __float22half2_rn(f);
     memcpy(&w[p], &h, sizeof(h));
   }
-}
-
-// 16-byte loads as volatile asm: with __ldg the compiler sank w's load of the first vector into the
-// output block, after the reduction (one more memory round trip on the critical path).
-__device__ inline uint4 load_evict_first(const uint4* p) {
-  uint4 v;
-  asm volatile("ld.global.cs.v4.u32 {%0, %1, %2, %3}, [%4];" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p));
-  return v;
-}
-__device__ inline uint4 load_read_only(const uint4* p) {
-  uint4 v;
-  asm volatile("ld.global.nc.v4.u32 {%0, %1, %2, %3}, [%4];" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p));
-  return v;
 }
 
 // Pairwise sum of N (a power of two) values, unrolled at compile time (a loop whose inner trip count
