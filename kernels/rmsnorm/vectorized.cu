@@ -234,13 +234,7 @@ __global__ void __launch_bounds__(kMaxThreadsPerRow, 1) kernel(const T* __restri
         const float2 xv = load_pair(&r[i].v[e]), wf = load_pair(&wv.v[e]);
         store_pair(&out.v[e], make_float2(xv.x * rstd * wf.x, xv.y * rstd * wf.y));
       }
-      if constexpr (kRaw) {
-        uint4 o;
-        memcpy(&o, &out, 16);
-        *reinterpret_cast<uint4*>(yr + static_cast<int64_t>(v) * Vec) = o;
-      } else {
-        store_vec(yr + static_cast<int64_t>(v) * Vec, out);
-      }
+      store_vec(yr + static_cast<int64_t>(v) * Vec, out);
     }
   }
 }
