@@ -17,11 +17,6 @@ namespace sb::bench {
 
 namespace {
 
-__global__ void copy_kernel(const uint4* __restrict__ src, uint4* __restrict__ dst, std::size_t n) {
-  for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < n; i += std::size_t{gridDim.x} * blockDim.x)
-    dst[i] = src[i];
-}
-
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
@@ -40,14 +35,6 @@ void cublas_check(cublasStatus_t st, const char* what) {
 }
 
 }  // namespace
-
-void launch_copy(const void* src, void* dst, std::size_t bytes, cudaStream_t s) {
-  int dev = 0, sms = 0;
-  SB_CUDA_CHECK(cudaGetDevice(&dev));
-  SB_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-  copy_kernel<<<sms * 8, 256, 0, s>>>(static_cast<const uint4*>(src), static_cast<uint4*>(dst), bytes / sizeof(uint4));
-  SB_LAUNCH_CHECK();
-}
 
 double measure_copy_gbps(cudaStream_t s, std::size_t bytes, int reps) {
   DeviceBuffer src(bytes), dst(bytes);

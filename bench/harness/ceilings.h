@@ -13,9 +13,6 @@ struct Ceilings {
   double gemm_tflops = 0;  // cuBLAS bf16 GEMM (fp32 accumulate), n x n x n on N(0,1) data
 };
 
-// A plain grid-stride 16-byte copy of `bytes` (a multiple of 16): a workload for the timer's self-test.
-void launch_copy(const void* src, void* dst, std::size_t bytes, cudaStream_t s);
-
 // The copy ceiling: median of `reps` cold cudaMemcpyAsync device-to-device copies of `bytes`, timed
 // with GpuTimer (the vendor's copy beat a grid-stride 16-byte kernel, 4,258 against 3,981 GB/s on the
 // H200: results/h200/history/2026-11-29_fc07d35_test.log).

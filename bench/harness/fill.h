@@ -17,7 +17,7 @@ void fill_normal(void* p, std::size_t n, DType t, std::uint64_t seed, float mean
 void fill_nan(void* p, std::size_t n, DType t, cudaStream_t s);
 // dst = src, `bytes` of them, by a kernel: 16-byte accesses (both pointers and bytes 16-byte aligned) or
 // bytes. The reference for what any kernel pays to move a problem's bytes (ref_copy_kernel), beside
-// cudaMemcpyAsync, which a CUDA graph may hand to a copy engine.
+// cudaMemcpyAsync, which a CUDA graph may hand to a copy engine; also the timer self-test's workload.
 void copy_kernel(void* dst, const void* src, std::size_t bytes, cudaStream_t s);
 // Number of NaN/Inf elements; synchronizes the stream.
 std::size_t count_nonfinite(const void* p, std::size_t n, DType t, cudaStream_t s);
