@@ -1,76 +1,180 @@
 #!/usr/bin/env python3
-"""Experiment: where does the harness-vs-do_bench offset at ~10 us come from?
+"""Experiment: which step of triton's do_bench loop moves a ~10 us cold figure away from the harness's,
+and where torch.compile's RMSNorm lands under each protocol.
 
-Times one PyTorch op (torch.rms_norm, bf16) with CUDA events in four protocols that differ in one
-factor each from the harness (L2-sized flush, synchronize after every iteration) and from triton's
-do_bench (256 MB flush, iterations queued back to back, synchronize at the end):
+Times PyTorch RMSNorm calls with CUDA events, on a side stream, under protocols that walk one step at a
+time from do_bench's loop to the harness's (bench/harness/timer.h), interleaved over several rounds
+(median of each; the SM clock after each measurement, from crosscheck_torch.sm_clock_mhz):
 
-    flush   60 MiB (L2) or 256 MB        sync    after every iteration, or once at the end
+    do_bench            triton.testing.do_bench, median (its 256 MB zero_ flush, iterations back to back)
+    loop                do_bench's loop rebuilt: zero_ 256 MB, start, call, end; one sync at the end
+    loop_sync           the same, a sync after every iteration
+    loop_memset         cudaMemsetAsync of the L2's size instead of the zero_ kernel, one sync at the end
+    loop_memset_sync    the same, a sync after every iteration
+    loop_hold           loop with the harness's hold (below) between the flush and the start event
+    harness_bN          the harness: L2-sized cudaMemsetAsync, hold (a spin of twice the call's host time),
+                        start, call, end, batches of N (1, 4, 16, 64), one sync a batch; N = 4 is the
+                        harness's protocol
+    harness_b4_zero     harness_b4 with the 256 MB zero_ in place of the memset
 
-plus do_bench itself, interleaved, several rounds, median of each. Prints a table and writes JSON.
+Calls: `rms_norm` (torch.rms_norm = at::rms_norm, the suite's baseline) and `compiled` (torch.compile of
+the composite a PyTorch user writes: upcast, pow, mean, rsqrt, multiply, as ref/torch/torch_rmsnorm.cpp's
+torch_composite; the torch.compile column of ANCHORS.md). bf16, eps 1e-6.
 
-    python3 scripts/timing_probe.py [-o probe.json] [--shapes 2048x2048,1024x4096,4096x4096]
+    python3 scripts/timing_probe.py [-o probe.json] [--shapes 256x4096,2048x2048,8192x768]
+                                    [--protocols do_bench,harness_b4] [--calls rms_norm,compiled]
 """
 import argparse
+import ctypes
+import glob
 import json
+import os
+import pathlib
 import statistics
 import sys
 
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 
-def timed(torch, fn, flush, iters, sync_each):
-    starts = [torch.cuda.Event(enable_timing=True) for _ in range(iters)]
-    ends = [torch.cuda.Event(enable_timing=True) for _ in range(iters)]
+PROTOCOLS = ["do_bench", "loop", "loop_sync", "loop_memset", "loop_memset_sync", "loop_hold",
+             "harness_b1", "harness_b4", "harness_b16", "harness_b64", "harness_b4_zero"]
+CALLS = ["rms_norm", "compiled"]
+
+
+def parse_shapes(text):
+    """'256x4096,2048x2048' -> [(256, 4096), (2048, 2048)]; ValueError naming the bad entry."""
+    shapes = []
+    for entry in text.split(","):
+        parts = entry.strip().split("x")
+        if len(parts) != 2 or not all(p.isdigit() and int(p) > 0 for p in parts):
+            raise ValueError(f"'{entry}' is not ROWSxHIDDEN with positive integers")
+        shapes.append((int(parts[0]), int(parts[1])))
+    return shapes
+
+
+def parse_list(text, allowed, what):
+    items = [t.strip() for t in text.split(",") if t.strip()]
+    bad = [t for t in items if t not in allowed]
+    if bad or not items:
+        raise ValueError(f"{what}: unknown {bad or 'empty list'}; choose from {', '.join(allowed)}")
+    return items
+
+
+def cudart():
+    """The CUDA runtime PyTorch loaded (cudaMemsetAsync is not exposed by torch)."""
+    import torch
+    roots = [os.path.dirname(torch.__file__)] + [os.path.join(p, "nvidia") for p in sys.path if os.path.isdir(os.path.join(p, "nvidia"))]
+    for root in roots:
+        for path in sorted(glob.glob(os.path.join(root, "**", "libcudart.so*"), recursive=True)):
+            try:
+                return ctypes.CDLL(path)
+            except OSError:
+                continue
+    return ctypes.CDLL("libcudart.so")
+
+
+def make_call(torch, name, rows, hidden):
+    x = torch.randn(rows, hidden, device="cuda", dtype=torch.bfloat16)
+    w = torch.randn(hidden, device="cuda", dtype=torch.bfloat16) * 0.5 + 1
+    if name == "rms_norm":
+        return lambda: torch.rms_norm(x, (hidden,), w, 1e-6)
+
+    def composite(x, w):
+        h = x.float()
+        h = h * torch.rsqrt(h.pow(2).mean(-1, keepdim=True) + 1e-6)
+        return w * h.to(x.dtype)
+
+    compiled = torch.compile(composite, dynamic=False)
+    return lambda: compiled(x, w)
+
+
+def measure(torch, protocol, fn, ctx, iters=200):
+    """Median us of fn under `protocol` (module docstring)."""
+    if protocol == "do_bench":
+        import triton.testing
+        return 1e3 * triton.testing.do_bench(fn, warmup=25, rep=200, return_mode="median")
+    zero = protocol.startswith("loop") and "memset" not in protocol or protocol.endswith("_zero")
+
+    def flush():
+        if zero:
+            ctx["big"].zero_()
+        else:
+            err = ctx["rt"].cudaMemsetAsync(ctypes.c_void_p(ctx["l2buf"].data_ptr()), 0, ctypes.c_size_t(ctx["l2"]),
+                                            ctypes.c_void_p(torch.cuda.current_stream().cuda_stream))
+            if err:
+                raise RuntimeError(f"cudaMemsetAsync failed: error {err}")
+
+    if protocol.startswith("loop"):
+        batch = 1 if protocol.endswith("_sync") else iters
+        hold = ctx["hold_cycles"] if protocol == "loop_hold" else 0
+    else:
+        batch, hold = int(protocol.split("_b")[1].split("_")[0]), ctx["hold_cycles"]
     times = []
-    for i in range(iters):
-        flush.zero_()
-        starts[i].record()
-        fn()
-        ends[i].record()
-        if sync_each:
-            ends[i].synchronize()
-    torch.cuda.synchronize()
-    times = [1e3 * s.elapsed_time(e) for s, e in zip(starts, ends)]
+    for b in range(-1, max(1, iters // batch)):  # one batch of warm-up
+        pairs = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)) for _ in range(batch)]
+        for start, end in pairs:
+            flush()
+            if hold:
+                torch.cuda._sleep(hold)
+            start.record()
+            fn()
+            end.record()
+        pairs[-1][1].synchronize()
+        if b >= 0:
+            times += [1e3 * s.elapsed_time(e) for s, e in pairs]
     return statistics.median(times)
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("-o", "--out")
-    ap.add_argument("--shapes", default="2048x2048,1024x4096,4096x4096,16384x4096")
-    ap.add_argument("--iters", type=int, default=300)
-    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--shapes", default="256x4096,2048x2048,8192x768")
+    ap.add_argument("--protocols", default=",".join(PROTOCOLS))
+    ap.add_argument("--calls", default=",".join(CALLS))
+    ap.add_argument("--rounds", type=int, default=3)
     a = ap.parse_args()
+    try:
+        shapes = parse_shapes(a.shapes)
+        protocols = parse_list(a.protocols, PROTOCOLS, "--protocols")
+        calls = parse_list(a.calls, CALLS, "--calls")
+    except ValueError as e:
+        print(f"timing_probe: {e}", file=sys.stderr)
+        return 2
     import torch
-    import triton.testing
-
+    from crosscheck_torch import host_us, sm_clock_mhz
+    torch._dynamo.config.cache_size_limit = 64
     l2 = torch.cuda.get_device_properties(0).L2_cache_size
-    flushes = {"L2": torch.empty(l2 // 4, dtype=torch.int32, device="cuda"),
-               "256MB": torch.empty(256 * 1024 * 1024 // 4, dtype=torch.int32, device="cuda")}
+    ctx = {"rt": cudart(), "l2": l2, "l2buf": torch.empty(l2 // 4, dtype=torch.int32, device="cuda"),
+           "big": torch.empty(256 * 1024 * 1024 // 4, dtype=torch.int32, device="cuda")}
+    ctx["rt"].cudaMemsetAsync.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_size_t, ctypes.c_void_p]
     stream = torch.cuda.Stream()
     rows = []
-    for shape in a.shapes.split(","):
-        r, h = (int(v) for v in shape.split("x"))
-        x = torch.randn(r, h, device="cuda", dtype=torch.bfloat16)
-        w = torch.randn(h, device="cuda", dtype=torch.bfloat16)
-        fn = lambda: torch.rms_norm(x, (h,), w, 1e-6)
-        res = {}
-        with torch.cuda.stream(stream):
-            for _ in range(3):
-                fn()
-            for _ in range(a.rounds):
-                for fname, buf in flushes.items():
-                    for sync_each in (True, False):
-                        key = f"flush={fname},sync={'each' if sync_each else 'end'}"
-                        res.setdefault(key, []).append(timed(torch, fn, buf, a.iters, sync_each))
-                res.setdefault("do_bench", []).append(
-                    1e3 * triton.testing.do_bench(fn, warmup=25, rep=200, return_mode="median"))
-        row = {"shape": shape, **{k: statistics.median(v) for k, v in res.items()},
-               "spread": {k: [min(v), max(v)] for k, v in res.items()}}
-        rows.append(row)
-        print(shape, "  ".join(f"{k} {statistics.median(v):.2f}" for k, v in res.items()), flush=True)
+    for r, h in shapes:
+        for call in calls:
+            with torch.cuda.stream(stream):
+                fn = make_call(torch, call, r, h)
+                for _ in range(3):
+                    fn()
+                torch.cuda.synchronize()
+                mhz = sm_clock_mhz(torch)
+                host = host_us(torch, fn, calls=21)
+                ctx["hold_cycles"] = int(min(2 * host, 1000.0) * mhz)
+                res, clock = {}, {}
+                for _ in range(a.rounds):
+                    for p in protocols:
+                        res.setdefault(p, []).append(measure(torch, p, fn, ctx))
+                        clock.setdefault(p, []).append(sm_clock_mhz(torch))
+            row = {"shape": f"{r}x{h}", "call": call, "host_us": host,
+                   "us": {p: statistics.median(v) for p, v in res.items()},
+                   "spread_us": {p: [min(v), max(v)] for p, v in res.items()},
+                   "sm_mhz": {p: statistics.median(v) for p, v in clock.items()}}
+            rows.append(row)
+            print(f"{r}x{h} {call:8s} host {host:.1f} us  " +
+                  "  ".join(f"{p} {row['us'][p]:.2f}@{row['sm_mhz'][p]:.0f}" for p in protocols), flush=True)
+            del fn
     if a.out:
         with open(a.out, "w") as f:
-            json.dump({"gpu": torch.cuda.get_device_name(), "torch": torch.__version__, "rows": rows}, f, indent=1)
+            json.dump({"gpu": torch.cuda.get_device_name(), "torch": torch.__version__, "l2_bytes": l2,
+                       "rounds": a.rounds, "rows": rows}, f, indent=1)
     return 0
 
 
