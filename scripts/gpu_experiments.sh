@@ -8,11 +8,14 @@
 # the tree with the patch applied (patch -p1); the default build compiles the tree as it is.
 # Builds the default tree (Release, with the PyTorch baselines when PyTorch is installed) and one
 # build per DEFINE (-D<DEFINE> for the CUDA and the C++ sources: a plan in a .cpp must see the switch
-# too; no PyTorch), all in parallel; then, one build at a
-# time, runs the GPU tests named by TEST_FILTER and the cases of BENCH (bench_attention or
-# bench_rmsnorm) named by BENCH_FILTER over SHAPES in DTYPES, with REPETITIONS. Writes OUTDIR/<name>.json (name: default, or the DEFINE with '='
-# as '_') and OUTDIR/<name>_test.log, and prints one line per case: build, case, median µs.
-# A build whose tests fail is reported and not benchmarked. Exit status: 1 if any build or test failed.
+# too; no PyTorch), all in parallel; then runs each build's GPU tests named by TEST_FILTER, then PASSES
+# (default 2) passes of the cases of BENCH (bench_attention or bench_rmsnorm) named by BENCH_FILTER over
+# SHAPES in DTYPES, with REPETITIONS, every build once a pass, the order of the builds reversed every other
+# pass. Writes OUTDIR/<name>.json (pass 1; <name>_pass<k>.json after; name: default, or the DEFINE with
+# '=' as '_'), OUTDIR/<name>_test.log, timings.txt (one line per pass, build and case: pass, build, case,
+# median µs) and summary.txt (scripts/experiment_summary.py: each build against the default of the same
+# pass, averaged over the passes). A build whose tests fail is reported and not benchmarked. Exit
+# status: 1 if any build or test failed.
 set -uo pipefail
 out=${1:?usage: scripts/gpu_experiments.sh OUTDIR DEFINE...}
 shift
@@ -30,6 +33,8 @@ case $bench in
     bench_filter=${BENCH_FILTER:-^rmsnorm/(vectorized|torch_rms_norm)/.*/cold} ;;
   *) echo "gpu_experiments.sh: BENCH must be bench_attention or bench_rmsnorm, got '$bench'" >&2; exit 2 ;;
 esac
+passes=${PASSES:-2}
+[[ $passes =~ ^[1-9][0-9]*$ ]] || { echo "gpu_experiments.sh: PASSES must be a positive integer, got '$passes'" >&2; exit 2; }
 status=0
 
 if ! nvidia-smi -L >/dev/null 2>&1; then
@@ -65,6 +70,7 @@ for d in "$@"; do
 done
 wait
 
+tested=()
 for n in "${builds[@]}"; do
   b=$root/build/exp_$n
   if [ ! -x "$b/bench/$bench" ]; then
@@ -74,9 +80,29 @@ for n in "${builds[@]}"; do
     echo "$n: TESTS FAILED (see ${n}_test.log)"; status=1; continue
   fi
   echo "$n: $(grep -E 'PASSED' "$out/${n}_test.log")"
-  "$b/bench/$bench" --shapes="${SHAPES:-anchors}" --dtypes="${DTYPES:-bf16}" --benchmark_filter="$bench_filter" \
-    --benchmark_repetitions="${REPETITIONS:-3}" --benchmark_display_aggregates_only=true \
-    --benchmark_out="$out/$n.json" --benchmark_out_format=json 2>&1 |
-    awk -v n="$n" '/_median/ {sub("/manual_time_median", "", $1); print n, $1, $2}' || status=1
+  tested+=("$n")
 done
+
+# PASSES passes over the tested builds, the order reversed every other pass (the GPU drifts within a
+# command; scripts/experiment_summary.py compares each build with the default of the same pass).
+: >"$out/timings.txt"
+for ((k = 1; k <= passes; k++)); do
+  order=("${tested[@]}")
+  if ((k % 2 == 0)); then
+    order=()
+    for ((i = ${#tested[@]} - 1; i >= 0; i--)); do order+=("${tested[i]}"); done
+  fi
+  for n in "${order[@]}"; do
+    json=$out/$n.json
+    ((k > 1)) && json=$out/${n}_pass$k.json
+    "$root/build/exp_$n/bench/$bench" --shapes="${SHAPES:-anchors}" --dtypes="${DTYPES:-bf16}" --benchmark_filter="$bench_filter" \
+      --benchmark_repetitions="${REPETITIONS:-3}" --benchmark_display_aggregates_only=true \
+      --benchmark_out="$json" --benchmark_out_format=json 2>&1 |
+      awk -v n="$n" -v k="$k" '/_median/ {sub("/manual_time_median", "", $1); print k, n, $1, $2}' |
+      tee -a "$out/timings.txt" || status=1
+  done
+done
+if [ -s "$out/timings.txt" ]; then
+  python3 "$root/scripts/experiment_summary.py" "$out/timings.txt" | tee "$out/summary.txt" || status=1
+fi
 exit $status

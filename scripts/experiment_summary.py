@@ -1,0 +1,77 @@
+#!/usr/bin/env python3
+"""Summarise scripts/gpu_experiments.sh's timings: one row per case, each build's median per pass, and its
+ratio to the default build of the same pass, averaged over the passes.
+
+    python3 scripts/experiment_summary.py TIMINGS.txt
+
+TIMINGS.txt holds lines `PASS BUILD CASE MICROSECONDS` (what gpu_experiments.sh writes). Passes alternate
+the order of the builds (forward, then reverse), because the GPU drifts within one command: in one
+session-7 command the default build, timed first, read 19-23% slower at ~10 us shapes than the three
+builds after it, in its `cudaMemcpyAsync` reference as much as in its kernel; in another only the last
+build read faster (results/h200/history/2026-11-29_session7_experiments/). A ratio to the default of
+the same pass, averaged over a forward and a reverse pass, cancels a drift that is linear in time.
+Exit 2 on a malformed file, or when no case has a default figure to compare with.
+"""
+import collections
+import statistics
+import sys
+
+
+def parse(lines):
+    """{case: {build: {pass: us}}}, the builds in first-seen order; ValueError naming a bad line."""
+    table = collections.defaultdict(lambda: collections.defaultdict(dict))
+    builds = []
+    for n, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        parts = line.split()
+        try:
+            if len(parts) != 4:
+                raise ValueError
+            pass_no, build, case, us = int(parts[0]), parts[1], parts[2], float(parts[3])
+        except ValueError:
+            raise ValueError(f"line {n}: expected 'PASS BUILD CASE MICROSECONDS', got '{line.strip()}'") from None
+        if build not in builds:
+            builds.append(build)
+        table[case][build][pass_no] = us
+    return table, builds
+
+
+def summarise(table, builds, default="default"):
+    """Rows of (case, build, per-pass figures, mean ratio to the default over the passes both have)."""
+    rows = []
+    for case, by_build in table.items():
+        base = by_build.get(default, {})
+        for build in builds:
+            runs = by_build.get(build)
+            if not runs:
+                continue
+            shared = [p for p in runs if p in base and base[p] > 0]
+            ratio = statistics.mean(runs[p] / base[p] for p in shared) if shared and build != default else None
+            rows.append((case, build, [runs[p] for p in sorted(runs)], ratio))
+    return rows
+
+
+def main(argv) -> int:
+    if len(argv) != 2:
+        print("usage: experiment_summary.py TIMINGS.txt", file=sys.stderr)
+        return 2
+    try:
+        with open(argv[1]) as f:
+            table, builds = parse(f)
+    except (OSError, ValueError) as e:
+        print(f"experiment_summary: {argv[1]}: {e}", file=sys.stderr)
+        return 2
+    rows = summarise(table, builds)
+    if not any(r[3] is not None for r in rows):
+        print(f"experiment_summary: {argv[1]}: no case has both a default and another build", file=sys.stderr)
+        return 2
+    print("case, build: median us per pass; time / default's time in the same pass, mean over passes")
+    for case, build, runs, ratio in rows:
+        print(f"{case:60s} {build:28s} " + " ".join(f"{u:9.2f}" for u in runs)
+              + (f"   x{ratio:.3f}" if ratio is not None else ""))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
