@@ -22,10 +22,12 @@ GPU span of 14-21 us by the profiler, 17-25 us held); held do_bench read 0.5-0.7
 and the harness at the ~10 us RMSNorm cases of the 8d53e09 run (t256_h4096: 11.17 held, 10.53 plain,
 10.42 harness, 8.10 us kernel span by the profiler). The rule was set after that run (which compared
 the held figure alone: 61 of 62) and before the run that confirms it.
-For cases under 100 us, two diagnostics: the held do_bench once more with a flush of the L2's size
-instead of 256 MB (do_bench_l2_flush_us), and the call timed with the harness's own protocol from
-Python (harness_protocol_py_us: batches of 4 cold launches, one synchronization a batch); the SM
-clock is recorded after each variant.
+For cases under 100 us, three diagnostics: the held do_bench once more with a flush of the L2's size
+instead of 256 MB (do_bench_l2_flush_us), the call timed with the harness's own protocol from
+Python (harness_protocol_py_us: batches of 4 cold launches, one synchronization a batch), and
+do_bench's own loop with a synchronization after every iteration (do_bench_loop_sync_us: the one change
+that moved do_bench's ~10 us figures onto the harness's in session 7's probe); the SM clock is
+recorded after each variant.
 do_bench runs --runs times per case under 1 ms, once past it (median of its medians, with their min and max recorded): at
 ~10 us a single do_bench call moved by up to 8% from run to run on the H200
 (results/h200/NOTES.md), more than the tolerance.
@@ -154,6 +156,25 @@ def harness_protocol_us(torch, fn, flush_bytes, hold_cycles, batches=25, batch=4
         pairs[-1][1].synchronize()
         if b:
             times += [1e3 * start.elapsed_time(end) for start, end in pairs]
+    return statistics.median(times)
+
+
+def loop_sync_us(torch, fn, iters=200):
+    """do_bench's loop (a 256 MB zero_, start event, the call, end event) with a host synchronization
+    after every iteration, median in us over `iters` after 10 of warm-up. A diagnostic: session 7's
+    timing probe found that this one change moves do_bench's ~10 us figures onto the harness's
+    (results/h200/timing_probe/README.md); recorded in every run so that the finding is re-measured."""
+    cache = torch.empty(256 * 1024 * 1024 // 4, dtype=torch.int, device="cuda")
+    times = []
+    for i in range(iters + 10):
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        cache.zero_()
+        start.record()
+        fn()
+        end.record()
+        end.synchronize()
+        if i >= 10:
+            times.append(1e3 * start.elapsed_time(end))
     return statistics.median(times)
 
 
@@ -295,7 +316,7 @@ def main() -> int:
             plain_mhz = mhz = sm_clock_mhz(torch)
             # The hold, as the harness's: twice the call's host time (at most 1 ms), in cycles at this clock.
             hold_us = min(2 * host_us(torch, fn), 1000.0)
-            l2_us = l2_mhz = proto_us = proto_mhz = None
+            l2_us = l2_mhz = proto_us = proto_mhz = sync_us = sync_mhz = None
             if can_hold:
                 with held_flush(torch, int(hold_us * plain_mhz)):
                     runs_us = sorted(bench() for _ in range(runs))
@@ -308,6 +329,8 @@ def main() -> int:
                     l2_mhz = sm_clock_mhz(torch)
                     proto_us = harness_protocol_us(torch, fn, l2_bytes, int(hold_us * plain_mhz))
                     proto_mhz = sm_clock_mhz(torch)
+                    sync_us = loop_sync_us(torch, fn)
+                    sync_mhz = sm_clock_mhz(torch)
             else:  # an older triton: compare with plain do_bench (said once, above)
                 runs_us, hold_us = plain_us, None
             kernels, kernel_span_us = profiled_calls(torch, fn) if a.kernels else (None, None)
@@ -328,6 +351,8 @@ def main() -> int:
                      "do_bench_l2_flush_us": l2_us, "do_bench_l2_flush_sm_mhz": l2_mhz,
                      # the harness's protocol from Python (harness_protocol_us), and the clock after it
                      "harness_protocol_py_us": proto_us, "harness_protocol_py_sm_mhz": proto_mhz,
+                     # do_bench's loop with a sync after every iteration (loop_sync_us), and the clock after it
+                     "do_bench_loop_sync_us": sync_us, "do_bench_loop_sync_sm_mhz": sync_mhz,
                      "ok": abs(ratio - 1) <= tol,
                      # the SM clock after do_bench and after the harness's launches (its sm_mhz counter)
                      "do_bench_sm_mhz": mhz, "harness_sm_mhz": case.counters.get("sm_mhz"),
@@ -336,7 +361,8 @@ def main() -> int:
         print(f"{case.name:55s} harness {case.median_us:9.2f} us  do_bench {do_bench_us:9.2f} us "
               f"[{compared}] (plain {plain_med:.2f}" + (f", held {held_med:.2f}" if held_med is not None else "")
               + (f", L2-sized flush {l2_us:.2f} at {l2_mhz:.0f} MHz" if l2_us else "")
-              + (f", harness protocol from Python {proto_us:.2f} at {proto_mhz:.0f} MHz" if proto_us else "") + ")  "
+              + (f", harness protocol from Python {proto_us:.2f} at {proto_mhz:.0f} MHz" if proto_us else "")
+              + (f", do_bench's loop synchronized {sync_us:.2f}" if sync_us else "") + ")  "
               f"ratio {ratio:6.3f}  {'ok' if rows[-1]['ok'] else 'DIFFERS'}  "
               f"SM MHz {f'{hmhz:.0f}' if hmhz else '-'} / {mhz:.0f}"
               + (f"  kernels {len(kernels)} ({kernel_span_us:.2f} us under the profiler)" if kernels else ""))
