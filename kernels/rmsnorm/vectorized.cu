@@ -446,20 +446,23 @@ void launch_typed(const Problem& p, const VectorizedConfig& c, cudaStream_t stre
   }
   const auto blocks = static_cast<unsigned>((p.rows + c.rows_per_block - 1) / c.rows_per_block);
   const int smem = c.stage_w ? hidden * static_cast<int>(sizeof(T)) : 0;
-  auto go = [&](auto kern) {
-    if (smem > 48 * 1024) {  // opt in once per instantiation (up to 64 KB: 4096 vectors of 16 B)
+  // One lambda instantiation per kernel (depth x staging), so that its static opt-in belongs to that
+  // kernel: keyed on the kernel's pointer type instead, every instantiation of one dtype shared a
+  // single static, and only the first kernel to need more than 48 KB would have been opted in.
+  auto go = [&](auto depth, auto stage) {
+    auto* kern = kernel<T, Vec, decltype(depth)::value, decltype(stage)::value>;
+    if (smem > 48 * 1024) {  // opt in once per kernel (up to 64 KB: 4096 vectors of 16 B)
       static const cudaError_t opt_in = cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, 64 * 1024);
       SB_CUDA_CHECK(opt_in);
     }
     kern<<<blocks, c.block_threads, smem, stream>>>(x, w, y, p.rows, hidden, eps, c.threads_per_row);
   };
   auto by_depth = [&](auto stage) {
-    constexpr bool kStage = decltype(stage)::value;
     switch (c.vectors_per_thread) {
-      case 1: go(kernel<T, Vec, 1, kStage>); break;
-      case 2: go(kernel<T, Vec, 2, kStage>); break;
-      case 4: go(kernel<T, Vec, 4, kStage>); break;
-      default: go(kernel<T, Vec, 8, kStage>); break;
+      case 1: go(kInt<1>, stage); break;
+      case 2: go(kInt<2>, stage); break;
+      case 4: go(kInt<4>, stage); break;
+      default: go(kInt<8>, stage); break;
     }
   };
   if (c.stage_w)
