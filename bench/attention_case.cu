@@ -82,8 +82,9 @@ std::vector<double> fetch_all(const void* device, DType t, std::size_t count, cu
   return to_doubles(raw, t);
 }
 
-AttentionData::AttentionData(const AttentionDims& dims, DType dtype, uint64_t seed, cudaStream_t stream, float q_stddev)
-    : d_(dims), dtype_(dtype), stream_(stream),
+AttentionData::AttentionData(const AttentionDims& dims, DType dtype, uint64_t seed, cudaStream_t stream, float q_stddev,
+                             double scale)
+    : d_(dims), dtype_(dtype), scale_(scale), stream_(stream),
       q_(dims.batch * dims.q_len * dims.heads_q * dims.head_dim * size_bytes(dtype)),
       k_(dims.batch * dims.kv_len * dims.heads_kv * dims.head_dim * size_bytes(dtype)),
       v_(dims.batch * dims.kv_len * dims.heads_kv * dims.head_dim * size_bytes(dtype)),
@@ -109,6 +110,7 @@ attention::Problem AttentionData::problem() const {
   p.q_len = d_.q_len;
   p.kv_len = d_.kv_len;
   p.causal = d_.causal;
+  p.scale = scale_;
   p.dtype = dtype_;
   p.q = q_.get();
   p.k = k_.get();

@@ -45,8 +45,10 @@ class AttentionData {
  public:
   // Q, K, V ~ N(0, 1) drawn on the device from `seed`; O poisoned with NaN; no workspace yet.
   // q_stddev != 1 draws Q ~ N(0, q_stddev^2) instead (the reference sees the same Q): large values give
-  // extreme logits (q.k ~ q_stddev * sqrt(head_dim)) for the overflow tests.
-  AttentionData(const AttentionDims& dims, DType dtype, uint64_t seed, cudaStream_t stream, float q_stddev = 1.0f);
+  // extreme logits (q.k ~ q_stddev * sqrt(head_dim)) for the overflow tests. scale is the problem's
+  // softmax scale (0: 1 / sqrt(head_dim)); the reference uses the same.
+  AttentionData(const AttentionDims& dims, DType dtype, uint64_t seed, cudaStream_t stream, float q_stddev = 1.0f,
+                double scale = 0.0);
   ~AttentionData();
   AttentionData(const AttentionData&) = delete;
   AttentionData& operator=(const AttentionData&) = delete;
@@ -68,6 +70,7 @@ class AttentionData {
 
   AttentionDims d_;
   DType dtype_;
+  double scale_;
   cudaStream_t stream_;
   DeviceBuffer q_, k_, v_, o_, ws_;
   cublasHandle_t cublas_ = nullptr;

@@ -3,7 +3,8 @@
 // (130 leaves most chunks empty: lse = -inf, which the combine must ignore), kv_len 1 and lengths that
 // are no multiple of a tile, the heuristic's own split counts, speculative tokens with bottom-right
 // causal masking (fully masked rows give 0), head dims 64 and 256, MQA (several row blocks), MHA with one
-// and two kv heads a block, logits of +-5e5, bit-identical repeats, and the refusals through attention::run.
+// and two kv heads a block, logits of +-5e5, fp16 with a large softmax scale (the FMA kernel), bit-identical
+// repeats, and the refusals through attention::run.
 #include <gtest/gtest.h>
 
 #include <optional>
@@ -70,8 +71,9 @@ INSTANTIATE_TEST_SUITE_P(SplitsAndLengths, DecodeSplitkForced,
 using ShapeParam = std::tuple<DType, AttentionDims, int64_t>;
 
 const AttentionDims kShapes[] = {
-    {1, 32, 8, 128, 1, 4096, false},   // the ANCHORS b1 shape: 32 heuristic splits
-    {1, 32, 8, 128, 1, 32768, false},  // 31 heuristic splits, a short last chunk
+    {1, 32, 8, 128, 1, 4096, false},   // the ANCHORS b1 shape: 16 heuristic splits of 256 keys
+    {1, 32, 8, 128, 1, 32768, false},  // 16 heuristic splits of 2048 keys
+    {1, 32, 8, 128, 1, 33000, false},  // 16 splits of 2112 keys: a short last chunk, a partial last tile
     {1, 4, 1, 64, 8, 5, true},         // 8 speculative tokens, kv_len 5: rows 0-2 see no key (output 0)
     {2, 8, 2, 256, 4, 1000, true},     // d256, 4 tokens: 16 rows in 4 row blocks of 4
     {1, 32, 1, 128, 1, 4097, false},   // MQA: 32 rows in 4 row blocks of 8
@@ -126,6 +128,21 @@ INSTANTIATE_TEST_SUITE_P(Logits, DecodeSplitkExtreme,
                            return std::string(name(std::get<0>(i.param))) + "_splits" +
                                   std::to_string(std::get<1>(i.param));
                          });
+
+// fp16 with a softmax scale above 1 / log2 e: the scaled Q no longer fits fp16, so the plan takes the FMA
+// kernel (the tensor-core kernel's 16-bit Q parts would round |q| x scale x log2 e > 65504 to inf). Q ~
+// N(0, 1000^2) with scale 40: |q| x 40 x log2 e passes 65504 from |q| ~ 1135 on, while |q.k| (std ~11k)
+// stays below fp16's 65504 for the same-dtype reference.
+TEST(DecodeSplitk, Fp16LargeScaleStaysFinite) {
+  SB_REQUIRE_GPU();
+  Stream stream;
+  AttentionData data({2, 8, 2, 128, 1, 1000, false}, DType::f16, 13, stream.get(), 1000.0f, 40.0);
+  for (int64_t splits : {0, 3}) {
+    const Check c = run_and_verify(data, splits, stream);
+    EXPECT_TRUE(c.ok) << "num_splits " << splits << ": " << c.message;
+    EXPECT_LE(c.err, 1.0);
+  }
+}
 
 // No atomics anywhere in the reduction: two runs give the same bits, with and without splits.
 TEST(DecodeSplitk, RepeatedRunsAreBitIdentical) {

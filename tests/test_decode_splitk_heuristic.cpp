@@ -1,6 +1,7 @@
 // CPU tests of decode_splitk's launch plan (kernels/attention/decode_splitk.h): the split heuristic's
 // worked examples on an H200 (132 SMs), its invariants over many shapes, forced split counts, the rows
-// per block, the workspace size and the supports() reasons. No GPU needed.
+// per block, which problems take the tensor-core kernel, both kernels' shared memory, the workspace size
+// and the supports() reasons. No GPU needed.
 #include <gtest/gtest.h>
 
 #include "attention/attention.h"
@@ -32,21 +33,23 @@ TEST(DecodeSplitkPlan, AnchorShapesOnH200) {
     int splits;
     int64_t chunk_keys;
   };
-  // 32 q heads / 8 kv heads, d128: 4 rows a block, 2 keys a lane, tiles of 32 keys, 264 slots.
+  // 32 q heads / 8 kv heads, d128: 4 rows a block, the tensor-core kernel: tiles of 64 keys, one slot an
+  // SM (132 slots).
   const Case cases[] = {
-      {1, 4096, 32, 128},      // the worked example in decode_splitk.h
-      {1, 32768, 31, 1088},    // 34 tiles a chunk; the last chunk holds the remaining 4 tiles
-      {1, 131072, 32, 4096},   // 31 (0.939) misses 0.95 x 0.990 (s = 98 fills 2.97 waves)
-      {16, 8192, 2, 4096},     // 128 blocks: two splits fill 256 of the 264 slots
-      {64, 4096, 1, 4096},     // 512 blocks fill the GPU: no split, no combine
+      {1, 4096, 16, 256},      // the worked example in decode_splitk.h: 128 blocks, one wave
+      {1, 32768, 16, 2048},
+      {1, 131072, 16, 8192},
+      {16, 8192, 1, 8192},     // 128 blocks >= 0.8 x 132: no split, no combine
+      {64, 4096, 1, 4096},     // 512 blocks fill the GPU
       {64, 16384, 1, 16384},
   };
   for (const Case& c : cases) {
     const Plan plan = make_plan(decode(c.batch, 32, 8, 128, c.kv_len), kH200Sms);
+    EXPECT_TRUE(plan.tensor_cores);
     EXPECT_EQ(plan.rows_per_block, 4);
     EXPECT_EQ(plan.row_blocks, 1);
-    EXPECT_EQ(plan.tile_keys, 32);
-    EXPECT_EQ(plan.blocks_per_sm, 2);
+    EXPECT_EQ(plan.tile_keys, kTcTileKeys);
+    EXPECT_EQ(plan.blocks_per_sm, 1);
     EXPECT_EQ(plan.num_splits, c.splits) << "batch " << c.batch << " kv " << c.kv_len;
     EXPECT_EQ(plan.chunk_keys, c.chunk_keys) << "batch " << c.batch << " kv " << c.kv_len;
   }
@@ -95,6 +98,12 @@ TEST(DecodeSplitkPlan, HeuristicInvariants) {
                 EXPECT_GE(plan.chunk_keys, kMinSplitKeys);
               }
               const int64_t rows = hq / hkv * q_len;
+              // bf16: every GQA row block up to head_dim 128 on tensor cores, with their tile and slot.
+              EXPECT_EQ(plan.tensor_cores, plan.rows_per_block >= 2 && plan.heads_per_block == 1 && d <= 128);
+              if (plan.tensor_cores) {
+                EXPECT_EQ(plan.tile_keys, kTcTileKeys);
+                EXPECT_EQ(plan.blocks_per_sm, 1);
+              }
               EXPECT_GE(plan.rows_per_block * plan.row_blocks, rows);
               EXPECT_LT(plan.rows_per_block * (plan.row_blocks - 1), rows);
               EXPECT_EQ(hkv % plan.heads_per_block, 0);
@@ -111,15 +120,15 @@ TEST(DecodeSplitkPlan, HeuristicInvariants) {
 }
 
 TEST(DecodeSplitkPlan, ForcedSplitsAreClampedAndMayBeEmpty) {
-  Problem p = decode(2, 8, 2, 128, 1000);  // 4 rows a block, tiles of 32 keys: 32 tiles
+  Problem p = decode(2, 8, 2, 128, 1000);  // 4 rows a block, tensor cores, tiles of 64 keys: 16 tiles
   p.num_splits = 130;
   Plan plan = make_plan(p, kH200Sms);
   EXPECT_EQ(plan.num_splits, 130);
-  EXPECT_EQ(plan.chunk_keys, 32);  // one tile a split: splits 32 .. 129 are empty
+  EXPECT_EQ(plan.chunk_keys, 64);  // one tile a split: splits 16 .. 129 are empty
   p.num_splits = 7;
   plan = make_plan(p, kH200Sms);
   EXPECT_EQ(plan.num_splits, 7);
-  EXPECT_EQ(plan.chunk_keys, 5 * 32);  // ceil(32 / 7) tiles
+  EXPECT_EQ(plan.chunk_keys, 3 * 64);  // ceil(16 / 7) tiles
   p.num_splits = 1;
   plan = make_plan(p, kH200Sms);
   EXPECT_EQ(plan.num_splits, 1);
@@ -130,7 +139,7 @@ TEST(DecodeSplitkPlan, ForcedSplitsAreClampedAndMayBeEmpty) {
   p.num_splits = 3;
   plan = make_plan(p, kH200Sms);
   EXPECT_EQ(plan.num_splits, 3);  // split 0 holds the one key; 1 and 2 are empty
-  EXPECT_EQ(plan.chunk_keys, 32);
+  EXPECT_EQ(plan.chunk_keys, 64);
 }
 
 TEST(DecodeSplitkPlan, RowsPerBlock) {
@@ -148,7 +157,8 @@ TEST(DecodeSplitkPlan, RowsPerBlock) {
   EXPECT_EQ(rows(64, 8, 256, 1), std::make_pair(4, int64_t{2}));   // d256 stops at 4 rows
   EXPECT_EQ(make_plan(decode(1, 32, 8, 64, 4096), kH200Sms).tile_keys, 64);
   EXPECT_EQ(make_plan(decode(1, 32, 32, 128, 4096), kH200Sms).tile_keys, 16);  // 2 keys a lane, 2 heads a key
-  EXPECT_EQ(make_plan(decode(1, 8, 4, 128, 4096), kH200Sms).tile_keys, 32);    // 2 keys a lane at every row count
+  EXPECT_EQ(make_plan(decode(1, 8, 4, 128, 4096), kH200Sms).tile_keys, kTcTileKeys);  // GQA: tensor cores
+  EXPECT_EQ(make_plan(decode(1, 16, 8, 256, 4096), kH200Sms).tile_keys, 16);  // FMA, 2 rows: still 2 keys a lane
   EXPECT_EQ(make_plan(decode(1, 32, 8, 256, 4096), kH200Sms).tile_keys, 16);
 }
 
@@ -163,8 +173,42 @@ TEST(DecodeSplitkPlan, PipelineFitsSharedMemory) {
     EXPECT_LE(pipeline_stages(rows) * stage_bytes * blocks_per_sm(rows), 227 * 1024) << rows << " rows";
   }
   EXPECT_EQ(pipeline_stages(8), 2 * pipeline_stages(4));
-  for (int64_t d : {64, 128, 256})  // tile_keys x head_dim x 2 B x (K, V) = one stage
-    EXPECT_EQ(make_plan(decode(1, 32, 8, d, 4096), kH200Sms).tile_keys * d * 2 * 2, 16 * 1024) << "d" << d;
+  for (int64_t d : {64, 128, 256})  // FMA (MHA, odd heads: one head a block): tile_keys x head_dim x 2 B x (K, V)
+    EXPECT_EQ(make_plan(decode(1, 3, 3, d, 4096), kH200Sms).tile_keys * d * 2 * 2, 16 * 1024) << "d" << d;
+}
+
+// The tensor-core kernel: 96 KB of K and V stages a block at both head dims (3 stages of 8 KB a warp at
+// d128, 6 of 4 KB at d64), plus the three Q parts, and two blocks fit an SM's 228 KB (1 KB reserved and
+// at most 256 B of static shared memory a block).
+TEST(DecodeSplitkPlan, TensorCorePipelineFitsSharedMemory) {
+  for (int d : {64, 128}) {
+    EXPECT_EQ(kTcThreads / 32 * tc_stages(d) * tc_warp_stage_bytes(d), 96 * 1024) << "d" << d;
+    EXPECT_EQ(tc_smem_bytes(d), 96 * 1024 + kTcQParts * 16 * d * 2) << "d" << d;
+    EXPECT_LE(2 * (tc_smem_bytes(d) + 1024 + 256), 228 * 1024) << "d" << d;
+  }
+  EXPECT_EQ(tc_smem_bytes(128), 110592);  // the dynamic shared memory Nsight Compute reported (session 8)
+  EXPECT_EQ(kTcTileKeys, 64);
+}
+
+// fp16 holds the scaled Q (q x scale x log2 e) in 16-bit parts only while that factor is <= 1; beyond it
+// the plan takes the FMA kernel. bf16 has fp32's range: always tensor cores.
+TEST(DecodeSplitkPlan, TensorCoresOnlyWhereTheScaledQFits) {
+  constexpr double kLog2e = 1.4426950408889634;
+  auto plan = [](DType t, double scale) {
+    Problem p = decode(2, 8, 2, 128, 1000);
+    p.dtype = t;
+    p.scale = scale;
+    return make_plan(p, kH200Sms);
+  };
+  EXPECT_TRUE(plan(DType::bf16, 40.0).tensor_cores);
+  EXPECT_TRUE(plan(DType::f16, 0.0).tensor_cores);  // 1 / sqrt(128) x log2 e = 0.128
+  EXPECT_TRUE(plan(DType::f16, 0.999 / kLog2e).tensor_cores);
+  const Plan big = plan(DType::f16, 1.001 / kLog2e);
+  EXPECT_FALSE(big.tensor_cores);
+  EXPECT_EQ(big.tile_keys, 32);  // the FMA kernel's tile and slots
+  EXPECT_EQ(big.blocks_per_sm, 2);
+  EXPECT_FALSE(make_plan(decode(1, 32, 32, 128, 4096), kH200Sms).tensor_cores);  // MHA: kv head pairs
+  EXPECT_FALSE(make_plan(decode(1, 32, 8, 256, 4096), kH200Sms).tensor_cores);   // head_dim 256
 }
 
 // MHA with 1-2 query tokens, an even kv head count and head_dim <= 128 pairs kv heads; everything else

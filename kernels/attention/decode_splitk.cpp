@@ -9,6 +9,7 @@ namespace sb::attention::decode_splitk {
 namespace {
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 constexpr std::size_t kAlign = 256;
+constexpr double kLog2e = 1.4426950408889634;
 std::size_t align_up(std::size_t x) { return (x + kAlign - 1) / kAlign * kAlign; }
 }  // namespace
 
@@ -42,9 +43,19 @@ Plan make_plan(const Problem& p, int sm_count) {
   // MHA with 1 or 2 rows (query tokens) a kv head: 2 adjacent kv heads a block (a key's two head pieces
   // lie within one warp up to head_dim 128).
   if (p.heads_q == p.heads_kv && rows <= 2 && p.heads_kv % 2 == 0 && p.head_dim <= 128) plan.heads_per_block = 2;
-  plan.blocks_per_sm = blocks_per_sm(plan.rows_per_block);
-  const int lanes_per_key = static_cast<int>(p.head_dim) / kDimsPerLane * plan.heads_per_block;
-  plan.tile_keys = kThreads / std::max(1, lanes_per_key) * keys_per_lane(plan.rows_per_block);
+  // GQA row blocks at head_dim <= 128 run the tensor-core kernel: 64-key tiles, one slot an SM (see Plan).
+  // It holds the scaled Q (q x softmax scale x log2 e) as 16-bit parts: in fp16 that fits only while the
+  // factor is <= 1 (|q| <= 65504); a larger scale takes the FMA kernel, which scales Q in fp32.
+  const bool q_fits = p.dtype != DType::f16 || p.softmax_scale() * kLog2e <= 1.0;
+  plan.tensor_cores = plan.rows_per_block >= 2 && plan.heads_per_block == 1 && p.head_dim <= 128 && q_fits;
+  if (plan.tensor_cores) {
+    plan.blocks_per_sm = 1;
+    plan.tile_keys = kTcTileKeys;
+  } else {
+    plan.blocks_per_sm = blocks_per_sm(plan.rows_per_block);
+    const int lanes_per_key = static_cast<int>(p.head_dim) / kDimsPerLane * plan.heads_per_block;
+    plan.tile_keys = kThreads / std::max(1, lanes_per_key) * keys_per_lane(plan.rows_per_block);
+  }
   plan.tiles = ceil_div(p.kv_len, plan.tile_keys);
   int64_t splits;
   if (p.num_splits > 0) {

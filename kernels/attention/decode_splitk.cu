@@ -1,7 +1,10 @@
 // decode_splitk: flash-decoding. One block reads a chunk of one kv head's K and V once (of two adjacent kv
 // heads at MHA decode), for every query row of that head's GQA group, with an fp32 online softmax; the
 // chunks of a sequence run in parallel (split-KV) and a small combine kernel merges their partial outputs
-// by log-sum-exp.
+// by log-sum-exp. Two split kernels (Plan::tensor_cores chooses):
+// - GQA row blocks (2-8 query rows of one kv head) at head_dim 64/128: split_kernel_tc, Q K^T and P V on
+//   tensor cores in 128-thread blocks (its comment, above its code, has the details).
+// - MHA with one row a block and head_dim 256: split_kernel, FMAs in 256-thread blocks:
 // Mapping: a 256-thread block = (batch, H adjacent kv heads, row block of <= 8 query rows, split), where
 // H = Plan::heads_per_block is 2 at MHA with q_len <= 2, even heads_kv and head_dim <= 128, else 1.
 // head_dim / 8 lanes hold one head's piece of a key row, 16 B each (16 lanes = 256 B at d128), and
@@ -16,33 +19,50 @@
 // pipeline_stages() tiles: each thread copies exactly the 16-byte pieces it later reads (no block barrier
 // in the loop), reads a tile's pieces into registers, refills that stage with the tile `stages` ahead,
 // then computes, so every stage is in flight while a tile is computed (64 KB a block, 128 KB an SM at 4
-// stages). Groups merge by shuffles, warps through shared memory (reusing the pipeline's); one split
-// writes O, several write fp32 partial O + lse for the combine, which is launched programmatically
-// dependent (PDL) on the split kernel.
+// stages). Groups merge by shuffles, warps through shared memory (reusing the pipeline's).
+// Both: one split writes O, several write fp32 partial O + lse for the combine, which is launched
+// programmatically dependent (PDL) on the split kernel.
 // Traffic: K and V once, Q and O once, plus 8 B per (row, split, dim) of partials (L2-resident).
 // Floor at 4.2 TB/s (bf16, 32/8 heads, d128; K+V bytes): b1 KV 4k 4.0 us, 32k 32 us, 128k 128 us; b16 8k
 // 128 us; b64 4k 256 us; b64 16k 1023 us. Aim: >= 90% of it once K+V >= 128 MiB and < 10 us (split kernel
 // + combine) at b1 4k. Constraints: fp16/bf16, head_dim 64/128/256, q_len <= 8, 16-byte aligned Q, K, V.
-// Measured (H200, bf16, d128, cold L2, median of 3 repetitions, us, one command on 2026-11-29; results in
-// results/h200/history/2026-11-29_experiments/): the previous kernel (a butterfly per dot, exp2f, one kv
-// head a block) / + transposed_sum (SB_DECODE_EXPERIMENT=3 then) / + ex2.approx (4) / + MHA head pairs
-// (5, this kernel); SDPA cuDNN in the same command:
+// Measured, FMA kernel steps (H200, bf16, d128, cold L2, median of 3 repetitions, us, one command on
+// 2026-11-29; results/h200/history/2026-11-29_experiments/): the first kernel (a butterfly per dot, exp2f,
+// one kv head a block) / + transposed_sum / + ex2.approx / + MHA head pairs; SDPA cuDNN in the same command:
 //   GQA 32/8  b1 KV 4096     18.1 / 18.1 / 18.1 / 17.9   cuDNN 17.2
 //             b1 KV 32768    55.1 / 54.8 / 54.7 / 54.5         49.0
 //             b16 KV 8192     152 /  150 /  147 /  148          134
 //             b64 KV 16384   1013 / 1008 / 1011 /  995          974
 //   MHA 32/32 b64 KV 16384   4587 / 4598 / 4593 / 3873         3856
 //             b1 KV 131072    603 /  603 /  604 /  494          495
-// The transposed sum and ex2.approx changed GQA times by at most 3% (b16 KV 8192: 152 -> 147); the head
-// pairs made MHA 1.18-1.22x faster, at cuDNN's level (cuDNN / ours 0.996-1.002x); GQA is 0.90-0.98x
-// cuDNN (was 0.88-0.96x).
+// The transposed sum and ex2.approx changed GQA times by at most 3%; the head pairs made MHA 1.18-1.22x
+// faster, at cuDNN's level. GQA stayed at 0.90-0.98x cuDNN: Nsight Compute at b16 KV 8192 showed the FMA
+// kernel 74.5% issue-active at 2 splits (134-137 us + a 4 us combine) where cuDNN's kernel, 128 blocks of
+// 128 threads, unsplit, takes 124 us at 17.8% issue-active.
+// Measured, tensor-core kernel (GQA 32/8, d128, same units, two passes of one command with the builds'
+// order reversed in the second, 2026-11-30; results/h200/history/2026-11-30_session8_experiments/
+// decode_tc_one_block_slots/): the FMA kernel / this kernel / cuDNN, pass 1, pass 2:
+//   b1 KV 4096     18.0, 17.9 / 16.2, 16.4 / 16.3, 16.9
+//   b1 KV 32768    54.3, 54.3 / 50.2, 50.5 / 49.2, 48.8
+//   b1 KV 131072    147,  148 /  139,  140 /  139,  138
+//   b4 KV 131072    513,  511 /  489,  489 /  492,  492
+//   b16 KV 8192     147,  148 /  136,  136 /  133,  134
+//   b64 KV 4096     265,  265 /  260,  260 /  255,  255
+//   b64 KV 16384   1006, 1004 /  978,  978 /  973,  972
+// 1.02-1.10x the FMA kernel, 0.97-1.03x cuDNN. The split heuristic counts one block an SM for it (two
+// fit): b16 KV 8192 unsplit 136 us against 139-142 at 2 splits. Nsight Compute (clean caches): its b16 KV
+// 8192 split kernel 128 us at 87.5% of DRAM peak and 30% issue-active (cuDNN 124 us); at b1 KV 4096 the
+// split kernel takes 10.2-10.8 us and the combine 4.1-5.4, so the < 10 us aim is out of reach of the
+// split kernel alone (16.8 MB in 10.5 us is 1.6 TB/s; where that time goes is not yet analysed).
 #include <algorithm>
 #include <atomic>
 #include <climits>
 #include <limits>
+#include <stdexcept>
 #include <type_traits>
 
 #include "attention/decode_splitk.h"
+#include "attention/tiled_flash.cuh"
 #include "common/check.h"
 #include "common/dispatch.cuh"
 #include "common/fastmath.cuh"
@@ -86,6 +106,22 @@ __device__ inline void pdl_wait() {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   asm volatile("griddepcontrol.wait;\n" ::: "memory");
 #endif
+}
+
+// Opts `Kernel` in to `bytes` of dynamic shared memory (past the default 48 KB) and the largest shared
+// memory carveout, once per kernel and device: the static is per kernel (the template argument is the
+// kernel itself, not its type, which every split kernel shares).
+template <auto Kernel>
+void opt_in_smem(int bytes) {
+  constexpr int kMaxDevices = 64;
+  static std::atomic<bool> ready[kMaxDevices] = {};
+  int dev = 0;
+  SB_CUDA_CHECK(cudaGetDevice(&dev));
+  if (dev >= 0 && dev < kMaxDevices && ready[dev].load(std::memory_order_acquire)) return;
+  SB_CUDA_CHECK(cudaFuncSetAttribute(Kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
+  SB_CUDA_CHECK(cudaFuncSetAttribute(Kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
+                                     cudaSharedmemCarveoutMaxShared));
+  if (dev >= 0 && dev < kMaxDevices) ready[dev].store(true, std::memory_order_release);
 }
 
 struct Params {
@@ -404,6 +440,281 @@ __global__ void __launch_bounds__(kThreads, Tile<D, R, H>::kMinBlocks) split_ker
   }
 }
 
+// The tensor-core split kernel, for GQA row blocks (2, 4 or 8 query rows of one kv head) at head_dim 64
+// or 128 (Plan::tensor_cores): cuDNN's shape of block as Nsight Compute showed it (128 threads, two blocks
+// an SM, few instructions per byte). 4 warps; a tile is kTcTileKeys = 64 keys, warp w owns keys
+// 16w .. 16w + 15 of every tile with its own cp.async pipeline of tc_stages() stages (no block barrier in
+// the loop). S = Q K^T and O += P V by mma.sync m16n8k16 (fp32 accumulators), K and V through XOR-swizzled
+// ldmatrix; the rows are padded to the MMA's 16. Precision: the scaled Q (fp32) is split into three
+// 16-bit parts (hi + mid + lo carry fp32's 24 bits) and P into two, each part its own MMA, so scores and
+// weights keep fp32 precision (session 6's candidate rounded Q and P to 16 bits and failed the
+// +-5e5-logit tests). The fragment and swizzle index math is modelled on the CPU by
+// scripts/tests/test_decode_tc_fragments.py.
+namespace tc {
+using tiled_flash::ldmatrix_x4;
+using tiled_flash::ldmatrix_x4_trans;
+using tiled_flash::mma_16816;
+using tiled_flash::pack2;
+using tiled_flash::smem_addr;
+constexpr int kTcWarps = kTcThreads / 32, kWarpKeys = kTcWarpKeys, kTileKeys = kTcTileKeys;
+constexpr int kQParts = kTcQParts, kPParts = 2;
+template <int D>
+struct Shape {
+  static constexpr int kStages = tc_stages(D);
+  static constexpr int kWarpStageVecs = tc_warp_stage_bytes(D) / 16;  // uint4 per warp-stage: K then V
+  static constexpr int kSmemBytes = tc_smem_bytes(D);
+  // Two blocks an SM (__launch_bounds__ below): dynamic + static shared memory + 1 KB reserved each.
+  static_assert(2 * (kSmemBytes + 2 * kTcWarps * 8 * 4 + 1024) <= 228 * 1024, "two blocks must fit an SM");
+};
+// Row `row` (< 16), 16-byte chunk `chunk` of a [rows][D] 16-bit tile, XOR-swizzled over 8 chunks so that
+// ldmatrix's 8 row reads of one chunk column hit 8 different bank groups.
+template <int D>
+__device__ inline int swz(int row, int chunk) { return row * (D / 8) + (chunk ^ (row & 7)); }
+}  // namespace tc
+
+template <typename T, int D, int R>
+__global__ void __launch_bounds__(kTcThreads, 2) split_kernel_tc(const Params p) {
+  static_assert(R <= 8, "MMA rows g + 8 are padding: at most 8 real rows");
+  using namespace tc;
+  constexpr int S = Shape<D>::kStages, kChunks = D / 8, kNTiles = D / 8;
+  extern __shared__ uint4 smem[];
+  uint4* qs = smem + kTcWarps * S * Shape<D>::kWarpStageVecs;  // [part][16 rows][D] (16-byte chunks)
+  auto& s_acc = *reinterpret_cast<float (*)[kTcWarps][R][D]>(smem);  // after the loop, over the pipeline
+  __shared__ float s_m[kTcWarps][R], s_l[kTcWarps][R];
+
+  if (SB_DECODE_PDL) pdl_launch_dependents();
+  int64_t bid = blockIdx.x;
+  const int split = static_cast<int>(bid % p.num_splits);
+  bid /= p.num_splits;
+  const int rb = static_cast<int>(bid % p.row_blocks);
+  bid /= p.row_blocks;
+  const int64_t kvh = bid % p.heads_kv, b = bid / p.heads_kv;
+  const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32, g = lane / 4, t4 = lane % 4;
+
+  // Q: rows rb * R .. + R - 1 of this kv head's group, scaled, split into three parts (rows >= R zero).
+  for (int idx = tid; idx < 16 * kChunks; idx += kTcThreads) {
+    const int row = idx / kChunks, chunk = idx % kChunks, rg = rb * R + row;
+    float f[8] = {};
+    if (row < R && rg < p.rows) {
+      const int64_t i = rg / p.group, h = kvh * p.group + rg % p.group;
+      unpack8<T>(*reinterpret_cast<const uint4*>(static_cast<const T*>(p.q) + ((b * p.q_len + i) * p.heads_q + h) * D +
+                                                 chunk * 8),
+                 f);
+    }
+    uint32_t w[kQParts][4];
+#pragma unroll
+    for (int e = 0; e < 8; e += 2) {
+      float x0 = f[e] * p.q_scale, x1 = f[e + 1] * p.q_scale;
+#pragma unroll
+      for (int part = 0; part < kQParts; ++part) {
+        const uint32_t v = pack2<T>(x0, x1);
+        T lo16, hi16;
+        memcpy(&lo16, &v, 2);
+        memcpy(&hi16, reinterpret_cast<const char*>(&v) + 2, 2);
+        x0 -= to_float(lo16);
+        x1 -= to_float(hi16);
+        w[part][e / 2] = v;
+      }
+    }
+#pragma unroll
+    for (int part = 0; part < kQParts; ++part)
+      qs[part * 16 * kChunks + swz<D>(row, chunk)] = make_uint4(w[part][0], w[part][1], w[part][2], w[part][3]);
+  }
+
+  int lim[2];  // the last key rows g and g + 8 may see (-1: none, or padding)
+#pragma unroll
+  for (int h2 = 0; h2 < 2; ++h2) {
+    const int row = g + 8 * h2, rg = rb * R + row;
+    lim[h2] = -1;
+    if (row < R && rg < p.rows) {
+      const int64_t i = rg / p.group;
+      const int64_t last = p.causal ? i + p.kv_len - p.q_len : p.kv_len - 1;
+      lim[h2] = static_cast<int>(last < -1 ? -1 : last);
+    }
+  }
+  const int64_t first = static_cast<int64_t>(split) * p.chunk_keys;
+  const int key_begin = static_cast<int>(first < p.kv_len ? first : p.kv_len);
+  const int key_end = static_cast<int>(first + p.chunk_keys < p.kv_len ? first + p.chunk_keys : p.kv_len);
+  const int64_t key_stride = p.heads_kv * D;
+  const T* kbase = static_cast<const T*>(p.k) + (b * p.kv_len * p.heads_kv + kvh) * D;
+  const T* vbase = static_cast<const T*>(p.v) + (b * p.kv_len * p.heads_kv + kvh) * D;
+  const int ntiles = key_end > key_begin ? (key_end - key_begin + kTileKeys - 1) / kTileKeys : 0;
+  uint4* wstage = smem + warp * S * Shape<D>::kWarpStageVecs;  // this warp's stages: [stage][K, V][16][D]
+  auto issue = [&](int i, int st) {
+    if (i < ntiles) {
+      const int t0 = key_begin + i * kTileKeys + warp * kWarpKeys;
+      uint4* dst = wstage + st * Shape<D>::kWarpStageVecs;
+#pragma unroll
+      for (int idx = lane; idx < kWarpKeys * kChunks; idx += 32) {
+        const int row = idx / kChunks, chunk = idx % kChunks, j = t0 + row;
+        const bool valid = j < key_end;
+        const int64_t off = static_cast<int64_t>(valid ? j : key_begin) * key_stride + chunk * 8;
+        cp_async_16_zfill(&dst[swz<D>(row, chunk)], kbase + off, valid);
+        cp_async_16_zfill(&dst[kWarpKeys * kChunks + swz<D>(row, chunk)], vbase + off, valid);
+      }
+    }
+    cp_async_commit();
+  };
+#pragma unroll
+  for (int i = 0; i < S; ++i) issue(i, i);
+  __syncthreads();  // Q's parts are in shared memory
+
+  float m[2] = {kNegInf, kNegInf}, l[2] = {0.0f, 0.0f};  // rows g, g + 8 (l: this thread's columns only)
+  float o[kNTiles][4];
+#pragma unroll
+  for (int n = 0; n < kNTiles; ++n) o[n][0] = o[n][1] = o[n][2] = o[n][3] = 0.0f;
+  const unsigned q_addr = smem_addr(qs);
+  int st = 0;
+  for (int i = 0; i < ntiles; ++i) {
+    cp_async_wait<S - 1>();
+    __syncwarp();  // every lane's copies of tile i are visible to the warp
+    const uint4* kt = wstage + st * Shape<D>::kWarpStageVecs;
+    const unsigned k_addr = smem_addr(kt), v_addr = smem_addr(kt + kWarpKeys * kChunks);
+    // S = Q K^T over this warp's 16 keys: two n8 tiles (keys 0-7, 8-15).
+    float sc[2][4] = {};
+#pragma unroll
+    for (int kk = 0; kk < D / 16; ++kk) {
+      uint32_t kb[4];  // ldmatrix: matrix m = lane / 8: keys (m / 2) * 8 + lane % 8, dims chunk 2 kk + m % 2
+      {
+        const int m4 = lane / 8, row = (m4 / 2) * 8 + lane % 8, chunk = 2 * kk + m4 % 2;
+        ldmatrix_x4(kb, k_addr + 16 * swz<D>(row, chunk));
+      }
+#pragma unroll
+      for (int part = 0; part < kQParts; ++part) {
+        uint32_t qa[4];  // matrix m: rows (m % 2) * 8 + lane % 8, dims chunk 2 kk + m / 2
+        const int m4 = lane / 8, row = (m4 % 2) * 8 + lane % 8, chunk = 2 * kk + m4 / 2;
+        ldmatrix_x4(qa, q_addr + 16 * (part * 16 * kChunks + swz<D>(row, chunk)));
+        mma_16816<T>(sc[0], qa, kb[0], kb[1]);
+        mma_16816<T>(sc[1], qa, kb[2], kb[3]);
+      }
+    }
+    // Mask: key of sc[n][2 h2 + e] is t0 + 8 n + 2 t4 + e, row g + 8 h2.
+    const int t0 = key_begin + i * kTileKeys + warp * kWarpKeys;
+#pragma unroll
+    for (int n = 0; n < 2; ++n)
+#pragma unroll
+      for (int h2 = 0; h2 < 2; ++h2)
+#pragma unroll
+        for (int e = 0; e < 2; ++e) {
+          const int j = t0 + 8 * n + 2 * t4 + e;
+          if (j >= key_end || j > lim[h2]) sc[n][2 * h2 + e] = kNegInf;
+        }
+    // Online softmax per row (the quad of lanes 4g .. 4g + 3 holds a row's 16 keys).
+#pragma unroll
+    for (int h2 = 0; h2 < 2; ++h2) {
+      float mt = fmaxf(fmaxf(sc[0][2 * h2], sc[0][2 * h2 + 1]), fmaxf(sc[1][2 * h2], sc[1][2 * h2 + 1]));
+      mt = fmaxf(mt, __shfl_xor_sync(0xffffffffu, mt, 1));
+      mt = fmaxf(mt, __shfl_xor_sync(0xffffffffu, mt, 2));
+      mt = fmaxf(mt, m[h2]);
+      const float mu = usable_max(mt), alpha = ex2_approx(m[h2] - mu);
+      m[h2] = mt;
+      l[h2] *= alpha;
+#pragma unroll
+      for (int n = 0; n < kNTiles; ++n) {
+        o[n][2 * h2] *= alpha;
+        o[n][2 * h2 + 1] *= alpha;
+      }
+#pragma unroll
+      for (int n = 0; n < 2; ++n)
+#pragma unroll
+        for (int e = 0; e < 2; ++e) {
+          const float w = ex2_approx(sc[n][2 * h2 + e] - mu);
+          sc[n][2 * h2 + e] = w;
+          l[h2] += w;
+        }
+    }
+    // P as the A operand (k = this warp's 16 keys), in two parts.
+    uint32_t pa[kPParts][4];
+    {
+      float rem[2][4];
+#pragma unroll
+      for (int n = 0; n < 2; ++n)
+#pragma unroll
+        for (int e = 0; e < 4; ++e) rem[n][e] = sc[n][e];
+#pragma unroll
+      for (int part = 0; part < kPParts; ++part) {
+        const uint32_t r[4] = {pack2<T>(rem[0][0], rem[0][1]), pack2<T>(rem[0][2], rem[0][3]),
+                               pack2<T>(rem[1][0], rem[1][1]), pack2<T>(rem[1][2], rem[1][3])};
+#pragma unroll
+        for (int a = 0; a < 4; ++a) {
+          pa[part][a] = r[a];
+          T lo16, hi16;
+          memcpy(&lo16, &r[a], 2);
+          memcpy(&hi16, reinterpret_cast<const char*>(&r[a]) + 2, 2);
+          rem[a / 2][(a % 2) * 2] -= to_float(lo16);
+          rem[a / 2][(a % 2) * 2 + 1] -= to_float(hi16);
+        }
+      }
+    }
+    // O += P V: V as B (k = key, n = dim) by ldmatrix.trans, two n8 tiles of dims a load.
+#pragma unroll
+    for (int n = 0; n < kNTiles; n += 2) {
+      uint32_t vb[4];  // matrix m: keys (m % 2) * 8 + lane % 8, dims chunk n + m / 2
+      const int m4 = lane / 8, row = (m4 % 2) * 8 + lane % 8, chunk = n + m4 / 2;
+      ldmatrix_x4_trans(vb, v_addr + 16 * swz<D>(row, chunk));
+#pragma unroll
+      for (int part = 0; part < kPParts; ++part) {
+        mma_16816<T>(o[n], pa[part], vb[0], vb[1]);
+        mma_16816<T>(o[n + 1], pa[part], vb[2], vb[3]);
+      }
+    }
+    __syncwarp();  // every lane is done reading stage st
+    issue(i + S, st);
+    st = st + 1 == S ? 0 : st + 1;
+  }
+  cp_async_wait<0>();
+  // The quad's column sums of l; then the warps merge through shared memory (rows < R only).
+#pragma unroll
+  for (int h2 = 0; h2 < 2; ++h2) {
+    l[h2] += __shfl_xor_sync(0xffffffffu, l[h2], 1);
+    l[h2] += __shfl_xor_sync(0xffffffffu, l[h2], 2);
+  }
+  __syncthreads();  // every warp is done with its pipeline: s_acc reuses it
+  if (g < R) {
+#pragma unroll
+    for (int n = 0; n < kNTiles; ++n) {
+      s_acc[warp][g][8 * n + 2 * t4] = o[n][0];
+      s_acc[warp][g][8 * n + 2 * t4 + 1] = o[n][1];
+    }
+    if (t4 == 0) {
+      s_m[warp][g] = m[0];
+      s_l[warp][g] = l[0];
+    }
+  }
+  __syncthreads();
+  for (int idx = tid; idx < R * D; idx += kTcThreads) {
+    const int r = idx / D, d = idx % D, rg = rb * R + r;
+    if (rg >= p.rows) continue;
+    float mx = kNegInf;
+#pragma unroll
+    for (int w = 0; w < kTcWarps; ++w) mx = fmaxf(mx, s_m[w][r]);
+    const float mu = usable_max(mx);
+    float sum = 0.0f, out = 0.0f;
+#pragma unroll
+    for (int w = 0; w < kTcWarps; ++w) {
+      const float a = exp2f(s_m[w][r] - mu);
+      sum += s_l[w][r] * a;
+      out += s_acc[w][r][d] * a;
+    }
+    out *= sum > 0.0f ? 1.0f / sum : 0.0f;
+    const int64_t row = (b * p.q_len + rg / p.group) * p.heads_q + kvh * p.group + rg % p.group;
+    if (p.num_splits == 1) {
+      static_cast<T*>(p.o)[row * D + d] = from_float<T>(out);
+    } else {
+      const int64_t slot = row * p.num_splits + split;
+      p.part_o[slot * D + d] = out;
+      if (d == 0) p.part_lse[slot] = mx == kNegInf ? kNegInf : mx + log2f(sum);
+    }
+  }
+}
+
+template <typename T, int D, int R>
+void launch_split_tc(unsigned blocks, const Params& prm, cudaStream_t stream) {
+  opt_in_smem<split_kernel_tc<T, D, R>>(tc::Shape<D>::kSmemBytes);
+  split_kernel_tc<T, D, R><<<blocks, kTcThreads, tc::Shape<D>::kSmemBytes, stream>>>(prm);
+  SB_LAUNCH_CHECK();
+}
+
 // One block per output row: O = sum_s 2^(lse_s - M) o_s / sum_s 2^(lse_s - M), M = max_s lse_s, in a
 // fixed order (bit-identical runs). Splits with lse = -inf (no visible key) weigh 0; a row whose
 // splits all saw no key outputs 0.
@@ -480,28 +791,29 @@ int sm_count() {
 template <typename T, int D, int R, int H>
 void launch_split(unsigned blocks, const Params& prm, cudaStream_t stream) {
   using Shape = Tile<D, R, H>;
-  auto* kern = split_kernel<T, D, R, H>;
-  constexpr int kMaxDevices = 64;
-  static std::atomic<bool> ready[kMaxDevices] = {};
-  int dev = 0;
-  SB_CUDA_CHECK(cudaGetDevice(&dev));
-  if (dev < 0 || dev >= kMaxDevices || !ready[dev].load(std::memory_order_acquire)) {
-    SB_CUDA_CHECK(cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, Shape::kSmemBytes));
-    SB_CUDA_CHECK(cudaFuncSetAttribute(kern, cudaFuncAttributePreferredSharedMemoryCarveout,
-                                       cudaSharedmemCarveoutMaxShared));
-    if (dev >= 0 && dev < kMaxDevices) ready[dev].store(true, std::memory_order_release);
-  }
-  kern<<<blocks, kThreads, Shape::kSmemBytes, stream>>>(prm);
+  opt_in_smem<split_kernel<T, D, R, H>>(Shape::kSmemBytes);
+  split_kernel<T, D, R, H><<<blocks, kThreads, Shape::kSmemBytes, stream>>>(prm);
   SB_LAUNCH_CHECK();
 }
 
-// Pairs of kv heads (Plan::heads_per_block 2) exist only at 1 or 2 rows a block and head_dim <= 128.
+// GQA row blocks at head_dim <= 128 run the tensor-core kernel (Plan::tensor_cores), except fp16 with a
+// softmax scale above 1 / log2 e (the FMA kernel); pairs of kv heads (Plan::heads_per_block 2) exist only
+// at 1 or 2 rows a block and head_dim <= 128; the rest (MHA with one row, head_dim 256) runs the FMA kernel.
 template <typename T, int D, int R>
-void launch_rows(int heads_per_block, unsigned blocks, const Params& prm, cudaStream_t stream) {
+void launch_rows(const Plan& plan, unsigned blocks, const Params& prm, cudaStream_t stream) {
   if constexpr (R <= 2 && D <= 128) {
-    if (heads_per_block == 2) return launch_split<T, D, R, 2>(blocks, prm, stream);
+    if (plan.heads_per_block == 2) return launch_split<T, D, R, 2>(blocks, prm, stream);
   }
-  launch_split<T, D, R, 1>(blocks, prm, stream);
+  if constexpr (R >= 2 && D <= 128) {
+    if (plan.tensor_cores) return launch_split_tc<T, D, R>(blocks, prm, stream);
+    if constexpr (std::is_same_v<T, __half>) {
+      launch_split<T, D, R, 1>(blocks, prm, stream);  // fp16 with a large softmax scale
+    } else {
+      throw std::logic_error("attention/decode_splitk: a bf16 GQA plan without tensor cores");
+    }
+  } else {
+    launch_split<T, D, R, 1>(blocks, prm, stream);
+  }
 }
 
 template <typename T, int D>
@@ -510,11 +822,11 @@ void launch_typed(const Plan& plan, const Params& prm, int64_t batch, cudaStream
       static_cast<unsigned>(batch * (prm.heads_kv / plan.heads_per_block) * prm.row_blocks * prm.num_splits);
   const int64_t rows_total = batch * prm.q_len * prm.heads_q;
   switch (plan.rows_per_block) {
-    case 1: launch_rows<T, D, 1>(plan.heads_per_block, blocks, prm, stream); break;
-    case 2: launch_rows<T, D, 2>(plan.heads_per_block, blocks, prm, stream); break;
-    case 4: launch_rows<T, D, 4>(plan.heads_per_block, blocks, prm, stream); break;
+    case 1: launch_rows<T, D, 1>(plan, blocks, prm, stream); break;
+    case 2: launch_rows<T, D, 2>(plan, blocks, prm, stream); break;
+    case 4: launch_rows<T, D, 4>(plan, blocks, prm, stream); break;
     default:
-      if constexpr (D <= 128) launch_rows<T, D, 8>(plan.heads_per_block, blocks, prm, stream);
+      if constexpr (D <= 128) launch_rows<T, D, 8>(plan, blocks, prm, stream);
       break;
   }
   if (prm.num_splits > 1) {

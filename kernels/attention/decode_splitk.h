@@ -34,6 +34,20 @@ inline constexpr double kWaveEfficiency = 0.95;
 #endif
 inline constexpr int kExperiment = SB_DECODE_EXPERIMENT;
 
+// The tensor-core split kernel (GQA: 2-8 query rows of one kv head a block, head_dim 64 or 128; see
+// decode_splitk.cu): 4 warps, each with its own cp.async pipeline over kTcWarpKeys keys of every
+// kTcTileKeys-key tile, the scaled Q in shared memory as kTcQParts 16-bit parts. Stages: 3 at d128, 6 at
+// d64, 96 KB of K and V a block either way (+ 12 or 6 KB of Q); two blocks fit an SM.
+inline constexpr int kTcThreads = 128;
+inline constexpr int kTcWarpKeys = 16;
+inline constexpr int kTcTileKeys = kTcThreads / 32 * kTcWarpKeys;  // 64
+inline constexpr int kTcQParts = 3;
+constexpr int tc_stages(int head_dim) { return head_dim == 128 ? 3 : 6; }
+constexpr int tc_warp_stage_bytes(int head_dim) { return 2 * kTcWarpKeys * head_dim * 2; }  // K and V, 16-bit
+constexpr int tc_smem_bytes(int head_dim) {
+  return kTcThreads / 32 * tc_stages(head_dim) * tc_warp_stage_bytes(head_dim) + kTcQParts * 16 * head_dim * 2;
+}
+
 // Keys a lane owns per tile (16 B of K and 16 B of V each): 2, so a tile stage is 256 threads x 2 keys x
 // 2 (K, V) x 16 B = 16 KB at every head_dim. Resident blocks per SM, by rows per block: Q and the
 // accumulator take 16 registers a row; up to 4 rows fit the 128-register cap of 2 blocks per SM, 8 rows
@@ -50,12 +64,18 @@ constexpr int pipeline_stages(int rows_per_block) {
 }
 
 struct Plan {
+  bool tensor_cores = false;  // the tensor-core kernel: rows_per_block >= 2, heads_per_block 1, head_dim <= 128
+                              // (and, in fp16, softmax scale x log2 e <= 1)
   int rows_per_block = 1;  // query rows (q heads of one kv head x query tokens) per block: 1, 2, 4 or 8
   int heads_per_block = 1; // adjacent kv heads a block computes: 2 at MHA with q_len <= 2, even heads_kv and
                            // head_dim <= 128 (rows_per_block is then 1 or 2), else 1
   int64_t row_blocks = 1;  // ceil(group * q_len / rows_per_block): > 1 re-reads K and V (MQA, many tokens)
-  int tile_keys = 0;       // keys per block iteration (a stage): kThreads / (head_dim / 8 * heads_per_block) * 2
-  int blocks_per_sm = 0;   // resident split blocks per SM (register bound: 2 up to 4 rows, else 1)
+  int tile_keys = 0;       // keys per block iteration: kTcTileKeys (tensor cores), else one FMA stage,
+                           // kThreads / (head_dim / 8 * heads_per_block) * 2
+  int blocks_per_sm = 0;   // split blocks per SM that the heuristic counts as one wave: the FMA kernel's
+                           // resident blocks (register bound: 2 up to 4 rows, else 1); 1 for the tensor-core
+                           // kernel (two fit, but one keeps 96 KB of K and V in flight, enough for HBM:
+                           // b16 KV 8192 ran 134-136 us unsplit against 139-142 us at 2 splits)
   int64_t tiles = 0;       // ceil(kv_len / tile_keys)
   int num_splits = 1;      // split blocks per (batch, kv head(s), row block); 1 = O written directly, no combine
   int64_t chunk_keys = 0;  // keys per split, a multiple of tile_keys; split s reads [s * chunk, (s + 1) * chunk)
@@ -70,13 +90,15 @@ struct Plan {
 //     efficiency(s) = waves / ceil(waves) with waves = blocks * s / slots;
 //   - the smallest candidate whose efficiency is >= kWaveEfficiency x the best one (FA2 uses 0.85;
 //     a partly empty wave of a bandwidth-bound kernel leaves HBM idle, so we ask for fuller waves).
-// Worked example, H200 (132 SMs, 2 blocks each: slots 264), batch 1, 8 kv heads, 4 q heads each,
-// head_dim 128, kv_len 4096: blocks = 8, tile 32 keys -> tiles = 128, min 4 tiles (128 keys) a split ->
-// s <= 32. efficiency(s) = 8s / 264 for s <= 33; the best candidate is s = 32 (0.970). The smallest s
-// with efficiency >= 0.95 x 0.970 = 0.921 is 31, but 31 chunks of ceil(128/31) = 5 tiles fill only 26
-// splits, so it is no candidate: s = 32, chunks of 128 keys, 256 blocks (2 per SM) plus the combine.
-// batch 16, kv_len 8192: blocks 128 (< 0.8 x 264), efficiency(2) = 256/264 = 0.970 -> 2 splits.
-// batch 64: blocks 512 >= 211 -> 1 split.
+// Worked example, H200 (132 SMs), batch 1, 8 kv heads, 4 q heads each, head_dim 128, kv_len 4096: the
+// tensor-core kernel, 1 slot an SM (slots 132); blocks = 8, tiles of 64 keys -> tiles = 64, min 2 tiles
+// (128 keys) a split -> s <= 32. efficiency(s) = 8s / 132 for s <= 16 (one wave): 0.970 at s = 16; for
+// s = 17 .. 32 two waves, at best 256 / 264 = 0.970 at s = 32. The smallest s with efficiency >= 0.95 x
+// 0.970 = 0.921 is 16 (15 gives 0.909), and 16 chunks of 4 tiles leave none empty: s = 16, chunks of
+// 256 keys, 128 blocks (one per SM) plus the combine. batch 16, kv_len 8192: blocks 128 >= 0.8 x 132 ->
+// 1 split (the batch fills the GPU; no combine). MHA (32 q and kv heads, one row a block: the FMA kernel,
+// 2 slots an SM, kv head pairs), batch 1, kv_len 4096: blocks 16, tiles of 16 keys -> 256 tiles, min 8
+// a split; efficiency(16) = 256 / 264 = 0.970 -> 16 splits of 256 keys.
 int num_splits_heuristic(int64_t blocks, int64_t tiles, int64_t min_tiles_per_split, int64_t slots);
 
 // The plan for a (valid, supported) problem on a GPU with sm_count SMs. problem.num_splits > 0 forces

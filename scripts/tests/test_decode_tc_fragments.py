@@ -1,0 +1,187 @@
+"""The index math of decode_splitk's tensor-core split kernel, on the CPU: a model of ldmatrix (.x4 and
+.x4.trans) and mma.sync.m16n8k16 fragments (PTX ISA layouts) is run over the formulas read from
+kernels/attention/decode_splitk.cu itself (the XOR swizzle, and the row and 16-byte chunk each lane hands
+ldmatrix for K, Q and V), so an edited formula is checked, not a copy of it. Q K^T and P V through the
+swizzled shared-memory tiles must equal numpy's products at head_dim 64 and 128, every ldmatrix phase must
+touch 8 distinct bank groups, and a swapped index must fail the model. What it does not check: the
+CUDA code around the formulas (that is the GPU tests' job)."""
+import re
+import unittest
+from pathlib import Path
+
+import numpy as np
+
+SOURCE = Path(__file__).resolve().parents[2] / "kernels" / "attention" / "decode_splitk.cu"
+
+
+NAMES = {"lane", "m4", "kk", "n", "row", "chunk", "D"}
+
+
+def c_to_python(expr):
+    """An int expression of the kernel (non-negative operands, + * / % ^ & and parentheses, the index
+    names above) as Python; anything else is refused."""
+    if not re.fullmatch(r"[\w\s+*/%^&()]+", expr) or not set(re.findall(r"[A-Za-z_]\w*", expr)) <= NAMES:
+        raise ValueError(f"unexpected C expression: {expr!r}")
+    return expr.replace("/", "//")
+
+
+def evaluate(expr, **names):
+    return eval(expr, {"__builtins__": {}}, names)
+
+
+def kernel_formulas():
+    """(swizzle, [(row, chunk) for K, Q, V]) as Python expressions, from the kernel's source."""
+    text = SOURCE.read_text()
+    swz = re.search(r"inline int swz\(int row, int chunk\) \{ return (.+?); \}", text)
+    body = text[text.index("split_kernel_tc(const Params p)"):]
+    lanes = re.findall(r"const int m4 = lane / 8, row = ([^,]+), chunk = ([^;]+);", body)
+    if swz is None or len(lanes) != 3:
+        raise AssertionError(f"{SOURCE}: expected swz() and 3 ldmatrix lane formulas (K, Q, V), found "
+                             f"{'no' if swz is None else 'a'} swz and {len(lanes)}")
+    return c_to_python(swz.group(1)), [(c_to_python(r), c_to_python(c)) for r, c in lanes]
+
+
+class Model:
+    def __init__(self, d, swz, lanes):
+        self.d, self.swz_expr, self.lanes = d, swz, lanes
+
+    def swz(self, row, chunk):
+        return evaluate(self.swz_expr, row=row, chunk=chunk, D=self.d)
+
+    def lane_address(self, which, lane, kk=0, n=0):
+        row_expr, chunk_expr = self.lanes[which]
+        env = {"lane": lane, "m4": lane // 8, "kk": kk, "n": n}
+        return self.swz(evaluate(row_expr, **env), evaluate(chunk_expr, **env))
+
+    def store(self, mat):  # [16][D] -> shared memory as 16-byte chunks [16 * D / 8][8]
+        chunks = self.d // 8
+        sm = np.full((16 * chunks, 8), np.nan)
+        for r in range(16):
+            for c in range(chunks):
+                sm[self.swz(r, c)] = mat[r, 8 * c:8 * c + 8]
+        return sm
+
+
+def ldmatrix_x4(sm, address_of_lane, trans=False):
+    """Lane l supplies the row address of row l % 8 of matrix l // 8; each lane receives two 16-bit values
+    of each of the 4 matrices (PTX ISA, ldmatrix fragment layout)."""
+    mats = [[sm[address_of_lane(8 * i + r)] for r in range(8)] for i in range(4)]
+    regs = np.zeros((32, 4, 2))
+    for lane in range(32):
+        for i, m in enumerate(mats):
+            if trans:
+                regs[lane, i] = [m[2 * (lane % 4)][lane // 4], m[2 * (lane % 4) + 1][lane // 4]]
+            else:
+                regs[lane, i] = [m[lane // 4][2 * (lane % 4)], m[lane // 4][2 * (lane % 4) + 1]]
+    return regs
+
+
+def mma_16816(c, a, b0, b1):
+    """C[16][8] += A[16][16] B[16][8] in per-lane fragments (PTX ISA, mma.m16n8k16 .f16/.bf16)."""
+    A, B, C = np.zeros((16, 16)), np.zeros((16, 8)), np.zeros((16, 8))
+    for lane in range(32):
+        g, t = lane // 4, lane % 4
+        A[g, 2 * t:2 * t + 2], A[g + 8, 2 * t:2 * t + 2] = a[lane][0], a[lane][1]
+        A[g, 2 * t + 8:2 * t + 10], A[g + 8, 2 * t + 8:2 * t + 10] = a[lane][2], a[lane][3]
+        B[2 * t:2 * t + 2, g], B[2 * t + 8:2 * t + 10, g] = b0[lane], b1[lane]
+        C[g, 2 * t:2 * t + 2], C[g + 8, 2 * t:2 * t + 2] = c[lane][0:2], c[lane][2:4]
+    C = C + A @ B
+    out = np.zeros((32, 4))
+    for lane in range(32):
+        g, t = lane // 4, lane % 4
+        out[lane] = [C[g, 2 * t], C[g, 2 * t + 1], C[g + 8, 2 * t], C[g + 8, 2 * t + 1]]
+    return out
+
+
+K_, Q_, V_ = 0, 1, 2  # order of the lane formulas in the kernel
+
+
+def products(model, q, k, v, p):
+    """The kernel's S = Q K^T (16 rows x 16 keys) and O = P V (16 rows x D) through the model."""
+    d = model.d
+    qs, ks, vs = model.store(q), model.store(k), model.store(v)
+    sc = [np.zeros((32, 4)), np.zeros((32, 4))]
+    for kk in range(d // 16):
+        kb = ldmatrix_x4(ks, lambda lane: model.lane_address(K_, lane, kk=kk))
+        qa = ldmatrix_x4(qs, lambda lane: model.lane_address(Q_, lane, kk=kk))
+        sc[0] = mma_16816(sc[0], qa, kb[:, 0], kb[:, 1])
+        sc[1] = mma_16816(sc[1], qa, kb[:, 2], kb[:, 3])
+    s = np.zeros((16, 16))
+    for lane in range(32):
+        g, t = lane // 4, lane % 4
+        for n in range(2):
+            s[g, 8 * n + 2 * t:8 * n + 2 * t + 2] = sc[n][lane][0:2]
+            s[g + 8, 8 * n + 2 * t:8 * n + 2 * t + 2] = sc[n][lane][2:4]
+    # P enters as the A operand straight from the accumulator layout of its two n8 tiles (the kernel's
+    # pack2 of (0, 1), (2, 3) of tile 0, then of tile 1).
+    pa = np.zeros((32, 4, 2))
+    for lane in range(32):
+        g, t = lane // 4, lane % 4
+        c = [[p[g, 8 * n + 2 * t], p[g, 8 * n + 2 * t + 1], p[g + 8, 8 * n + 2 * t], p[g + 8, 8 * n + 2 * t + 1]]
+             for n in range(2)]
+        pa[lane] = [c[0][0:2], c[0][2:4], c[1][0:2], c[1][2:4]]
+    o = [np.zeros((32, 4)) for _ in range(d // 8)]
+    for n in range(0, d // 8, 2):
+        vb = ldmatrix_x4(vs, lambda lane: model.lane_address(V_, lane, n=n), trans=True)
+        o[n] = mma_16816(o[n], pa, vb[:, 0], vb[:, 1])
+        o[n + 1] = mma_16816(o[n + 1], pa, vb[:, 2], vb[:, 3])
+    out = np.zeros((16, d))
+    for lane in range(32):
+        g, t = lane // 4, lane % 4
+        for n in range(d // 8):
+            out[g, 8 * n + 2 * t:8 * n + 2 * t + 2] = o[n][lane][0:2]
+            out[g + 8, 8 * n + 2 * t:8 * n + 2 * t + 2] = o[n][lane][2:4]
+    return s, out
+
+
+def bank_groups(model, which, **index):
+    """Distinct 16-byte bank groups (of 8 in 128 bytes) each of the 4 matrices' 8 row reads touches."""
+    return [len({model.lane_address(which, 8 * m + r, **index) % 8 for r in range(8)}) for m in range(4)]
+
+
+class TensorCoreFragments(unittest.TestCase):
+    def setUp(self):
+        self.swz, self.lanes = kernel_formulas()
+        self.rng = np.random.default_rng(0)
+
+    def inputs(self, d, rows=4):
+        q = self.rng.standard_normal((16, d))
+        q[rows:] = 0  # rows past R are the MMA's padding
+        p = self.rng.random((16, 16))
+        p[rows:] = 0
+        return q, self.rng.standard_normal((16, d)), self.rng.standard_normal((16, d)), p
+
+    def test_products_equal_numpy(self):
+        for d in (64, 128):
+            with self.subTest(head_dim=d):
+                q, k, v, p = self.inputs(d)
+                s, o = products(Model(d, self.swz, self.lanes), q, k, v, p)
+                np.testing.assert_allclose(s, q @ k.T, atol=1e-9)
+                np.testing.assert_allclose(o, p @ v, atol=1e-9)
+
+    def test_every_ldmatrix_phase_is_conflict_free(self):
+        for d in (64, 128):
+            model = Model(d, self.swz, self.lanes)
+            for kk in range(d // 16):
+                self.assertEqual(bank_groups(model, K_, kk=kk), [8] * 4, f"K, d{d}, kk {kk}")
+                self.assertEqual(bank_groups(model, Q_, kk=kk), [8] * 4, f"Q, d{d}, kk {kk}")
+            for n in range(0, d // 8, 2):
+                self.assertEqual(bank_groups(model, V_, n=n), [8] * 4, f"V, d{d}, n {n}")
+
+    def test_a_swapped_index_fails_the_model(self):
+        # K's key-row and chunk halves swapped (m4 % 2 for m4 / 2): the products must no longer match.
+        row, chunk = self.lanes[K_]
+        swapped = [(row.replace("m4 // 2", "m4 % 2"), chunk.replace("m4 % 2", "m4 // 2")), *self.lanes[1:]]
+        self.assertNotEqual(swapped[K_], self.lanes[K_])
+        q, k, v, p = self.inputs(128)
+        s, _ = products(Model(128, self.swz, swapped), q, k, v, p)
+        self.assertFalse(np.allclose(s, q @ k.T))
+
+    def test_non_c_expressions_are_refused(self):
+        for bad in ("__import__('os')", "__import__(os)", "row + x"):
+            with self.assertRaises(ValueError):
+                c_to_python(bad)
+
+
+if __name__ == "__main__":
+    unittest.main()
