@@ -15,8 +15,13 @@
 # '=' as '_'), OUTDIR/<name>_test.log, timings.txt (one line per pass, build and case: pass, build, case,
 # median µs), gpu_state.txt (SM and memory clocks, temperature and power as each timing starts) and
 # summary.txt (scripts/experiment_summary.py: each build against the default of the same pass, averaged
-# over the passes). A build whose tests fail is reported and not benchmarked. Exit
-# status: 1 if any build or test failed.
+# over the passes). A build whose tests fail is reported and not benchmarked.
+# NCU_SHAPES (optional): after the passes, Nsight Compute over every tested build's BENCH in --profile mode
+# at those shapes (one Nsight Compute run per build, OUTDIR/ncu_<name>.csv.gz): the kernels NCU_KERNELS
+# (default: decode_splitk's split and combine kernels, or `vectorized`'s), the cases NCU_FILTER (default:
+# decode_splitk, or vectorized, bf16 cold), the section set NCU_SET (default full), the cache control
+# NCU_CACHE (default all: clean caches; none: the state the harness's cold flush leaves).
+# Exit status: 1 if any build, test or profile failed.
 set -uo pipefail
 out=${1:?usage: scripts/gpu_experiments.sh OUTDIR DEFINE...}
 shift
@@ -36,6 +41,17 @@ case $bench in
 esac
 passes=${PASSES:-2}
 [[ $passes =~ ^[1-9][0-9]*$ ]] || { echo "gpu_experiments.sh: PASSES must be a positive integer, got '$passes'" >&2; exit 2; }
+case ${NCU_CACHE:-all} in
+  all | none) ;;
+  *) echo "gpu_experiments.sh: NCU_CACHE must be all or none, got '${NCU_CACHE}'" >&2; exit 2 ;;
+esac
+if [ "$bench" = bench_attention ]; then
+  ncu_kernels=${NCU_KERNELS:-regex:split_kernel|combine_kernel}
+  ncu_filter=${NCU_FILTER:-^attention/decode_splitk/bf16/.*/cold}
+else
+  ncu_kernels=${NCU_KERNELS:-regex:^kernel$}
+  ncu_filter=${NCU_FILTER:-^rmsnorm/vectorized/bf16/.*/cold}
+fi
 status=0
 
 if ! nvidia-smi -L >/dev/null 2>&1; then
@@ -108,5 +124,17 @@ for ((k = 1; k <= passes; k++)); do
 done
 if [ -s "$out/timings.txt" ]; then
   python3 "$root/scripts/experiment_summary.py" "$out/timings.txt" | tee "$out/summary.txt" || status=1
+fi
+if [ -n "${NCU_SHAPES:-}" ]; then
+  for n in "${tested[@]}"; do
+    if ncu --clock-control none --cache-control "${NCU_CACHE:-all}" -k "$ncu_kernels" --set "${NCU_SET:-full}" \
+      --csv --page raw "$root/build/exp_$n/bench/$bench" --profile --shapes="$NCU_SHAPES" \
+      --benchmark_filter="$ncu_filter" >"$out/ncu_$n.csv" 2>&1; then
+      gzip -9 -n -f "$out/ncu_$n.csv"
+      echo "$n: Nsight Compute -> ncu_$n.csv.gz"
+    else
+      echo "$n: NSIGHT COMPUTE FAILED (see ncu_$n.csv)"; status=1
+    fi
+  done
 fi
 exit $status
