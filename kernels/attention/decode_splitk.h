@@ -21,9 +21,10 @@ inline constexpr double kNoSplitFill = 0.8;   // blocks >= 80% of one wave witho
 inline constexpr double kWaveEfficiency = 0.95;
 
 // Compile-time experiment switch (one GPU run can build and time each value; the plan does not depend on
-// it, only the kernel's pipeline depth): 0 (default) = 4 cp.async stages per 2-blocks-per-SM block,
+// it, only the FMA kernel's pipeline depth): 0 (default) = 4 cp.async stages per 2-blocks-per-SM block,
 // 1 = 6 stages, 2 = 3 stages. A block with 8 rows (1 block per SM) doubles its stages. (3-5 were the
-// transposed Q.K sum, ex2.approx and MHA head pairs: the default since 2026-11-29, see decode_splitk.cu.)
+// transposed Q.K sum, ex2.approx and MHA head pairs, 13-14 the tensor-core kernel and its slots: the
+// default since 2026-11-29 and -30, see decode_splitk.cu; experiments/ patches add further values.)
 #ifndef SB_DECODE_EXPERIMENT
 #define SB_DECODE_EXPERIMENT 0
 #endif
