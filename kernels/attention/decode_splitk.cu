@@ -212,6 +212,34 @@ __device__ inline void transposed_sum(float (&v)[N]) {
   }
 }
 
+// One output element after a split block's warps are done: column c of the W warps' running max s_m, sum
+// s_l and accumulators s_acc (dim d), merged by log-sum-exp and written to query row `row` as O (one
+// split) or as this split's partial O and its lse.
+template <typename T, int W, int N, int D>
+__device__ inline void store_merged(const Params& p, const float (&s_m)[W][N], const float (&s_l)[W][N],
+                                    const float (&s_acc)[W][N][D], int c, int d, int64_t row, int split) {
+  float mx = kNegInf;
+#pragma unroll
+  for (int w = 0; w < W; ++w) mx = fmaxf(mx, s_m[w][c]);
+  const float mu = usable_max(mx);
+  float sum = 0.0f, out = 0.0f;
+#pragma unroll
+  for (int w = 0; w < W; ++w) {
+    const float a = exp2f(s_m[w][c] - mu);
+    sum += s_l[w][c] * a;
+    out += s_acc[w][c][d] * a;
+  }
+  // sum >= 1 whenever a key was visible (the max key contributes exp2(0)); 0 means none: output 0.
+  out *= sum > 0.0f ? 1.0f / sum : 0.0f;
+  if (p.num_splits == 1) {
+    static_cast<T*>(p.o)[row * D + d] = from_float<T>(out);
+  } else {
+    const int64_t slot = row * p.num_splits + split;
+    p.part_o[slot * D + d] = out;
+    if (d == 0) p.part_lse[slot] = mx == kNegInf ? kNegInf : mx + log2f(sum);
+  }
+}
+
 template <typename T, int D, int R, int H>
 __global__ void __launch_bounds__(kThreads, Tile<D, R, H>::kMinBlocks) split_kernel(const Params p) {
   using Shape = Tile<D, R, H>;
@@ -416,27 +444,8 @@ __global__ void __launch_bounds__(kThreads, Tile<D, R, H>::kMinBlocks) split_ker
     const int hr = idx / D, d = idx % D, r = hr % R, rg = rb * R + r;  // hr = head in block * R + row
     const int64_t kvh_out = kvu * H + hr / R;
     if (rg >= p.rows) continue;
-    float mx = kNegInf;
-#pragma unroll
-    for (int w = 0; w < kWarps; ++w) mx = fmaxf(mx, s_m[w][hr]);
-    const float mu = usable_max(mx);
-    float sum = 0.0f, out = 0.0f;
-#pragma unroll
-    for (int w = 0; w < kWarps; ++w) {
-      const float a = exp2f(s_m[w][hr] - mu);
-      sum += s_l[w][hr] * a;
-      out += s_acc[w][hr][d] * a;
-    }
-    // sum >= 1 whenever a key was visible (the max key contributes exp2(0)); 0 means none: output 0.
-    out *= sum > 0.0f ? 1.0f / sum : 0.0f;
     const int64_t row = (b * p.q_len + rg / p.group) * p.heads_q + kvh_out * p.group + rg % p.group;
-    if (p.num_splits == 1) {
-      static_cast<T*>(p.o)[row * D + d] = from_float<T>(out);
-    } else {
-      const int64_t slot = row * p.num_splits + split;
-      p.part_o[slot * D + d] = out;
-      if (d == 0) p.part_lse[slot] = mx == kNegInf ? kNegInf : mx + log2f(sum);
-    }
+    store_merged<T>(p, s_m, s_l, s_acc, hr, d, row, split);
   }
 }
 
@@ -685,26 +694,8 @@ __global__ void __launch_bounds__(kTcThreads, 2) split_kernel_tc(const Params p)
   for (int idx = tid; idx < R * D; idx += kTcThreads) {
     const int r = idx / D, d = idx % D, rg = rb * R + r;
     if (rg >= p.rows) continue;
-    float mx = kNegInf;
-#pragma unroll
-    for (int w = 0; w < kTcWarps; ++w) mx = fmaxf(mx, s_m[w][r]);
-    const float mu = usable_max(mx);
-    float sum = 0.0f, out = 0.0f;
-#pragma unroll
-    for (int w = 0; w < kTcWarps; ++w) {
-      const float a = exp2f(s_m[w][r] - mu);
-      sum += s_l[w][r] * a;
-      out += s_acc[w][r][d] * a;
-    }
-    out *= sum > 0.0f ? 1.0f / sum : 0.0f;
     const int64_t row = (b * p.q_len + rg / p.group) * p.heads_q + kvh * p.group + rg % p.group;
-    if (p.num_splits == 1) {
-      static_cast<T*>(p.o)[row * D + d] = from_float<T>(out);
-    } else {
-      const int64_t slot = row * p.num_splits + split;
-      p.part_o[slot * D + d] = out;
-      if (d == 0) p.part_lse[slot] = mx == kNegInf ? kNegInf : mx + log2f(sum);
-    }
+    store_merged<T>(p, s_m, s_l, s_acc, r, d, row, split);
   }
 }
 
