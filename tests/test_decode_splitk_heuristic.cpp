@@ -193,7 +193,6 @@ TEST(DecodeSplitkPlan, TensorCorePipelineFitsSharedMemory) {
 // fp16 holds the scaled Q (q x scale x log2 e) in 16-bit parts only while that factor is <= 1; beyond it
 // the plan takes the FMA kernel. bf16 has fp32's range: always tensor cores.
 TEST(DecodeSplitkPlan, TensorCoresOnlyWhereTheScaledQFits) {
-  constexpr double kLog2e = 1.4426950408889634;
   auto plan = [](DType t, double scale) {
     Problem p = decode(2, 8, 2, 128, 1000);
     p.dtype = t;

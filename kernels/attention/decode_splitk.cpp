@@ -9,7 +9,6 @@ namespace sb::attention::decode_splitk {
 namespace {
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 constexpr std::size_t kAlign = 256;
-constexpr double kLog2e = 1.4426950408889634;
 std::size_t align_up(std::size_t x) { return (x + kAlign - 1) / kAlign * kAlign; }
 }  // namespace
 

@@ -75,7 +75,6 @@ namespace {
 
 constexpr int kWarps = kThreads / 32;
 constexpr int kCombineWarps = 4;  // one combine block per output row; its warps share the splits
-constexpr double kLog2e = 1.4426950408889634;
 
 // H = Plan::heads_per_block: the H pieces of one key (H adjacent kv heads) lie on H * kLanesPerKey
 // adjacent lanes of one warp.

@@ -19,6 +19,7 @@ inline constexpr int kMaxHeuristicSplits = 128;
 inline constexpr int64_t kMinSplitKeys = 128; // the heuristic never makes a chunk shorter than this
 inline constexpr double kNoSplitFill = 0.8;   // blocks >= 80% of one wave without splitting: no split
 inline constexpr double kWaveEfficiency = 0.95;
+inline constexpr double kLog2e = 1.4426950408889634;  // scores are kept in the log2 domain (exp2)
 
 // Compile-time experiment switch (one GPU run can build and time each value; the plan does not depend on
 // it, only the FMA kernel's pipeline depth): 0 (default) = 4 cp.async stages per 2-blocks-per-SM block,
