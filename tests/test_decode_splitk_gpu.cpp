@@ -129,10 +129,10 @@ INSTANTIATE_TEST_SUITE_P(Logits, DecodeSplitkExtreme,
                                   std::to_string(std::get<1>(i.param));
                          });
 
-// fp16 with a softmax scale above 1 / log2 e: the scaled Q no longer fits fp16, so the plan takes the FMA
-// kernel (the tensor-core kernel's 16-bit Q parts would round |q| x scale x log2 e > 65504 to inf). Q ~
-// N(0, 1000^2) with scale 40: |q| x 40 x log2 e passes 65504 from |q| ~ 1135 on, while |q.k| (std ~11k)
-// stays below fp16's 65504 for the same-dtype reference.
+// fp16 with a large softmax scale: the tensor-core kernel must scale the fp32 scores, not Q (a scaled Q
+// held in fp16 would round |q| x scale x log2 e > 65504 to inf, as the kernel did before session 9 unless
+// the plan sent this case to the FMA kernel). Q ~ N(0, 1000^2) with scale 40: |q| x 40 x log2 e passes
+// 65504 from |q| ~ 1135 on, while |q.k| (std ~11k) stays below fp16's 65504 for the same-dtype reference.
 TEST(DecodeSplitk, Fp16LargeScaleStaysFinite) {
   SB_REQUIRE_GPU();
   Stream stream;

@@ -178,34 +178,32 @@ TEST(DecodeSplitkPlan, PipelineFitsSharedMemory) {
 }
 
 // The tensor-core kernel: 96 KB of K and V stages a block at both head dims (3 stages of 8 KB a warp at
-// d128, 6 of 4 KB at d64), plus the three Q parts, and two blocks fit an SM's 228 KB (1 KB reserved and
+// d128, 6 of 4 KB at d64), plus Q (16 padded rows), and two blocks fit an SM's 228 KB (1 KB reserved and
 // at most 256 B of static shared memory a block).
 TEST(DecodeSplitkPlan, TensorCorePipelineFitsSharedMemory) {
   for (int d : {64, 128}) {
     EXPECT_EQ(kTcThreads / 32 * tc_stages(d) * tc_warp_stage_bytes(d), 96 * 1024) << "d" << d;
-    EXPECT_EQ(tc_smem_bytes(d), 96 * 1024 + kTcQParts * 16 * d * 2) << "d" << d;
+    EXPECT_EQ(tc_smem_bytes(d), 96 * 1024 + 16 * d * 2) << "d" << d;
     EXPECT_LE(2 * (tc_smem_bytes(d) + 1024 + 256), 228 * 1024) << "d" << d;
   }
-  EXPECT_EQ(tc_smem_bytes(128), 110592);  // the dynamic shared memory Nsight Compute reported (session 8)
+  EXPECT_EQ(tc_smem_bytes(128), 110592 - 2 * 16 * 128 * 2);  // session 8's Nsight Compute figure, less two Q parts
   EXPECT_EQ(kTcTileKeys, 64);
 }
 
-// fp16 holds the scaled Q (q x scale x log2 e) in 16-bit parts only while that factor is <= 1; beyond it
-// the plan takes the FMA kernel. bf16 has fp32's range: always tensor cores.
-TEST(DecodeSplitkPlan, TensorCoresOnlyWhereTheScaledQFits) {
-  auto plan = [](DType t, double scale) {
-    Problem p = decode(2, 8, 2, 128, 1000);
-    p.dtype = t;
-    p.scale = scale;
-    return make_plan(p, kH200Sms);
-  };
-  EXPECT_TRUE(plan(DType::bf16, 40.0).tensor_cores);
-  EXPECT_TRUE(plan(DType::f16, 0.0).tensor_cores);  // 1 / sqrt(128) x log2 e = 0.128
-  EXPECT_TRUE(plan(DType::f16, 0.999 / kLog2e).tensor_cores);
-  const Plan big = plan(DType::f16, 1.001 / kLog2e);
-  EXPECT_FALSE(big.tensor_cores);
-  EXPECT_EQ(big.tile_keys, 32);  // the FMA kernel's tile and slots
-  EXPECT_EQ(big.blocks_per_sm, 2);
+// The tensor-core kernel scales the fp32 scores, not Q, so the dtype and the softmax scale do not choose
+// the kernel (before session 9 it held the scaled Q in 16-bit parts, and fp16 with scale x log2 e > 1 took
+// the FMA kernel): GQA row blocks at head_dim <= 128 take it; MHA head pairs and head_dim 256 do not.
+TEST(DecodeSplitkPlan, TensorCoresForEveryGqaRowBlockUpToD128) {
+  for (DType t : {DType::bf16, DType::f16})
+    for (double scale : {0.0, 1.001 / kLog2e, 40.0}) {
+      Problem p = decode(2, 8, 2, 128, 1000);
+      p.dtype = t;
+      p.scale = scale;
+      const Plan plan = make_plan(p, kH200Sms);
+      EXPECT_TRUE(plan.tensor_cores) << name(t) << " scale " << scale;
+      EXPECT_EQ(plan.tile_keys, kTcTileKeys);
+      EXPECT_EQ(plan.blocks_per_sm, 1);
+    }
   EXPECT_FALSE(make_plan(decode(1, 32, 32, 128, 4096), kH200Sms).tensor_cores);  // MHA: kv head pairs
   EXPECT_FALSE(make_plan(decode(1, 32, 8, 256, 4096), kH200Sms).tensor_cores);   // head_dim 256
 }

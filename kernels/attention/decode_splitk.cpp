@@ -43,10 +43,8 @@ Plan make_plan(const Problem& p, int sm_count) {
   // lie within one warp up to head_dim 128).
   if (p.heads_q == p.heads_kv && rows <= 2 && p.heads_kv % 2 == 0 && p.head_dim <= 128) plan.heads_per_block = 2;
   // GQA row blocks at head_dim <= 128 run the tensor-core kernel: 64-key tiles, one slot an SM (see Plan).
-  // It holds the scaled Q (q x softmax scale x log2 e) as 16-bit parts: in fp16 that fits only while the
-  // factor is <= 1 (|q| <= 65504); a larger scale takes the FMA kernel, which scales Q in fp32.
-  const bool q_fits = p.dtype != DType::f16 || p.softmax_scale() * kLog2e <= 1.0;
-  plan.tensor_cores = plan.rows_per_block >= 2 && plan.heads_per_block == 1 && p.head_dim <= 128 && q_fits;
+  // (It scales the fp32 scores, not Q, so every dtype and softmax scale can take it.)
+  plan.tensor_cores = plan.rows_per_block >= 2 && plan.heads_per_block == 1 && p.head_dim <= 128;
   if (plan.tensor_cores) {
     plan.blocks_per_sm = 1;
     plan.tile_keys = kTcTileKeys;

@@ -54,6 +54,20 @@
 // 8192 split kernel 128 us at 87.5% of DRAM peak and 30% issue-active (cuDNN 124 us); at b1 KV 4096 the
 // split kernel takes 10.2-10.8 us and the combine 4.1-5.4, so the < 10 us aim is out of reach of the
 // split kernel alone (16.8 MB in 10.5 us is 1.6 TB/s; where that time goes is not yet analysed).
+// Session 9 (2026-11-30, results/h200/history/2026-11-30_session9_experiments/decode_tc_exact_q/): that
+// version held the scaled Q in three 16-bit parts and P in two (fp32 precision through the MMAs); this
+// one stages Q as given and scales the fp32 scores (exact at any scale), rounds P to the dtype once,
+// copies Q by cp.async and sums Q K^T in two chains (experiments/README.md: =15-=19, one step each).
+// Previous / this / cuDNN, pass 1, pass 2, same units:
+//   b1 KV 4096     16.5, 16.5 / 15.1, 15.2 / 17.1, 17.1
+//   b1 KV 32768    50.1, 50.1 / 48.6, 48.5 / 49.9, 50.0
+//   b1 KV 131072    140,  140 /  139,  138 /  139,  139
+//   b16 KV 8192     135,  136 /  135,  135 /  133,  134
+//   b64 KV 4096     259,  260 /  256,  256 /  255,  255
+//   b64 KV 16384    978,  978 /  972,  971 /  973,  973
+// Predicted from the instruction count (a third of the Q K^T MMAs and half the P V ones): b16 KV 8192
+// 136 -> ~130 us, b1 KV 4096 16.2 -> ~15. The small shapes moved as predicted; b16 did not (0.4%), so at
+// 87.5% of DRAM peak (Nsight Compute, session 8) that shape is bound by memory, not by issue.
 #include <algorithm>
 #include <atomic>
 #include <climits>
@@ -453,11 +467,14 @@ __global__ void __launch_bounds__(kThreads, Tile<D, R, H>::kMinBlocks) split_ker
 // an SM, few instructions per byte). 4 warps; a tile is kTcTileKeys = 64 keys, warp w owns keys
 // 16w .. 16w + 15 of every tile with its own cp.async pipeline of tc_stages() stages (no block barrier in
 // the loop). S = Q K^T and O += P V by mma.sync m16n8k16 (fp32 accumulators), K and V through XOR-swizzled
-// ldmatrix; the rows are padded to the MMA's 16. Precision: the scaled Q (fp32) is split into three
-// 16-bit parts (hi + mid + lo carry fp32's 24 bits) and P into two, each part its own MMA, so scores and
-// weights keep fp32 precision (session 6's candidate rounded Q and P to 16 bits and failed the
-// +-5e5-logit tests). The fragment and swizzle index math is modelled on the CPU by
-// scripts/tests/test_decode_tc_fragments.py.
+// ldmatrix; the rows are padded to the MMA's 16. Precision: Q enters the MMA as given (16-bit, exact) and
+// the softmax scale x log2 e multiplies the fp32 scores after it, so a score is as exact as fp32
+// accumulation makes it at any scale and in fp16 too (session 6's candidate rounded the *scaled* Q to 16
+// bits and failed the +-5e5-logit tests); P = 2^(s - m) in [0, 1] enters the P V MMA rounded to the
+// dtype, as the same-dtype reference and FlashAttention round it (l sums the fp32 weights). Q reaches
+// shared memory by cp.async in the K/V pipeline's first group; the Q K^T sum runs as two accumulator
+// chains (even and odd 16-dim steps). Measured against the previous, exact-split version: the file's head.
+// The fragment and swizzle index math is modelled on the CPU by scripts/tests/test_decode_tc_fragments.py.
 namespace tc {
 using tiled_flash::ldmatrix_x4;
 using tiled_flash::ldmatrix_x4_trans;
@@ -465,7 +482,7 @@ using tiled_flash::mma_16816;
 using tiled_flash::pack2;
 using tiled_flash::smem_addr;
 constexpr int kTcWarps = kTcThreads / 32, kWarpKeys = kTcWarpKeys, kTileKeys = kTcTileKeys;
-constexpr int kQParts = kTcQParts, kPParts = 2;
+constexpr int kQkChains = 2;  // independent Q K^T accumulator chains (even and odd k-steps)
 template <int D>
 struct Shape {
   static constexpr int kStages = tc_stages(D);
@@ -486,7 +503,7 @@ __global__ void __launch_bounds__(kTcThreads, 2) split_kernel_tc(const Params p)
   using namespace tc;
   constexpr int S = Shape<D>::kStages, kChunks = D / 8, kNTiles = D / 8;
   extern __shared__ uint4 smem[];
-  uint4* qs = smem + kTcWarps * S * Shape<D>::kWarpStageVecs;  // [part][16 rows][D] (16-byte chunks)
+  uint4* qs = smem + kTcWarps * S * Shape<D>::kWarpStageVecs;  // [16 rows][D] (16-byte chunks)
   auto& s_acc = *reinterpret_cast<float (*)[kTcWarps][R][D]>(smem);  // after the loop, over the pipeline
   __shared__ float s_m[kTcWarps][R], s_l[kTcWarps][R];
 
@@ -499,34 +516,15 @@ __global__ void __launch_bounds__(kTcThreads, 2) split_kernel_tc(const Params p)
   const int64_t kvh = bid % p.heads_kv, b = bid / p.heads_kv;
   const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32, g = lane / 4, t4 = lane % 4;
 
-  // Q: rows rb * R .. + R - 1 of this kv head's group, scaled, split into three parts (rows >= R zero).
+  // Q: rows rb * R .. + R - 1 of this kv head's group as given, by cp.async (joins the first K/V group);
+  // rows >= R or past p.rows are zero-filled (their source address is a valid row, never read).
   for (int idx = tid; idx < 16 * kChunks; idx += kTcThreads) {
     const int row = idx / kChunks, chunk = idx % kChunks, rg = rb * R + row;
-    float f[8] = {};
-    if (row < R && rg < p.rows) {
-      const int64_t i = rg / p.group, h = kvh * p.group + rg % p.group;
-      unpack8<T>(*reinterpret_cast<const uint4*>(static_cast<const T*>(p.q) + ((b * p.q_len + i) * p.heads_q + h) * D +
-                                                 chunk * 8),
-                 f);
-    }
-    uint32_t w[kQParts][4];
-#pragma unroll
-    for (int e = 0; e < 8; e += 2) {
-      float x0 = f[e] * p.q_scale, x1 = f[e + 1] * p.q_scale;
-#pragma unroll
-      for (int part = 0; part < kQParts; ++part) {
-        const uint32_t v = pack2<T>(x0, x1);
-        T lo16, hi16;
-        memcpy(&lo16, &v, 2);
-        memcpy(&hi16, reinterpret_cast<const char*>(&v) + 2, 2);
-        x0 -= to_float(lo16);
-        x1 -= to_float(hi16);
-        w[part][e / 2] = v;
-      }
-    }
-#pragma unroll
-    for (int part = 0; part < kQParts; ++part)
-      qs[part * 16 * kChunks + swz<D>(row, chunk)] = make_uint4(w[part][0], w[part][1], w[part][2], w[part][3]);
+    const bool valid = row < R && rg < p.rows;
+    const int r0 = valid ? rg : rb * R;  // rb * R < p.rows for every launched row block
+    const int64_t i = r0 / p.group, h = kvh * p.group + r0 % p.group;
+    cp_async_16_zfill(&qs[swz<D>(row, chunk)],
+                      static_cast<const T*>(p.q) + ((b * p.q_len + i) * p.heads_q + h) * D + chunk * 8, valid);
   }
 
   int lim[2];  // the last key rows g and g + 8 may see (-1: none, or padding)
@@ -565,7 +563,8 @@ __global__ void __launch_bounds__(kTcThreads, 2) split_kernel_tc(const Params p)
   };
 #pragma unroll
   for (int i = 0; i < S; ++i) issue(i, i);
-  __syncthreads();  // Q's parts are in shared memory
+  cp_async_wait<S - 1>();  // group 0: this thread's Q copies (and its tile 0)
+  __syncthreads();         // all of Q is in shared memory
 
   float m[2] = {kNegInf, kNegInf}, l[2] = {0.0f, 0.0f};  // rows g, g + 8 (l: this thread's columns only)
   float o[kNTiles][4];
@@ -579,23 +578,33 @@ __global__ void __launch_bounds__(kTcThreads, 2) split_kernel_tc(const Params p)
     const uint4* kt = wstage + st * Shape<D>::kWarpStageVecs;
     const unsigned k_addr = smem_addr(kt), v_addr = smem_addr(kt + kWarpKeys * kChunks);
     // S = Q K^T over this warp's 16 keys: two n8 tiles (keys 0-7, 8-15).
-    float sc[2][4] = {};
+    float chain[kQkChains][2][4] = {};
 #pragma unroll
     for (int kk = 0; kk < D / 16; ++kk) {
+      float (&acc)[2][4] = chain[kk % kQkChains];
       uint32_t kb[4];  // ldmatrix: matrix m = lane / 8: keys (m / 2) * 8 + lane % 8, dims chunk 2 kk + m % 2
       {
         const int m4 = lane / 8, row = (m4 / 2) * 8 + lane % 8, chunk = 2 * kk + m4 % 2;
         ldmatrix_x4(kb, k_addr + 16 * swz<D>(row, chunk));
       }
-#pragma unroll
-      for (int part = 0; part < kQParts; ++part) {
-        uint32_t qa[4];  // matrix m: rows (m % 2) * 8 + lane % 8, dims chunk 2 kk + m / 2
+      uint32_t qa[4];  // matrix m: rows (m % 2) * 8 + lane % 8, dims chunk 2 kk + m / 2
+      {
         const int m4 = lane / 8, row = (m4 % 2) * 8 + lane % 8, chunk = 2 * kk + m4 / 2;
-        ldmatrix_x4(qa, q_addr + 16 * (part * 16 * kChunks + swz<D>(row, chunk)));
-        mma_16816<T>(sc[0], qa, kb[0], kb[1]);
-        mma_16816<T>(sc[1], qa, kb[2], kb[3]);
+        ldmatrix_x4(qa, q_addr + 16 * swz<D>(row, chunk));
       }
+      mma_16816<T>(acc[0], qa, kb[0], kb[1]);
+      mma_16816<T>(acc[1], qa, kb[2], kb[3]);
     }
+    float sc[2][4];  // the chains' sum, scaled into the log2 domain
+#pragma unroll
+    for (int n = 0; n < 2; ++n)
+#pragma unroll
+      for (int e = 0; e < 4; ++e) {
+        float v = chain[0][n][e];
+#pragma unroll
+        for (int c = 1; c < kQkChains; ++c) v += chain[c][n][e];
+        sc[n][e] = v * p.q_scale;
+      }
     // Mask: key of sc[n][2 h2 + e] is t0 + 8 n + 2 t4 + e, row g + 8 h2.
     const int t0 = key_begin + i * kTileKeys + warp * kWarpKeys;
 #pragma unroll
@@ -631,40 +640,17 @@ __global__ void __launch_bounds__(kTcThreads, 2) split_kernel_tc(const Params p)
           l[h2] += w;
         }
     }
-    // P as the A operand (k = this warp's 16 keys), in two parts.
-    uint32_t pa[kPParts][4];
-    {
-      float rem[2][4];
-#pragma unroll
-      for (int n = 0; n < 2; ++n)
-#pragma unroll
-        for (int e = 0; e < 4; ++e) rem[n][e] = sc[n][e];
-#pragma unroll
-      for (int part = 0; part < kPParts; ++part) {
-        const uint32_t r[4] = {pack2<T>(rem[0][0], rem[0][1]), pack2<T>(rem[0][2], rem[0][3]),
-                               pack2<T>(rem[1][0], rem[1][1]), pack2<T>(rem[1][2], rem[1][3])};
-#pragma unroll
-        for (int a = 0; a < 4; ++a) {
-          pa[part][a] = r[a];
-          T lo16, hi16;
-          memcpy(&lo16, &r[a], 2);
-          memcpy(&hi16, reinterpret_cast<const char*>(&r[a]) + 2, 2);
-          rem[a / 2][(a % 2) * 2] -= to_float(lo16);
-          rem[a / 2][(a % 2) * 2 + 1] -= to_float(hi16);
-        }
-      }
-    }
+    // P as the A operand (k = this warp's 16 keys), rounded to T.
+    const uint32_t pa[4] = {pack2<T>(sc[0][0], sc[0][1]), pack2<T>(sc[0][2], sc[0][3]), pack2<T>(sc[1][0], sc[1][1]),
+                            pack2<T>(sc[1][2], sc[1][3])};
     // O += P V: V as B (k = key, n = dim) by ldmatrix.trans, two n8 tiles of dims a load.
 #pragma unroll
     for (int n = 0; n < kNTiles; n += 2) {
       uint32_t vb[4];  // matrix m: keys (m % 2) * 8 + lane % 8, dims chunk n + m / 2
       const int m4 = lane / 8, row = (m4 % 2) * 8 + lane % 8, chunk = n + m4 / 2;
       ldmatrix_x4_trans(vb, v_addr + 16 * swz<D>(row, chunk));
-#pragma unroll
-      for (int part = 0; part < kPParts; ++part) {
-        mma_16816<T>(o[n], pa[part], vb[0], vb[1]);
-        mma_16816<T>(o[n + 1], pa[part], vb[2], vb[3]);
-      }
+      mma_16816<T>(o[n], pa, vb[0], vb[1]);
+      mma_16816<T>(o[n + 1], pa, vb[2], vb[3]);
     }
     __syncwarp();  // every lane is done reading stage st
     issue(i + S, st);
@@ -786,8 +772,7 @@ void launch_split(unsigned blocks, const Params& prm, cudaStream_t stream) {
   SB_LAUNCH_CHECK();
 }
 
-// GQA row blocks at head_dim <= 128 run the tensor-core kernel (Plan::tensor_cores), except fp16 with a
-// softmax scale above 1 / log2 e (the FMA kernel); pairs of kv heads (Plan::heads_per_block 2) exist only
+// GQA row blocks at head_dim <= 128 run the tensor-core kernel (Plan::tensor_cores); pairs of kv heads (Plan::heads_per_block 2) exist only
 // at 1 or 2 rows a block and head_dim <= 128; the rest (MHA with one row, head_dim 256) runs the FMA kernel.
 template <typename T, int D, int R>
 void launch_rows(const Plan& plan, unsigned blocks, const Params& prm, cudaStream_t stream) {
@@ -795,12 +780,8 @@ void launch_rows(const Plan& plan, unsigned blocks, const Params& prm, cudaStrea
     if (plan.heads_per_block == 2) return launch_split<T, D, R, 2>(blocks, prm, stream);
   }
   if constexpr (R >= 2 && D <= 128) {
-    if (plan.tensor_cores) return launch_split_tc<T, D, R>(blocks, prm, stream);
-    if constexpr (std::is_same_v<T, __half>) {
-      launch_split<T, D, R, 1>(blocks, prm, stream);  // fp16 with a large softmax scale
-    } else {
-      throw std::logic_error("attention/decode_splitk: a bf16 GQA plan without tensor cores");
-    }
+    if (!plan.tensor_cores) throw std::logic_error("attention/decode_splitk: a GQA plan without tensor cores");
+    launch_split_tc<T, D, R>(blocks, prm, stream);
   } else {
     launch_split<T, D, R, 1>(blocks, prm, stream);
   }

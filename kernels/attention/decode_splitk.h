@@ -24,8 +24,9 @@ inline constexpr double kLog2e = 1.4426950408889634;  // scores are kept in the 
 // Compile-time experiment switch (one GPU run can build and time each value; the plan does not depend on
 // it, only the FMA kernel's pipeline depth): 0 (default) = 4 cp.async stages per 2-blocks-per-SM block,
 // 1 = 6 stages, 2 = 3 stages. A block with 8 rows (1 block per SM) doubles its stages. (3-5 were the
-// transposed Q.K sum, ex2.approx and MHA head pairs, 13-14 the tensor-core kernel and its slots: the
-// default since 2026-11-29 and -30, see decode_splitk.cu; experiments/ patches add further values.)
+// transposed Q.K sum, ex2.approx and MHA head pairs, 13-14 the tensor-core kernel and its slots, 15-19
+// its unscaled-Q steps (18 adopted): the default since 2026-11-29 and -30, see decode_splitk.cu;
+// experiments/ patches add further values.)
 #ifndef SB_DECODE_EXPERIMENT
 #define SB_DECODE_EXPERIMENT 0
 #endif
@@ -38,16 +39,15 @@ inline constexpr int kExperiment = SB_DECODE_EXPERIMENT;
 
 // The tensor-core split kernel (GQA: 2-8 query rows of one kv head a block, head_dim 64 or 128; see
 // decode_splitk.cu): 4 warps, each with its own cp.async pipeline over kTcWarpKeys keys of every
-// kTcTileKeys-key tile, the scaled Q in shared memory as kTcQParts 16-bit parts. Stages: 3 at d128, 6 at
-// d64, 96 KB of K and V a block either way (+ 12 or 6 KB of Q); two blocks fit an SM.
+// kTcTileKeys-key tile, Q (16 rows, padded) in shared memory as given. Stages: 3 at d128, 6 at d64, 96 KB
+// of K and V a block either way (+ 4 or 2 KB of Q); two blocks fit an SM.
 inline constexpr int kTcThreads = 128;
 inline constexpr int kTcWarpKeys = 16;
 inline constexpr int kTcTileKeys = kTcThreads / 32 * kTcWarpKeys;  // 64
-inline constexpr int kTcQParts = 3;
 constexpr int tc_stages(int head_dim) { return head_dim == 128 ? 3 : 6; }
 constexpr int tc_warp_stage_bytes(int head_dim) { return 2 * kTcWarpKeys * head_dim * 2; }  // K and V, 16-bit
 constexpr int tc_smem_bytes(int head_dim) {
-  return kTcThreads / 32 * tc_stages(head_dim) * tc_warp_stage_bytes(head_dim) + kTcQParts * 16 * head_dim * 2;
+  return kTcThreads / 32 * tc_stages(head_dim) * tc_warp_stage_bytes(head_dim) + 16 * head_dim * 2;
 }
 
 // Keys a lane owns per tile (16 B of K and 16 B of V each): 2, so a tile stage is 256 threads x 2 keys x
@@ -67,7 +67,6 @@ constexpr int pipeline_stages(int rows_per_block) {
 
 struct Plan {
   bool tensor_cores = false;  // the tensor-core kernel: rows_per_block >= 2, heads_per_block 1, head_dim <= 128
-                              // (and, in fp16, softmax scale x log2 e <= 1)
   int rows_per_block = 1;  // query rows (q heads of one kv head x query tokens) per block: 1, 2, 4 or 8
   int heads_per_block = 1; // adjacent kv heads a block computes: 2 at MHA with q_len <= 2, even heads_kv and
                            // head_dim <= 128 (rows_per_block is then 1 or 2), else 1
