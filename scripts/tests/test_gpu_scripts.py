@@ -62,6 +62,12 @@ class WithoutGpu(unittest.TestCase):
         self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
         self.assertIn("NCU_CACHE must be all or none, got 'flush'", r.stderr)
 
+    def test_experiments_with_a_bad_ncu_replay_is_a_usage_error(self):
+        self.env["NCU_REPLAY"] = "range"
+        r = self.run_script(SCRIPTS / "gpu_experiments.sh", Path(self.tmp.name) / "out", "SB_X=1")
+        self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+        self.assertIn("NCU_REPLAY must be kernel or application, got 'range'", r.stderr)
+
     def test_experiments_without_a_define_is_a_usage_error(self):
         r = self.run_script(SCRIPTS / "gpu_experiments.sh", Path(self.tmp.name) / "out")
         self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
