@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+set -u
+O=/tmp/o18; mkdir -p "$O"
+start=$(date +%s); R=$PWD
+rm -rf /tmp/sh && mkdir -p /tmp/sh && tar xzf .devcall/s/shallow.tgz -C /tmp/sh && cd /tmp/sh && git checkout -q -f HEAD
+echo "clean checkout of $(git rev-parse --short HEAD)" > "$O/exp.txt"
+REPETITIONS=3 BENCH_ARGS=--dtypes=bf16 CROSSCHECK_RUNS=3 SKIP_TESTS=1 SKIP_SANITIZER=1 timeout 570 scripts/run_suite.sh > "$O/suite.log" 2>&1
+echo "run_suite rc=$? at $(( $(date +%s) - start )) s" >> "$O/exp.txt"
+cp "$R/.devcall/s/c18.sh" "$O/device_command.sh"
+tar czf "$OUT/o18.tgz" -C /tmp o18 -C /tmp/sh --exclude=results/h200/history results/h200
