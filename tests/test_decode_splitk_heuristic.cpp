@@ -103,6 +103,9 @@ TEST(DecodeSplitkPlan, HeuristicInvariants) {
               if (plan.tensor_cores) {
                 EXPECT_EQ(plan.tile_keys, kTcTileKeys);
                 EXPECT_EQ(plan.blocks_per_sm, 1);
+              } else {  // the FMA kernel's instantiations stop at kFmaMaxRows
+                EXPECT_LE(plan.rows_per_block, kFmaMaxRows);
+                EXPECT_EQ(plan.blocks_per_sm, kFmaBlocksPerSm);
               }
               EXPECT_GE(plan.rows_per_block * plan.row_blocks, rows);
               EXPECT_LT(plan.rows_per_block * (plan.row_blocks - 1), rows);
@@ -162,17 +165,16 @@ TEST(DecodeSplitkPlan, RowsPerBlock) {
   EXPECT_EQ(make_plan(decode(1, 32, 8, 256, 4096), kH200Sms).tile_keys, 16);
 }
 
-// Every tile is one 16 KB pipeline stage (256 threads x 2 keys x K and V x 16 B); 8-row blocks (1 per SM)
-// get twice the stages, and the pipeline of the resident blocks fits an SM's 227 KB.
+// The FMA kernel: every tile is one 16 KB pipeline stage (256 threads x 2 keys x K and V x 16 B), and the
+// pipeline of its resident blocks fits an SM's 227 KB.
 TEST(DecodeSplitkPlan, PipelineFitsSharedMemory) {
-  for (int rows : {1, 2, 4, 8}) {
+  for (int rows = 1; rows <= kFmaMaxRows; rows *= 2) {
     EXPECT_EQ(keys_per_lane(rows), 2);
     const int stage_bytes = kThreads * keys_per_lane(rows) * 2 * 16;
     EXPECT_EQ(stage_bytes, 16 * 1024);
-    EXPECT_GE(pipeline_stages(rows), 3);
-    EXPECT_LE(pipeline_stages(rows) * stage_bytes * blocks_per_sm(rows), 227 * 1024) << rows << " rows";
+    EXPECT_GE(pipeline_stages(), 3);
+    EXPECT_LE(pipeline_stages() * stage_bytes * kFmaBlocksPerSm, 227 * 1024) << rows << " rows";
   }
-  EXPECT_EQ(pipeline_stages(8), 2 * pipeline_stages(4));
   for (int64_t d : {64, 128, 256})  // FMA (MHA, odd heads: one head a block): tile_keys x head_dim x 2 B x (K, V)
     EXPECT_EQ(make_plan(decode(1, 3, 3, d, 4096), kH200Sms).tile_keys * d * 2 * 2, 16 * 1024) << "d" << d;
 }

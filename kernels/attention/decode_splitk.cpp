@@ -33,9 +33,10 @@ int num_splits_heuristic(int64_t blocks, int64_t tiles, int64_t min_tiles_per_sp
 
 Plan make_plan(const Problem& p, int sm_count) {
   Plan plan;
-  // 8 rows of 8 fp32 dims (Q and the output accumulator) fit the register budget; head_dim 256 stops
-  // at 4 rows so the cross-warp merge stays within 32 KB of shared memory.
-  const int max_rows = p.head_dim > 128 ? 4 : 8;
+  // Up to 8 rows a block at head_dim <= 128 (GQA there runs on tensor cores, whose MMA pads rows to 16);
+  // head_dim 256 stops at kFmaMaxRows = 4 so the FMA kernel's cross-warp merge stays within 32 KB of
+  // shared memory.
+  const int max_rows = p.head_dim > 128 ? kFmaMaxRows : 8;
   const int64_t rows = p.heads_q / std::max<int64_t>(1, p.heads_kv) * p.q_len;
   while (plan.rows_per_block < rows && plan.rows_per_block < max_rows) plan.rows_per_block *= 2;
   plan.row_blocks = ceil_div(rows, plan.rows_per_block);
@@ -49,7 +50,7 @@ Plan make_plan(const Problem& p, int sm_count) {
     plan.blocks_per_sm = 1;
     plan.tile_keys = kTcTileKeys;
   } else {
-    plan.blocks_per_sm = blocks_per_sm(plan.rows_per_block);
+    plan.blocks_per_sm = kFmaBlocksPerSm;
     const int lanes_per_key = static_cast<int>(p.head_dim) / kDimsPerLane * plan.heads_per_block;
     plan.tile_keys = kThreads / std::max(1, lanes_per_key) * keys_per_lane(plan.rows_per_block);
   }

@@ -98,8 +98,9 @@ struct Tile {
   static constexpr int kGroups = kThreads / (kLanesPerKey * H);
   static constexpr int kKeysPerLane = keys_per_lane(R);
   static constexpr int kKeys = kGroups * kKeysPerLane;
-  static constexpr int kMinBlocks = blocks_per_sm(R);    // 128 registers a thread, or 255
-  static constexpr int kStages = pipeline_stages(R);
+  static_assert(R <= kFmaMaxRows, "more rows a block are the tensor-core kernel's");
+  static constexpr int kMinBlocks = kFmaBlocksPerSm;     // 128 registers a thread
+  static constexpr int kStages = pipeline_stages();
   static constexpr int kStageVecs = 2 * kKeysPerLane * kThreads;  // uint4 per stage (K then V)
   static constexpr int kPipeBytes = kStages * kStageVecs * 16;
   static constexpr int kMergeBytes = kWarps * R * H * D * 4;     // s_acc, aliased onto the pipeline
@@ -225,6 +226,26 @@ __device__ inline void transposed_sum(float (&v)[N]) {
   }
 }
 
+// A split block's coordinates, from blockIdx.x = ((b * units + unit) * row_blocks + rb) * num_splits + split,
+// where a unit is H adjacent kv heads (H = Plan::heads_per_block; units = heads_kv / H).
+struct BlockCoords {
+  int split, rb;
+  int64_t unit, b;
+};
+template <int H>
+__device__ inline BlockCoords block_coords(const Params& p) {
+  int64_t bid = blockIdx.x;
+  BlockCoords c;
+  c.split = static_cast<int>(bid % p.num_splits);
+  bid /= p.num_splits;
+  c.rb = static_cast<int>(bid % p.row_blocks);
+  bid /= p.row_blocks;
+  const int64_t units = p.heads_kv / H;
+  c.unit = bid % units;
+  c.b = bid / units;
+  return c;
+}
+
 // One output element after a split block's warps are done: column c of the W warps' running max s_m, sum
 // s_l and accumulators s_acc (dim d), merged by log-sum-exp and written to query row `row` as O (one
 // split) or as this split's partial O and its lse.
@@ -263,13 +284,9 @@ __global__ void __launch_bounds__(kThreads, Tile<D, R, H>::kMinBlocks) split_ker
   __shared__ float s_m[kWarps][H * R], s_l[kWarps][H * R];
 
   if (SB_DECODE_PDL) pdl_launch_dependents();
-  int64_t bid = blockIdx.x;
-  const int split = static_cast<int>(bid % p.num_splits);
-  bid /= p.num_splits;
-  const int rb = static_cast<int>(bid % p.row_blocks);
-  bid /= p.row_blocks;
-  const int64_t units = p.heads_kv / H;  // blocks of H adjacent kv heads
-  const int64_t kvu = bid % units, b = bid / units;
+  const BlockCoords bc = block_coords<H>(p);
+  const int split = bc.split, rb = bc.rb;
+  const int64_t kvu = bc.unit, b = bc.b;
   const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
   const int c = tid % kLanes;                // this lane's 8 dims: [c * 8, c * 8 + 8)
   const int hs = (tid / kLanes) % H;         // this lane's kv head within the block
@@ -508,12 +525,9 @@ __global__ void __launch_bounds__(kTcThreads, 2) split_kernel_tc(const Params p)
   __shared__ float s_m[kTcWarps][R], s_l[kTcWarps][R];
 
   if (SB_DECODE_PDL) pdl_launch_dependents();
-  int64_t bid = blockIdx.x;
-  const int split = static_cast<int>(bid % p.num_splits);
-  bid /= p.num_splits;
-  const int rb = static_cast<int>(bid % p.row_blocks);
-  bid /= p.row_blocks;
-  const int64_t kvh = bid % p.heads_kv, b = bid / p.heads_kv;
+  const BlockCoords bc = block_coords<1>(p);  // one kv head a block
+  const int split = bc.split, rb = bc.rb;
+  const int64_t kvh = bc.unit, b = bc.b;
   const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32, g = lane / 4, t4 = lane % 4;
 
   // Q: rows rb * R .. + R - 1 of this kv head's group as given, by cp.async (joins the first K/V group);

@@ -23,7 +23,7 @@ inline constexpr double kLog2e = 1.4426950408889634;  // scores are kept in the 
 
 // Compile-time experiment switch (one GPU run can build and time each value; the plan does not depend on
 // it, only the FMA kernel's pipeline depth): 0 (default) = 4 cp.async stages per 2-blocks-per-SM block,
-// 1 = 6 stages, 2 = 3 stages. A block with 8 rows (1 block per SM) doubles its stages. (3-5 were the
+// 1 = 6 stages, 2 = 3 stages. (3-5 were the
 // transposed Q.K sum, ex2.approx and MHA head pairs, 13-14 the tensor-core kernel and its slots, 15-19
 // its unscaled-Q steps (18 adopted): the default since 2026-11-29 and -30, see decode_splitk.cu;
 // experiments/ patches add further values.)
@@ -51,30 +51,30 @@ constexpr int tc_smem_bytes(int head_dim) {
 }
 
 // Keys a lane owns per tile (16 B of K and 16 B of V each): 2, so a tile stage is 256 threads x 2 keys x
-// 2 (K, V) x 16 B = 16 KB at every head_dim. Resident blocks per SM, by rows per block: Q and the
-// accumulator take 16 registers a row; up to 4 rows fit the 128-register cap of 2 blocks per SM, 8 rows
-// need 1 block per SM.
+// 2 (K, V) x 16 B = 16 KB at every head_dim. The FMA kernel computes at most kFmaMaxRows rows a block
+// (more rows are GQA at head_dim <= 128: the tensor-core kernel; head_dim 256 stops at 4): Q and the
+// accumulator take 16 registers a row, so its 4 rows fit the 128-register cap of kFmaBlocksPerSm = 2
+// blocks an SM.
 constexpr int keys_per_lane(int /*rows_per_block*/) { return 2; }
-constexpr int blocks_per_sm(int rows_per_block) { return rows_per_block <= 4 ? 2 : 1; }
+inline constexpr int kFmaMaxRows = 4;
+inline constexpr int kFmaBlocksPerSm = 2;
 // cp.async stages of 16 KB per block: each thread copies exactly the 16-byte pieces it later reads, so
 // the pipeline needs no block barrier; all `stages` tiles are in flight while one is computed. 4 stages x
 // 2 blocks = 128 KB of shared memory and up to 128 KB of loads in flight per SM (Little's law at ~4.5 TB/s
 // and ~1-2 us loaded latency over 132 SMs needs 34-68 KB).
-constexpr int pipeline_stages(int rows_per_block) {
-  const int base = kExperiment == 1 ? 6 : kExperiment == 2 ? 3 : 4;
-  return blocks_per_sm(rows_per_block) == 1 ? 2 * base : base;
-}
+constexpr int pipeline_stages() { return kExperiment == 1 ? 6 : kExperiment == 2 ? 3 : 4; }
 
 struct Plan {
   bool tensor_cores = false;  // the tensor-core kernel: rows_per_block >= 2, heads_per_block 1, head_dim <= 128
   int rows_per_block = 1;  // query rows (q heads of one kv head x query tokens) per block: 1, 2, 4 or 8
+                           // (8 only on tensor cores)
   int heads_per_block = 1; // adjacent kv heads a block computes: 2 at MHA with q_len <= 2, even heads_kv and
                            // head_dim <= 128 (rows_per_block is then 1 or 2), else 1
   int64_t row_blocks = 1;  // ceil(group * q_len / rows_per_block): > 1 re-reads K and V (MQA, many tokens)
   int tile_keys = 0;       // keys per block iteration: kTcTileKeys (tensor cores), else one FMA stage,
                            // kThreads / (head_dim / 8 * heads_per_block) * 2
   int blocks_per_sm = 0;   // split blocks per SM that the heuristic counts as one wave: the FMA kernel's
-                           // resident blocks (register bound: 2 up to 4 rows, else 1); 1 for the tensor-core
+                           // resident blocks (kFmaBlocksPerSm, register bound); 1 for the tensor-core
                            // kernel (two fit, but one keeps 96 KB of K and V in flight, enough for HBM:
                            // b16 KV 8192 ran 134-136 us unsplit against 139-142 us at 2 splits)
   int64_t tiles = 0;       // ceil(kv_len / tile_keys)
