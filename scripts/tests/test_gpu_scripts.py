@@ -32,8 +32,9 @@ class WithoutGpu(unittest.TestCase):
     def tearDown(self):
         self.tmp.cleanup()
 
-    def run_script(self, *args):
-        return subprocess.run(["bash", *map(str, args)], capture_output=True, text=True, env=self.env, timeout=60)
+    def run_script(self, *args, env=None):
+        return subprocess.run(["bash", *map(str, args)], capture_output=True, text=True, env=env or self.env,
+                              timeout=60)
 
     def test_each_entry_script_exits_3_and_says_why(self):
         out = Path(self.tmp.name) / "out"
@@ -44,29 +45,16 @@ class WithoutGpu(unittest.TestCase):
                 self.assertEqual(r.returncode, 3, r.stdout + r.stderr)
                 self.assertIn("no NVIDIA GPU", r.stderr)
 
-    def test_experiments_with_an_unknown_bench_is_a_usage_error(self):
-        self.env["BENCH"] = "bench_gemm"
-        r = self.run_script(SCRIPTS / "gpu_experiments.sh", Path(self.tmp.name) / "out", "SB_X=1")
-        self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
-        self.assertIn("BENCH must be bench_attention or bench_rmsnorm", r.stderr)
-
-    def test_experiments_with_bad_passes_is_a_usage_error(self):
-        self.env["PASSES"] = "two"
-        r = self.run_script(SCRIPTS / "gpu_experiments.sh", Path(self.tmp.name) / "out", "SB_X=1")
-        self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
-        self.assertIn("PASSES must be a positive integer, got 'two'", r.stderr)
-
-    def test_experiments_with_a_bad_ncu_cache_is_a_usage_error(self):
-        self.env["NCU_CACHE"] = "flush"
-        r = self.run_script(SCRIPTS / "gpu_experiments.sh", Path(self.tmp.name) / "out", "SB_X=1")
-        self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
-        self.assertIn("NCU_CACHE must be all or none, got 'flush'", r.stderr)
-
-    def test_experiments_with_a_bad_ncu_replay_is_a_usage_error(self):
-        self.env["NCU_REPLAY"] = "range"
-        r = self.run_script(SCRIPTS / "gpu_experiments.sh", Path(self.tmp.name) / "out", "SB_X=1")
-        self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
-        self.assertIn("NCU_REPLAY must be kernel or application, got 'range'", r.stderr)
+    def test_experiments_with_a_bad_setting_is_a_usage_error(self):
+        for var, value, message in (("BENCH", "bench_gemm", "BENCH must be bench_attention or bench_rmsnorm"),
+                                    ("PASSES", "two", "PASSES must be a positive integer, got 'two'"),
+                                    ("NCU_CACHE", "flush", "NCU_CACHE must be all or none, got 'flush'"),
+                                    ("NCU_REPLAY", "range", "NCU_REPLAY must be kernel or application, got 'range'")):
+            with self.subTest(var=var):
+                r = self.run_script(SCRIPTS / "gpu_experiments.sh", Path(self.tmp.name) / "out", "SB_X=1",
+                                    env=dict(self.env, **{var: value}))
+                self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+                self.assertIn(message, r.stderr)
 
     def test_experiments_without_a_define_is_a_usage_error(self):
         r = self.run_script(SCRIPTS / "gpu_experiments.sh", Path(self.tmp.name) / "out")
