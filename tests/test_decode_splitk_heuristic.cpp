@@ -32,20 +32,16 @@ TEST(DecodeSplitkPlan, AnchorShapesOnH200) {
     int64_t batch, kv_len;
     int splits;
     int64_t chunk_keys;
-    bool cluster;
   };
   // 32 q heads / 8 kv heads, d128: 4 rows a block, the tensor-core kernel: tiles of 64 keys, one slot an
   // SM (132 slots).
   const Case cases[] = {
-      {1, 1024, 8, 128, true},
-      {1, 4096, 8, 512, true},     // the worked example in decode_splitk.h: 16 MiB of K and V, capped at 8
-      {1, 16384, 8, 2048, true},   // 64 MiB: still capped
-      {1, 32768, 16, 2048, false}, // 128 MiB: 128 blocks, one wave, and the combine kernel
-      {1, 131072, 16, 8192, false},
-      {4, 131072, 4, 32768, true}, // 32 units x 4 splits: 128 blocks, a cluster of 4 each
-      {16, 8192, 1, 8192, false},  // 128 blocks >= 0.8 x 132: no split, no combine
-      {64, 4096, 1, 4096, false},  // 512 blocks fill the GPU
-      {64, 16384, 1, 16384, false},
+      {1, 4096, 16, 256},      // the worked example in decode_splitk.h: 128 blocks, one wave
+      {1, 32768, 16, 2048},
+      {1, 131072, 16, 8192},
+      {16, 8192, 1, 8192},     // 128 blocks >= 0.8 x 132: no split, no combine
+      {64, 4096, 1, 4096},     // 512 blocks fill the GPU
+      {64, 16384, 1, 16384},
   };
   for (const Case& c : cases) {
     const Plan plan = make_plan(decode(c.batch, 32, 8, 128, c.kv_len), kH200Sms);
@@ -56,32 +52,7 @@ TEST(DecodeSplitkPlan, AnchorShapesOnH200) {
     EXPECT_EQ(plan.blocks_per_sm, 1);
     EXPECT_EQ(plan.num_splits, c.splits) << "batch " << c.batch << " kv " << c.kv_len;
     EXPECT_EQ(plan.chunk_keys, c.chunk_keys) << "batch " << c.batch << " kv " << c.kv_len;
-    EXPECT_EQ(plan.cluster_combine, c.cluster) << "batch " << c.batch << " kv " << c.kv_len;
   }
-}
-
-// The cluster merge: tensor-core plans of 2 .. kMaxClusterSplits splits, forced or not; their workspace
-// is 0. The FMA kernel (MHA) and larger split counts keep the partials and the combine kernel.
-TEST(DecodeSplitkPlan, ClusterMergeTakesTensorCorePlansUpToEightSplits) {
-  Problem p = decode(2, 8, 2, 128, 1000);  // tensor cores, 16 tiles
-  for (int splits : {2, 3, 5, 8}) {
-    p.num_splits = splits;
-    const Plan plan = make_plan(p, kH200Sms);
-    EXPECT_TRUE(plan.cluster_combine) << splits;
-    EXPECT_EQ(workspace_bytes(plan, p), 0u) << splits;
-  }
-  for (int splits : {1, 9, 16, 130}) {
-    p.num_splits = splits;
-    const Plan plan = make_plan(p, kH200Sms);
-    EXPECT_FALSE(plan.cluster_combine) << splits;
-    EXPECT_EQ(workspace_bytes(plan, p) > 0, splits > 1) << splits;
-  }
-  Problem mha = decode(1, 32, 32, 128, 4096);  // the FMA kernel: 16 splits by the heuristic, never a cluster
-  Plan plan = make_plan(mha, kH200Sms);
-  EXPECT_FALSE(plan.tensor_cores);
-  EXPECT_FALSE(plan.cluster_combine);
-  mha.num_splits = 4;
-  EXPECT_FALSE(make_plan(mha, kH200Sms).cluster_combine);
 }
 
 TEST(DecodeSplitkPlan, HeuristicIsPure) {
@@ -125,11 +96,6 @@ TEST(DecodeSplitkPlan, HeuristicInvariants) {
               EXPECT_LT(static_cast<int64_t>(plan.num_splits - 1) * plan.chunk_keys, kv);  // no empty chunk
               if (plan.num_splits > 1) {
                 EXPECT_GE(plan.chunk_keys, kMinSplitKeys);
-              }
-              EXPECT_EQ(plan.cluster_combine,
-                        plan.tensor_cores && plan.num_splits > 1 && plan.num_splits <= kMaxClusterSplits);
-              if (plan.tensor_cores && p.kv_bytes() <= kClusterMaxKvBytes) {
-                EXPECT_LE(plan.num_splits, kMaxClusterSplits);  // small K and V: the splits merge in a cluster
               }
               const int64_t rows = hq / hkv * q_len;
               // bf16: every GQA row block up to head_dim 128 on tensor cores, with their tile and slot.

@@ -1,8 +1,7 @@
 // decode_splitk: flash-decoding. One block reads a chunk of one kv head's K and V once (of two adjacent kv
 // heads at MHA decode), for every query row of that head's GQA group, with an fp32 online softmax; the
-// chunks of a sequence run in parallel (split-KV) and their partial outputs merge by log-sum-exp: in the
-// split blocks' thread-block cluster through distributed shared memory (tensor-core plans of <= 8 splits,
-// Plan::cluster_combine), else in a small combine kernel. Two split kernels (Plan::tensor_cores chooses):
+// chunks of a sequence run in parallel (split-KV) and a small combine kernel merges their partial outputs
+// by log-sum-exp. Two split kernels (Plan::tensor_cores chooses):
 // - GQA row blocks (2-8 query rows of one kv head) at head_dim 64/128: split_kernel_tc, Q K^T and P V on
 //   tensor cores in 128-thread blocks (its comment, above its code, has the details).
 // - MHA with one row a block and head_dim 256: split_kernel, FMAs in 256-thread blocks:
@@ -21,8 +20,8 @@
 // in the loop), reads a tile's pieces into registers, refills that stage with the tile `stages` ahead,
 // then computes, so every stage is in flight while a tile is computed (64 KB a block, 128 KB an SM at 4
 // stages). Groups merge by shuffles, warps through shared memory (reusing the pipeline's).
-// Both: one split writes O; several write fp32 partial O + lse for the combine kernel, launched
-// programmatically dependent (PDL) on the split kernel, except in a cluster (cluster_merge).
+// Both: one split writes O, several write fp32 partial O + lse for the combine, which is launched
+// programmatically dependent (PDL) on the split kernel.
 // Traffic: K and V once, Q and O once, plus 8 B per (row, split, dim) of partials (L2-resident).
 // Floor at 4.2 TB/s (bf16, 32/8 heads, d128; K+V bytes): b1 KV 4k 4.0 us, 32k 32 us, 128k 128 us; b16 8k
 // 128 us; b64 4k 256 us; b64 16k 1023 us. Aim: >= 90% of it once K+V >= 128 MiB and < 10 us (split kernel
@@ -69,26 +68,12 @@
 // Predicted from the instruction count (a third of the Q K^T MMAs and half the P V ones): b16 KV 8192
 // 136 -> ~130 us, b1 KV 4096 16.2 -> ~15. The small shapes moved as predicted; b16 did not (0.4%), so at
 // 87.5% of DRAM peak (Nsight Compute, session 8) that shape is bound by memory, not by issue.
-// Session 10 (2026-11-30, results/h200/history/2026-11-30_session10_experiments/cluster_combine_v2/): the
-// cluster merge (no combine kernel) for tensor-core plans of <= 8 splits, and the heuristic's cap at 8
-// splits up to 64 MiB of K and V (=24: merge only; =25: merge and the cap at every size). Default / =24 /
-// =25 / cuDNN, pass 1, pass 2, same units:
-//   b1 KV 1024    11.9, 11.6 / 9.96, 10.1 / 9.94, 10.1 / 11.5, 12.1   (8 splits in all three builds)
-//   b1 KV 4096    15.3, 15.3 / 15.6, 15.6 / 13.7, 13.9 / 17.3, 16.4
-//   b1 KV 16384   30.6, 30.5 / 30.5, 30.6 / 30.1, 30.2 / 32.4, 31.9
-//   b1 KV 32768   48.1, 47.7 / 48.3, 48.2 / 48.6, 48.8 / 49.3, 49.4
-//   b1 KV 131072   136,  136 /  136,  136 /  155,  155 /  137,  136
-//   b16, b64      unsplit: the same kernels, within 0.4%
-// Predicted: b1 KV 1024 11.9 -> ~10.8 (=24), b1 KV 4096 15.2 -> ~14.3 (=25), the long shapes slower at 8
-// splits (64 SMs streaming instead of 128). The default takes =25's plan up to 64 MiB and =24's above.
 #include <algorithm>
 #include <atomic>
 #include <climits>
 #include <limits>
 #include <stdexcept>
 #include <type_traits>
-
-#include <cooperative_groups.h>
 
 #include "attention/decode_splitk.h"
 #include "attention/tiled_flash.cuh"
@@ -529,63 +514,7 @@ template <int D>
 __device__ inline int swz(int row, int chunk) { return row * (D / 8) + (chunk ^ (row & 7)); }
 }  // namespace tc
 
-// Cluster merge: the block's merged row c (normalized O at dim d, and its lse through `lse`).
-template <int W, int N, int D>
-__device__ inline float merged_column(const float (&s_m)[W][N], const float (&s_l)[W][N], const float (&s_acc)[W][N][D],
-                                      int c, int d, float& lse) {
-  float mx = kNegInf;
-#pragma unroll
-  for (int w = 0; w < W; ++w) mx = fmaxf(mx, s_m[w][c]);
-  const float mu = usable_max(mx);
-  float sum = 0.0f, out = 0.0f;
-#pragma unroll
-  for (int w = 0; w < W; ++w) {
-    const float a = exp2f(s_m[w][c] - mu);
-    sum += s_l[w][c] * a;
-    out += s_acc[w][c][d] * a;
-  }
-  lse = mx == kNegInf ? kNegInf : mx + log2f(sum);
-  return out * (sum > 0.0f ? 1.0f / sum : 0.0f);
-}
-
-// Cluster merge: the num_splits blocks of a unit are one cluster (rank = split); each has left its N merged
-// rows in its shared memory (s_po[N][D], s_plse[N]). After a cluster barrier, block `split` merges elements
-// split * kBlockThreads + tid, strided by num_splits * kBlockThreads, reading every block's values through
-// distributed shared memory in split order (fixed: bit-identical runs); a second barrier keeps each
-// block's shared memory alive until the others have read it. row_of(n): output row, or -1 (padding).
-template <typename T, int N, int D, int kBlockThreads, typename RowOf>
-__device__ inline void cluster_merge(const Params& p, float* s_po, float* s_plse, int split, RowOf row_of) {
-  namespace cg = cooperative_groups;
-  cg::cluster_group cluster = cg::this_cluster();
-  cluster.sync();
-  const int splits = p.num_splits;
-  for (int idx = split * kBlockThreads + static_cast<int>(threadIdx.x); idx < N * D; idx += splits * kBlockThreads) {
-    const int n = idx / D, d = idx % D;
-    const int64_t row = row_of(n);
-    if (row < 0) continue;
-    float lse[kMaxClusterSplits], x[kMaxClusterSplits];
-#pragma unroll
-    for (int s = 0; s < kMaxClusterSplits; ++s) {  // independent remote loads, all in flight at once
-      lse[s] = s < splits ? cluster.map_shared_rank(s_plse, s)[n] : kNegInf;
-      x[s] = s < splits ? cluster.map_shared_rank(s_po, s)[n * D + d] : 0.0f;
-    }
-    float mx = kNegInf;
-#pragma unroll
-    for (int s = 0; s < kMaxClusterSplits; ++s) mx = fmaxf(mx, lse[s]);
-    const float mu = usable_max(mx);
-    float sum = 0.0f, out = 0.0f;
-#pragma unroll
-    for (int s = 0; s < kMaxClusterSplits; ++s) {
-      const float w = exp2f(lse[s] - mu);
-      sum += w;
-      out += w > 0.0f ? w * x[s] : 0.0f;
-    }
-    static_cast<T*>(p.o)[row * D + d] = from_float<T>(out * (sum > 0.0f ? 1.0f / sum : 0.0f));
-  }
-  cluster.sync();
-}
-
-template <typename T, int D, int R, bool kCluster = false>
+template <typename T, int D, int R>
 __global__ void __launch_bounds__(kTcThreads, 2) split_kernel_tc(const Params p) {
   static_assert(R <= 8, "MMA rows g + 8 are padding: at most 8 real rows");
   using namespace tc;
@@ -761,57 +690,16 @@ __global__ void __launch_bounds__(kTcThreads, 2) split_kernel_tc(const Params p)
     }
   }
   __syncthreads();
-  if constexpr (kCluster) {
-    float* s_po = reinterpret_cast<float*>(smem) + kTcWarps * R * D;  // after s_acc: [R][D], then lse [R]
-    float* s_plse = s_po + R * D;
-    static_assert((kTcWarps + 1) * R * D * 4 + R * 4 <= Shape<D>::kSmemBytes, "s_acc, s_po and s_plse must fit");
-    auto row_of = [&](int r) -> int64_t {
-      const int rg = rb * R + r;
-      if (rg >= p.rows) return -1;
-      return (b * p.q_len + rg / p.group) * p.heads_q + kvh * p.group + rg % p.group;
-    };
-    for (int idx = tid; idx < R * D; idx += kTcThreads) {
-      const int r = idx / D, d = idx % D;
-      float lse;
-      s_po[r * D + d] = merged_column(s_m, s_l, s_acc, r, d, lse);
-      if (d == 0) s_plse[r] = lse;
-    }
-    cluster_merge<T, R, D, kTcThreads>(p, s_po, s_plse, split, row_of);
-  } else {
-    for (int idx = tid; idx < R * D; idx += kTcThreads) {
-      const int r = idx / D, d = idx % D, rg = rb * R + r;
-      if (rg >= p.rows) continue;
-      const int64_t row = (b * p.q_len + rg / p.group) * p.heads_q + kvh * p.group + rg % p.group;
-      store_merged<T>(p, s_m, s_l, s_acc, r, d, row, split);
-    }
+  for (int idx = tid; idx < R * D; idx += kTcThreads) {
+    const int r = idx / D, d = idx % D, rg = rb * R + r;
+    if (rg >= p.rows) continue;
+    const int64_t row = (b * p.q_len + rg / p.group) * p.heads_q + kvh * p.group + rg % p.group;
+    store_merged<T>(p, s_m, s_l, s_acc, r, d, row, split);
   }
 }
 
 template <typename T, int D, int R>
-void launch_split_tc(unsigned blocks, const Params& prm, bool cluster, cudaStream_t stream) {
-  if (cluster) {
-    // Plan::cluster_combine: clusters of num_splits blocks, one block an SM (116 KB of shared memory each:
-    // two do not fit). Allowed two an SM, the scheduler packed a cluster's blocks two to an SM and K and V
-    // streamed through half the SMs (session 10's first version: 16-split b1 shapes 1.16-1.84x slower).
-    constexpr int kClusterSmem = 116 * 1024;
-    static_assert(kClusterSmem >= tc::Shape<D>::kSmemBytes, "the cluster variant needs the pipeline's memory");
-    opt_in_smem<split_kernel_tc<T, D, R, true>>(kClusterSmem);
-    cudaLaunchConfig_t cfg{};
-    cfg.gridDim = dim3(blocks);
-    cfg.blockDim = dim3(kTcThreads);
-    cfg.dynamicSmemBytes = kClusterSmem;
-    cfg.stream = stream;
-    cudaLaunchAttribute attr[1];
-    attr[0].id = cudaLaunchAttributeClusterDimension;
-    attr[0].val.clusterDim.x = static_cast<unsigned>(prm.num_splits);
-    attr[0].val.clusterDim.y = 1;
-    attr[0].val.clusterDim.z = 1;
-    cfg.attrs = attr;
-    cfg.numAttrs = 1;
-    SB_CUDA_CHECK(cudaLaunchKernelEx(&cfg, split_kernel_tc<T, D, R, true>, prm));
-    SB_LAUNCH_CHECK();
-    return;
-  }
+void launch_split_tc(unsigned blocks, const Params& prm, cudaStream_t stream) {
   opt_in_smem<split_kernel_tc<T, D, R>>(tc::Shape<D>::kSmemBytes);
   split_kernel_tc<T, D, R><<<blocks, kTcThreads, tc::Shape<D>::kSmemBytes, stream>>>(prm);
   SB_LAUNCH_CHECK();
@@ -907,7 +795,7 @@ void launch_rows(const Plan& plan, unsigned blocks, const Params& prm, cudaStrea
   }
   if constexpr (R >= 2 && D <= 128) {
     if (!plan.tensor_cores) throw std::logic_error("attention/decode_splitk: a GQA plan without tensor cores");
-    launch_split_tc<T, D, R>(blocks, prm, plan.cluster_combine, stream);
+    launch_split_tc<T, D, R>(blocks, prm, stream);
   } else {
     launch_split<T, D, R, 1>(blocks, prm, stream);
   }
@@ -926,7 +814,7 @@ void launch_typed(const Plan& plan, const Params& prm, int64_t batch, cudaStream
       if constexpr (D <= 128) launch_rows<T, D, 8>(plan, blocks, prm, stream);
       break;
   }
-  if (prm.num_splits > 1 && !plan.cluster_combine) {
+  if (prm.num_splits > 1) {
     cudaLaunchConfig_t cfg{};
     cfg.gridDim = dim3(static_cast<unsigned>(rows_total));
     cfg.blockDim = dim3(kCombineWarps * 32);

@@ -36,15 +36,6 @@ inline constexpr double kLog2e = 1.4426950408889634;  // scores are kept in the 
 #define SB_DECODE_PDL 1
 #endif
 inline constexpr int kExperiment = SB_DECODE_EXPERIMENT;
-// Cluster merge (Plan::cluster_combine, the default since 2026-11-30, session 10): a tensor-core plan of 2 to
-// kMaxClusterSplits splits runs its split blocks as thread-block clusters of num_splits blocks, one block
-// an SM, that merge their partials through distributed shared memory: no workspace, no combine kernel.
-// The heuristic caps a tensor-core plan at kMaxClusterSplits when K + V is at most kClusterMaxKvBytes, where
-// the combine kernel's fixed cost outweighs the bandwidth of twice the SMs (measured at b1, 32/8 heads,
-// d128: 8 clustered splits against 16 with the combine kernel, µs cold: KV 4096 (16 MiB) 13.8 / 15.3,
-// KV 16384 (64 MiB) 30.2 / 30.6, KV 32768 (128 MiB) 48.7 / 47.9, KV 131072 (512 MiB) 155 / 136).
-inline constexpr int kMaxClusterSplits = 8;  // the portable cluster size
-inline constexpr std::size_t kClusterMaxKvBytes = std::size_t{64} << 20;
 
 // The tensor-core split kernel (GQA: 2-8 query rows of one kv head a block, head_dim 64 or 128; see
 // decode_splitk.cu): 4 warps, each with its own cp.async pipeline over kTcWarpKeys keys of every
@@ -89,8 +80,6 @@ struct Plan {
   int64_t tiles = 0;       // ceil(kv_len / tile_keys)
   int num_splits = 1;      // split blocks per (batch, kv head(s), row block); 1 = O written directly, no combine
   int64_t chunk_keys = 0;  // keys per split, a multiple of tile_keys; split s reads [s * chunk, (s + 1) * chunk)
-  bool cluster_combine = false;  // tensor cores and 2 .. kMaxClusterSplits splits: each unit's split blocks
-                                 // are one cluster and merge in distributed shared memory (no workspace)
 };
 
 // The split count for `blocks` independent (batch, kv head, row block) units over `tiles` key tiles, on a
@@ -102,15 +91,12 @@ struct Plan {
 //     efficiency(s) = waves / ceil(waves) with waves = blocks * s / slots;
 //   - the smallest candidate whose efficiency is >= kWaveEfficiency x the best one (FA2 uses 0.85;
 //     a partly empty wave of a bandwidth-bound kernel leaves HBM idle, so we ask for fuller waves).
-// Worked example, H200 (132 SMs), batch 1, 8 kv heads, 4 q heads each, head_dim 128, kv_len 32768: the
-// tensor-core kernel, 1 slot an SM (slots 132); blocks = 8, tiles of 64 keys -> tiles = 512, min 2 tiles
-// (128 keys) a split -> s <= 128. efficiency(s) = 8s / 132 for s <= 16 (one wave): 0.970 at s = 16; past
-// 16 at best 0.970 again (s = 32: 256 / 264). The smallest s with efficiency >= 0.95 x 0.970 = 0.921 is 16
-// (15 gives 0.909), and 16 chunks of 32 tiles leave none empty: s = 16, chunks of 2048 keys, 128 blocks
-// (one per SM) plus the combine kernel. kv_len 4096: K + V is 16 MiB <= kClusterMaxKvBytes, so make_plan
-// passes min_tiles = 64 / kMaxClusterSplits = 8 -> s <= 8; efficiency(s) = 8s / 132, best 0.485 at 8, and
-// the smallest s >= 0.95 x 0.485 = 0.461 is 8 (7 gives 0.424): 8 splits of 512 keys, 64 blocks in 8
-// clusters that merge in distributed shared memory (no combine kernel). batch 16, kv_len 8192: blocks 128 >= 0.8 x 132 ->
+// Worked example, H200 (132 SMs), batch 1, 8 kv heads, 4 q heads each, head_dim 128, kv_len 4096: the
+// tensor-core kernel, 1 slot an SM (slots 132); blocks = 8, tiles of 64 keys -> tiles = 64, min 2 tiles
+// (128 keys) a split -> s <= 32. efficiency(s) = 8s / 132 for s <= 16 (one wave): 0.970 at s = 16; for
+// s = 17 .. 32 two waves, at best 256 / 264 = 0.970 at s = 32. The smallest s with efficiency >= 0.95 x
+// 0.970 = 0.921 is 16 (15 gives 0.909), and 16 chunks of 4 tiles leave none empty: s = 16, chunks of
+// 256 keys, 128 blocks (one per SM) plus the combine. batch 16, kv_len 8192: blocks 128 >= 0.8 x 132 ->
 // 1 split (the batch fills the GPU; no combine). MHA (32 q and kv heads, one row a block: the FMA kernel,
 // 2 slots an SM, kv head pairs), batch 1, kv_len 4096: blocks 16, tiles of 16 keys -> 256 tiles, min 8
 // a split; efficiency(16) = 256 / 264 = 0.970 -> 16 splits of 256 keys.
