@@ -3,7 +3,7 @@
 do_bench (its own events, its own 256 MB L2 flush, median) on the same GPU, in the same command as a
 bench run, and compare with the harness's cold figures for the same cases.
 
-    python3 scripts/crosscheck_torch.py RUN.json... [-o crosscheck.json] [--tolerance 0.05] [--attention-tolerance 0.10]
+    python3 scripts/crosscheck_torch.py RUN.json... [-o crosscheck.json] [--tolerance 0.05] [--attention-tolerance 0.05]
                                         [--filter REGEX] [--anchors results/<gpu>/anchors.json]
 
 Cases (cold, every shape and dtype in the run): torch_rms_norm (= torch.rms_norm = at::rms_norm),
@@ -259,8 +259,11 @@ def main() -> int:
     ap.add_argument("run", nargs="+", help="bench JSON of the same machine (files or directory)")
     ap.add_argument("-o", "--out", help="write the comparison as JSON here")
     ap.add_argument("--tolerance", type=float, default=0.05, help="relative difference allowed for RMSNorm (default 0.05)")
-    ap.add_argument("--attention-tolerance", type=float, default=0.10,
-                    help="relative difference allowed for attention (default 0.10)")
+    # 5% for attention too: the foundation issue's figure. Until session 10 the default was 10%, a figure
+    # chosen when the attention rows were added and never justified by a measurement; at 5% that
+    # session's run had two SDPA cuDNN prefill rows outside (results/h200/NOTES.md).
+    ap.add_argument("--attention-tolerance", type=float, default=0.05,
+                    help="relative difference allowed for attention (default 0.05, as for RMSNorm)")
     ap.add_argument("--runs", type=int, default=5, help="do_bench calls per case (default 5)")
     ap.add_argument("--filter", default="", help="only cases whose name matches this regular expression")
     ap.add_argument("--no-kernels", dest="kernels", action="store_false",
