@@ -136,27 +136,34 @@ def profiled_calls(torch, fn, reps=20):
         return None, None
 
 
-def harness_protocol_us(torch, fn, flush_bytes, hold_cycles, batches=25, batch=4):
-    """fn timed the harness's way, from Python: batches of `batch` cold launches, each an L2-sized flush
-    (zero_ of flush_bytes), the hold (a spin of hold_cycles), start event, the call, end event; one host
-    synchronization a batch (bench/harness/timer.h). Returns the median in us over batches * batch
-    launches, after one batch of warm-up. A diagnostic beside do_bench: where it agrees with the
-    harness and not with do_bench, the difference is do_bench's protocol (its back-to-back loop of
-    256 MB flushes), not the C++ process or its events."""
+def timed_loop_us(torch, fn, flush_bytes, hold_cycles=0, batches=25, batch=4, warmup_batches=1):
+    """fn timed in batches of `batch` cold launches: each a flush (zero_ of flush_bytes), the hold (a spin
+    of hold_cycles; none at 0), start event, the call, end event; one host synchronization a batch.
+    Returns the median in us over batches * batch launches, after warmup_batches batches of warm-up."""
     cache = torch.empty(flush_bytes // 4, dtype=torch.int, device="cuda")
     times = []
-    for b in range(batches + 1):
+    for b in range(warmup_batches + batches):
         pairs = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)) for _ in range(batch)]
         for start, end in pairs:
             cache.zero_()
-            torch.cuda._sleep(hold_cycles)
+            if hold_cycles:
+                torch.cuda._sleep(hold_cycles)
             start.record()
             fn()
             end.record()
         pairs[-1][1].synchronize()
-        if b:
+        if b >= warmup_batches:
             times += [1e3 * start.elapsed_time(end) for start, end in pairs]
     return statistics.median(times)
+
+
+def harness_protocol_us(torch, fn, flush_bytes, hold_cycles, batches=25, batch=4):
+    """fn timed the harness's way, from Python: batches of `batch` cold launches, each an L2-sized flush,
+    the hold, start event, the call, end event; one host synchronization a batch (bench/harness/timer.h);
+    after one batch of warm-up. A diagnostic beside do_bench: where it agrees with the harness and
+    not with do_bench, the difference is do_bench's protocol (its back-to-back loop of 256 MB flushes),
+    not the C++ process or its events."""
+    return timed_loop_us(torch, fn, flush_bytes, hold_cycles, batches, batch)
 
 
 def loop_sync_us(torch, fn, iters=200):
@@ -164,18 +171,7 @@ def loop_sync_us(torch, fn, iters=200):
     after every iteration, median in us over `iters` after 10 of warm-up. A diagnostic: session 7's
     timing probe found that this one change moves do_bench's ~10 us figures onto the harness's
     (results/h200/timing_probe/README.md); recorded in every run so that the finding is re-measured."""
-    cache = torch.empty(256 * 1024 * 1024 // 4, dtype=torch.int, device="cuda")
-    times = []
-    for i in range(iters + 10):
-        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        cache.zero_()
-        start.record()
-        fn()
-        end.record()
-        end.synchronize()
-        if i >= 10:
-            times.append(1e3 * start.elapsed_time(end))
-    return statistics.median(times)
+    return timed_loop_us(torch, fn, 256 * 1024 * 1024, batches=iters, batch=1, warmup_batches=10)
 
 
 def sm_clock_mhz(torch, cycles=1_000_000):

@@ -182,6 +182,36 @@ class HarnessProtocolFromPython(unittest.TestCase):
         launch = ["zero", ("sleep", 77), "event", "call", "event"]
         self.assertEqual(log, (launch * 3 + ["sync"]) * 3)
 
+    def test_loop_sync_is_do_benchs_loop_synchronized_each_iteration(self):
+        """loop_sync_us: flush, start event, call, end event, synchronization, per iteration; no hold;
+        10 warm-up iterations not counted."""
+        import types
+        sys.path.insert(0, str(SCRIPTS))
+        import crosscheck_torch
+        log, sizes = [], []
+
+        class Cache:
+            def zero_(self): log.append("zero")
+
+        class Event:
+            n = 0
+
+            def __init__(self, **kw):
+                Event.n += 1
+                self.i = Event.n
+
+            def record(self): log.append("event")
+            def synchronize(self): log.append("sync")
+            def elapsed_time(self, other): return 0.002 * (other.i - self.i)  # 2 us per event pair
+
+        torch = types.SimpleNamespace(
+            int="int32", empty=lambda n, **k: sizes.append(n) or Cache(),
+            cuda=types.SimpleNamespace(Event=Event, _sleep=lambda c: log.append(("sleep", c))))
+        us = crosscheck_torch.loop_sync_us(torch, lambda: log.append("call"), iters=3)
+        self.assertAlmostEqual(us, 2.0)
+        self.assertEqual(sizes, [256 * 2**20 // 4])
+        self.assertEqual(log, ["zero", "event", "call", "event", "sync"] * 13)
+
 
 class ComparedFigure(unittest.TestCase):
     """The compared do_bench figure is the lower of plain and held: each errs only upward."""
