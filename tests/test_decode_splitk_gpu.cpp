@@ -43,7 +43,8 @@ Check run_and_verify(AttentionData& data, int64_t num_splits, const Stream& stre
   return data.verify();
 }
 
-// Forced split counts x kv lengths x dtypes, GQA 4:1 (the block computes 4 q heads from one K/V read).
+// Forced split counts x kv lengths x dtypes, GQA 4:1 (the block computes 4 q heads from one K/V read): 3, 7
+// and 8 splits merge in a thread-block cluster (8 = kMaxClusterSplits), 64 and 130 in the combine kernel.
 using ForcedParam = std::tuple<DType, int64_t, int64_t>;  // dtype, num_splits, kv_len
 
 class DecodeSplitkForced : public ::testing::TestWithParam<ForcedParam> {};
@@ -60,7 +61,7 @@ TEST_P(DecodeSplitkForced, MatchesReference) {
 
 INSTANTIATE_TEST_SUITE_P(SplitsAndLengths, DecodeSplitkForced,
                          ::testing::Combine(::testing::Values(DType::bf16, DType::f16),
-                                            ::testing::Values<int64_t>(1, 3, 7, 64, 130),
+                                            ::testing::Values<int64_t>(1, 3, 7, 8, 64, 130),
                                             ::testing::Values<int64_t>(1, 1000, 4097)),
                          [](const ::testing::TestParamInfo<ForcedParam>& i) {
                            return std::string(name(std::get<0>(i.param))) + "_splits" +
@@ -71,7 +72,7 @@ INSTANTIATE_TEST_SUITE_P(SplitsAndLengths, DecodeSplitkForced,
 using ShapeParam = std::tuple<DType, AttentionDims, int64_t>;
 
 const AttentionDims kShapes[] = {
-    {1, 32, 8, 128, 1, 4096, false},   // the ANCHORS b1 shape: 16 heuristic splits of 256 keys
+    {1, 32, 8, 128, 1, 4096, false},   // the ANCHORS b1 shape: 8 heuristic splits of 512 keys, a cluster
     {1, 32, 8, 128, 1, 32768, false},  // 16 heuristic splits of 2048 keys
     {1, 32, 8, 128, 1, 33000, false},  // 16 splits of 2112 keys: a short last chunk, a partial last tile
     {1, 4, 1, 64, 8, 5, true},         // 8 speculative tokens, kv_len 5: rows 0-2 see no key (output 0)

@@ -32,16 +32,20 @@ TEST(DecodeSplitkPlan, AnchorShapesOnH200) {
     int64_t batch, kv_len;
     int splits;
     int64_t chunk_keys;
+    bool cluster;
   };
   // 32 q heads / 8 kv heads, d128: 4 rows a block, the tensor-core kernel: tiles of 64 keys, one slot an
   // SM (132 slots).
   const Case cases[] = {
-      {1, 4096, 16, 256},      // the worked example in decode_splitk.h: 128 blocks, one wave
-      {1, 32768, 16, 2048},
-      {1, 131072, 16, 8192},
-      {16, 8192, 1, 8192},     // 128 blocks >= 0.8 x 132: no split, no combine
-      {64, 4096, 1, 4096},     // 512 blocks fill the GPU
-      {64, 16384, 1, 16384},
+      {1, 1024, 8, 128, true},      // 4 MiB of K and V, 8 units: capped at 8 splits, 64 blocks in 8 clusters
+      {1, 4096, 8, 512, true},      // 16 MiB: the worked example's 16 splits, capped at 8 for the cluster
+      {1, 16384, 16, 1024, false},  // 64 MiB > kClusterMaxKvBytes: 16 splits and the combine kernel
+      {1, 32768, 16, 2048, false},  // 128 blocks, one wave
+      {1, 131072, 16, 8192, false},
+      {4, 131072, 4, 32768, false}, // 32 units x 4 splits: 128 blocks, more than half the SMs: combine kernel
+      {16, 8192, 1, 8192, false},  // 128 blocks >= 0.8 x 132: no split, no combine
+      {64, 4096, 1, 4096, false},  // 512 blocks fill the GPU
+      {64, 16384, 1, 16384, false},
   };
   for (const Case& c : cases) {
     const Plan plan = make_plan(decode(c.batch, 32, 8, 128, c.kv_len), kH200Sms);
@@ -52,7 +56,39 @@ TEST(DecodeSplitkPlan, AnchorShapesOnH200) {
     EXPECT_EQ(plan.blocks_per_sm, 1);
     EXPECT_EQ(plan.num_splits, c.splits) << "batch " << c.batch << " kv " << c.kv_len;
     EXPECT_EQ(plan.chunk_keys, c.chunk_keys) << "batch " << c.batch << " kv " << c.kv_len;
+    EXPECT_EQ(plan.cluster_combine, c.cluster) << "batch " << c.batch << " kv " << c.kv_len;
   }
+}
+
+// The cluster merge: small tensor-core plans (K + V <= kClusterMaxKvBytes, blocks <= half the SMs) of
+// 2 .. kMaxClusterSplits splits, forced or not; their workspace is 0. The FMA kernel (MHA), larger split
+// counts, larger K + V and grids over half the SMs keep the partials and the combine kernel.
+TEST(DecodeSplitkPlan, ClusterMergeTakesSmallTensorCorePlansUpToEightSplits) {
+  Problem p = decode(2, 8, 2, 128, 1000);  // tensor cores, 16 tiles, 4 units, 2 MB of K and V
+  for (int splits : {2, 3, 5, 8}) {
+    p.num_splits = splits;
+    const Plan plan = make_plan(p, kH200Sms);
+    EXPECT_TRUE(plan.cluster_combine) << splits;
+    EXPECT_EQ(workspace_bytes(plan, p), 0u) << splits;
+  }
+  for (int splits : {1, 9, 16, 130}) {
+    p.num_splits = splits;
+    const Plan plan = make_plan(p, kH200Sms);
+    EXPECT_FALSE(plan.cluster_combine) << splits;
+    EXPECT_EQ(workspace_bytes(plan, p) > 0, splits > 1) << splits;
+  }
+  Problem mha = decode(1, 32, 32, 128, 4096);  // the FMA kernel: 16 splits by the heuristic, never a cluster
+  Plan plan = make_plan(mha, kH200Sms);
+  EXPECT_FALSE(plan.tensor_cores);
+  EXPECT_FALSE(plan.cluster_combine);
+  mha.num_splits = 4;
+  EXPECT_FALSE(make_plan(mha, kH200Sms).cluster_combine);
+  Problem wide = decode(16, 32, 8, 128, 1024);  // 128 units: 2 splits are 256 blocks, over half the SMs
+  wide.num_splits = 2;
+  EXPECT_FALSE(make_plan(wide, kH200Sms).cluster_combine);
+  Problem big = decode(1, 32, 8, 128, 32768);  // 128 MiB of K and V
+  big.num_splits = 8;
+  EXPECT_FALSE(make_plan(big, kH200Sms).cluster_combine);
 }
 
 TEST(DecodeSplitkPlan, HeuristicIsPure) {
@@ -96,6 +132,13 @@ TEST(DecodeSplitkPlan, HeuristicInvariants) {
               EXPECT_LT(static_cast<int64_t>(plan.num_splits - 1) * plan.chunk_keys, kv);  // no empty chunk
               if (plan.num_splits > 1) {
                 EXPECT_GE(plan.chunk_keys, kMinSplitKeys);
+              }
+              const int64_t units = batch * (hkv / plan.heads_per_block) * plan.row_blocks;
+              const bool small = plan.tensor_cores && p.kv_bytes() <= kClusterMaxKvBytes;
+              EXPECT_EQ(plan.cluster_combine, small && plan.num_splits > 1 && plan.num_splits <= kMaxClusterSplits &&
+                                                  units * plan.num_splits <= sms / 2);
+              if (small && units * kMaxClusterSplits <= sms / 2) {
+                EXPECT_LE(plan.num_splits, kMaxClusterSplits);  // the heuristic's cap for the cluster merge
               }
               const int64_t rows = hq / hkv * q_len;
               // bf16: every GQA row block up to head_dim 128 on tensor cores, with their tile and slot.

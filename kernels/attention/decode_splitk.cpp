@@ -55,23 +55,30 @@ Plan make_plan(const Problem& p, int sm_count) {
     plan.tile_keys = kThreads / std::max(1, lanes_per_key) * keys_per_lane(plan.rows_per_block);
   }
   plan.tiles = ceil_div(p.kv_len, plan.tile_keys);
+  const int64_t units = p.batch * (p.heads_kv / plan.heads_per_block) * plan.row_blocks;
   int64_t splits;
   if (p.num_splits > 0) {
     splits = std::min<int64_t>(p.num_splits, kMaxSplits);
   } else {
-    const int64_t min_tiles = std::max<int64_t>(1, ceil_div(kMinSplitKeys, plan.tile_keys));
-    splits = num_splits_heuristic(p.batch * (p.heads_kv / plan.heads_per_block) * plan.row_blocks, plan.tiles,
-                                  min_tiles, static_cast<int64_t>(sm_count) * plan.blocks_per_sm);
+    int64_t min_tiles = std::max<int64_t>(1, ceil_div(kMinSplitKeys, plan.tile_keys));
+    // A small tensor-core plan splits at most kMaxClusterSplits ways (the cluster merge).
+    if (plan.tensor_cores && p.kv_bytes() <= kClusterMaxKvBytes &&
+        units * kMaxClusterSplits <= sm_count / 2)
+      min_tiles = std::max(min_tiles, ceil_div(plan.tiles, kMaxClusterSplits));
+    splits = num_splits_heuristic(units, plan.tiles, min_tiles, static_cast<int64_t>(sm_count) * plan.blocks_per_sm);
   }
   const int64_t tiles_per_split = ceil_div(plan.tiles, splits);
   plan.chunk_keys = tiles_per_split * plan.tile_keys;
   if (p.num_splits <= 0) splits = ceil_div(plan.tiles, tiles_per_split);  // the heuristic leaves no chunk empty
   plan.num_splits = static_cast<int>(splits);
+  plan.cluster_combine = plan.tensor_cores && plan.num_splits > 1 &&
+                         plan.num_splits <= kMaxClusterSplits && p.kv_bytes() <= kClusterMaxKvBytes &&
+                         units * plan.num_splits <= sm_count / 2;
   return plan;
 }
 
 std::size_t workspace_bytes(const Plan& plan, const Problem& p) {
-  if (plan.num_splits <= 1) return 0;
+  if (plan.num_splits <= 1 || plan.cluster_combine) return 0;
   const auto partials = static_cast<std::size_t>(p.batch * p.q_len * p.heads_q) * plan.num_splits;
   return align_up(partials * static_cast<std::size_t>(p.head_dim) * sizeof(float)) + align_up(partials * sizeof(float));
 }

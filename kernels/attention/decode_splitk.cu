@@ -1,7 +1,8 @@
 // decode_splitk: flash-decoding. One block reads a chunk of one kv head's K and V once (of two adjacent kv
 // heads at MHA decode), for every query row of that head's GQA group, with an fp32 online softmax; the
 // chunks of a sequence run in parallel (split-KV) and a small combine kernel merges their partial outputs
-// by log-sum-exp. Two split kernels (Plan::tensor_cores chooses):
+// by log-sum-exp; small tensor-core plans merge in their thread-block cluster instead (Plan::cluster_combine,
+// decode_splitk.h). Two split kernels (Plan::tensor_cores chooses):
 // - GQA row blocks (2-8 query rows of one kv head) at head_dim 64/128: split_kernel_tc, Q K^T and P V on
 //   tensor cores in 128-thread blocks (its comment, above its code, has the details).
 // - MHA with one row a block and head_dim 256: split_kernel, FMAs in 256-thread blocks:
@@ -74,6 +75,8 @@
 #include <limits>
 #include <stdexcept>
 #include <type_traits>
+
+#include <cooperative_groups.h>
 
 #include "attention/decode_splitk.h"
 #include "attention/tiled_flash.cuh"
@@ -514,7 +517,63 @@ template <int D>
 __device__ inline int swz(int row, int chunk) { return row * (D / 8) + (chunk ^ (row & 7)); }
 }  // namespace tc
 
-template <typename T, int D, int R>
+// Cluster merge: the block's merged row c (normalized O at dim d, and its lse through `lse`).
+template <int W, int N, int D>
+__device__ inline float merged_column(const float (&s_m)[W][N], const float (&s_l)[W][N], const float (&s_acc)[W][N][D],
+                                      int c, int d, float& lse) {
+  float mx = kNegInf;
+#pragma unroll
+  for (int w = 0; w < W; ++w) mx = fmaxf(mx, s_m[w][c]);
+  const float mu = usable_max(mx);
+  float sum = 0.0f, out = 0.0f;
+#pragma unroll
+  for (int w = 0; w < W; ++w) {
+    const float a = exp2f(s_m[w][c] - mu);
+    sum += s_l[w][c] * a;
+    out += s_acc[w][c][d] * a;
+  }
+  lse = mx == kNegInf ? kNegInf : mx + log2f(sum);
+  return out * (sum > 0.0f ? 1.0f / sum : 0.0f);
+}
+
+// Cluster merge: the num_splits blocks of a unit are one cluster (rank = split); each has left its N merged
+// rows in its shared memory (s_po[N][D], s_plse[N]). After a cluster barrier, block `split` merges elements
+// split * kBlockThreads + tid, strided by num_splits * kBlockThreads, reading every block's values through
+// distributed shared memory in split order (fixed: bit-identical runs); a second barrier keeps each
+// block's shared memory alive until the others have read it. row_of(n): output row, or -1 (padding).
+template <typename T, int N, int D, int kBlockThreads, typename RowOf>
+__device__ inline void cluster_merge(const Params& p, float* s_po, float* s_plse, int split, RowOf row_of) {
+  namespace cg = cooperative_groups;
+  cg::cluster_group cluster = cg::this_cluster();
+  cluster.sync();
+  const int splits = p.num_splits;
+  for (int idx = split * kBlockThreads + static_cast<int>(threadIdx.x); idx < N * D; idx += splits * kBlockThreads) {
+    const int n = idx / D, d = idx % D;
+    const int64_t row = row_of(n);
+    if (row < 0) continue;
+    float lse[kMaxClusterSplits], x[kMaxClusterSplits];
+#pragma unroll
+    for (int s = 0; s < kMaxClusterSplits; ++s) {  // independent remote loads, all in flight at once
+      lse[s] = s < splits ? cluster.map_shared_rank(s_plse, s)[n] : kNegInf;
+      x[s] = s < splits ? cluster.map_shared_rank(s_po, s)[n * D + d] : 0.0f;
+    }
+    float mx = kNegInf;
+#pragma unroll
+    for (int s = 0; s < kMaxClusterSplits; ++s) mx = fmaxf(mx, lse[s]);
+    const float mu = usable_max(mx);
+    float sum = 0.0f, out = 0.0f;
+#pragma unroll
+    for (int s = 0; s < kMaxClusterSplits; ++s) {
+      const float w = exp2f(lse[s] - mu);
+      sum += w;
+      out += w > 0.0f ? w * x[s] : 0.0f;
+    }
+    static_cast<T*>(p.o)[row * D + d] = from_float<T>(out * (sum > 0.0f ? 1.0f / sum : 0.0f));
+  }
+  cluster.sync();
+}
+
+template <typename T, int D, int R, bool kCluster = false>
 __global__ void __launch_bounds__(kTcThreads, 2) split_kernel_tc(const Params p) {
   static_assert(R <= 8, "MMA rows g + 8 are padding: at most 8 real rows");
   using namespace tc;
@@ -690,16 +749,57 @@ __global__ void __launch_bounds__(kTcThreads, 2) split_kernel_tc(const Params p)
     }
   }
   __syncthreads();
-  for (int idx = tid; idx < R * D; idx += kTcThreads) {
-    const int r = idx / D, d = idx % D, rg = rb * R + r;
-    if (rg >= p.rows) continue;
-    const int64_t row = (b * p.q_len + rg / p.group) * p.heads_q + kvh * p.group + rg % p.group;
-    store_merged<T>(p, s_m, s_l, s_acc, r, d, row, split);
+  if constexpr (kCluster) {
+    float* s_po = reinterpret_cast<float*>(smem) + kTcWarps * R * D;  // after s_acc: [R][D], then lse [R]
+    float* s_plse = s_po + R * D;
+    static_assert((kTcWarps + 1) * R * D * 4 + R * 4 <= Shape<D>::kSmemBytes, "s_acc, s_po and s_plse must fit");
+    auto row_of = [&](int r) -> int64_t {
+      const int rg = rb * R + r;
+      if (rg >= p.rows) return -1;
+      return (b * p.q_len + rg / p.group) * p.heads_q + kvh * p.group + rg % p.group;
+    };
+    for (int idx = tid; idx < R * D; idx += kTcThreads) {
+      const int r = idx / D, d = idx % D;
+      float lse;
+      s_po[r * D + d] = merged_column(s_m, s_l, s_acc, r, d, lse);
+      if (d == 0) s_plse[r] = lse;
+    }
+    cluster_merge<T, R, D, kTcThreads>(p, s_po, s_plse, split, row_of);
+  } else {
+    for (int idx = tid; idx < R * D; idx += kTcThreads) {
+      const int r = idx / D, d = idx % D, rg = rb * R + r;
+      if (rg >= p.rows) continue;
+      const int64_t row = (b * p.q_len + rg / p.group) * p.heads_q + kvh * p.group + rg % p.group;
+      store_merged<T>(p, s_m, s_l, s_acc, r, d, row, split);
+    }
   }
 }
 
 template <typename T, int D, int R>
-void launch_split_tc(unsigned blocks, const Params& prm, cudaStream_t stream) {
+void launch_split_tc(unsigned blocks, const Params& prm, bool cluster, cudaStream_t stream) {
+  if (cluster) {
+    // Plan::cluster_combine: clusters of num_splits blocks, one block an SM (116 KB of shared memory each:
+    // two do not fit). Allowed two an SM, the scheduler packed a cluster's blocks two to an SM and K and V
+    // streamed through half the SMs (session 10's first version: 16-split b1 shapes 1.16-1.84x slower).
+    constexpr int kClusterSmem = 116 * 1024;
+    static_assert(kClusterSmem >= tc::Shape<D>::kSmemBytes, "the cluster variant needs the pipeline's memory");
+    opt_in_smem<split_kernel_tc<T, D, R, true>>(kClusterSmem);
+    cudaLaunchConfig_t cfg{};
+    cfg.gridDim = dim3(blocks);
+    cfg.blockDim = dim3(kTcThreads);
+    cfg.dynamicSmemBytes = kClusterSmem;
+    cfg.stream = stream;
+    cudaLaunchAttribute attr[1];
+    attr[0].id = cudaLaunchAttributeClusterDimension;
+    attr[0].val.clusterDim.x = static_cast<unsigned>(prm.num_splits);
+    attr[0].val.clusterDim.y = 1;
+    attr[0].val.clusterDim.z = 1;
+    cfg.attrs = attr;
+    cfg.numAttrs = 1;
+    SB_CUDA_CHECK(cudaLaunchKernelEx(&cfg, split_kernel_tc<T, D, R, true>, prm));
+    SB_LAUNCH_CHECK();
+    return;
+  }
   opt_in_smem<split_kernel_tc<T, D, R>>(tc::Shape<D>::kSmemBytes);
   split_kernel_tc<T, D, R><<<blocks, kTcThreads, tc::Shape<D>::kSmemBytes, stream>>>(prm);
   SB_LAUNCH_CHECK();
@@ -795,7 +895,7 @@ void launch_rows(const Plan& plan, unsigned blocks, const Params& prm, cudaStrea
   }
   if constexpr (R >= 2 && D <= 128) {
     if (!plan.tensor_cores) throw std::logic_error("attention/decode_splitk: a GQA plan without tensor cores");
-    launch_split_tc<T, D, R>(blocks, prm, stream);
+    launch_split_tc<T, D, R>(blocks, prm, plan.cluster_combine, stream);
   } else {
     launch_split<T, D, R, 1>(blocks, prm, stream);
   }
@@ -814,7 +914,7 @@ void launch_typed(const Plan& plan, const Params& prm, int64_t batch, cudaStream
       if constexpr (D <= 128) launch_rows<T, D, 8>(plan, blocks, prm, stream);
       break;
   }
-  if (prm.num_splits > 1) {
+  if (prm.num_splits > 1 && !plan.cluster_combine) {
     cudaLaunchConfig_t cfg{};
     cfg.gridDim = dim3(static_cast<unsigned>(rows_total));
     cfg.blockDim = dim3(kCombineWarps * 32);

@@ -35,6 +35,22 @@ inline constexpr double kLog2e = 1.4426950408889634;  // scores are kept in the 
 #define SB_DECODE_PDL 1
 #endif
 inline constexpr int kExperiment = SB_DECODE_EXPERIMENT;
+// The cluster merge (the default since session 11, 2026-11-30): a small tensor-core plan (K + V at most
+// kClusterMaxKvBytes, its blocks at most half the SMs) of 2 to kMaxClusterSplits splits runs its split
+// blocks as thread-block clusters of num_splits blocks, one block an SM, that merge their partials through
+// distributed shared memory: no workspace, no combine kernel. The heuristic caps such a plan at
+// kMaxClusterSplits splits. At the default decode shapes that is b1 GQA KV 1024 and 4096 (8 splits, 64
+// blocks in 8 clusters); every other shape keeps the partials and the combine kernel.
+// Measured (H200, bf16, µs, cold / hot, this rule against the combine kernel in one command, two passes;
+// results/h200/history/2026-11-30_session11_experiments/cluster_merge_v3/): b1 KV 1024 11.85 / 7.66 ->
+// 10.1 / 6.36 (SDPA cuDNN 11.75 / 7.60), b1 KV 4096 15.25 / 9.14 -> 13.8 / 10.2 (cuDNN 16.7 / 10.95); the
+// forced 4 and 8 splits at b1 KV 4096 18.25 -> 17.1 and 15.6 -> 13.8; every other row of the anchors
+// shapes, KV 16384 and b4 KV 131072 within 0.7%. Hot b1 KV 4096 is 12% slower: 64 SMs pull K and V out
+// of L2 where the combine plan's 128 did. Earlier versions (session 10, experiments/README.md) clustered
+// up to 64 MiB and any grid, and lost 8-45% where the clusters were large or many (b4 KV 131072, 32
+// clusters of 4: 493 -> 717 µs); hence 32 MiB and half the SMs.
+inline constexpr int kMaxClusterSplits = 8;  // the portable cluster size
+inline constexpr std::size_t kClusterMaxKvBytes = std::size_t{32} << 20;
 
 // The tensor-core split kernel (GQA: 2-8 query rows of one kv head a block, head_dim 64 or 128; see
 // decode_splitk.cu): 4 warps, each with its own cp.async pipeline over kTcWarpKeys keys of every
@@ -79,6 +95,8 @@ struct Plan {
   int64_t tiles = 0;       // ceil(kv_len / tile_keys)
   int num_splits = 1;      // split blocks per (batch, kv head(s), row block); 1 = O written directly, no combine
   int64_t chunk_keys = 0;  // keys per split, a multiple of tile_keys; split s reads [s * chunk, (s + 1) * chunk)
+  bool cluster_combine = false;  // each unit's split blocks are one cluster and merge in distributed
+                                 // shared memory (no workspace, no combine kernel; kClusterMaxKvBytes)
 };
 
 // The split count for `blocks` independent (batch, kv head, row block) units over `tiles` key tiles, on a
@@ -95,7 +113,9 @@ struct Plan {
 // (128 keys) a split -> s <= 32. efficiency(s) = 8s / 132 for s <= 16 (one wave): 0.970 at s = 16; for
 // s = 17 .. 32 two waves, at best 256 / 264 = 0.970 at s = 32. The smallest s with efficiency >= 0.95 x
 // 0.970 = 0.921 is 16 (15 gives 0.909), and 16 chunks of 4 tiles leave none empty: s = 16, chunks of
-// 256 keys, 128 blocks (one per SM) plus the combine. batch 16, kv_len 8192: blocks 128 >= 0.8 x 132 ->
+// 256 keys, 128 blocks (one per SM) plus the combine; but 16 MiB of K and V and 8 x 8 blocks <= 66 make it
+// a cluster-merge plan, capped at 8 splits (min 8 tiles a split): 8 chunks of 512 keys, 64 blocks in 8
+// clusters, no combine. batch 16, kv_len 8192: blocks 128 >= 0.8 x 132 ->
 // 1 split (the batch fills the GPU; no combine). MHA (32 q and kv heads, one row a block: the FMA kernel,
 // 2 slots an SM, kv head pairs), batch 1, kv_len 4096: blocks 16, tiles of 16 keys -> 256 tiles, min 8
 // a split; efficiency(16) = 256 / 264 = 0.970 -> 16 splits of 256 keys.
