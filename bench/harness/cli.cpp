@@ -60,7 +60,7 @@ std::string options_help(const std::string& shapes_grammar) {
          "  --shapes=SPEC   run these shapes instead of the default set.\n" +
          shapes_grammar +
          "  --dtypes=LIST   only these dtypes, comma-separated: fp32, fp16, bf16 (default: all three).\n"
-         "  --profile       run each case for a fixed 3 launches after 1 warm-up (no timing loop),\n"
+         "  --profile       run each case for a fixed 3 launches after 3 warm-up launches (no timing loop),\n"
          "                  for ncu --nvtx --nvtx-include 'solbench@<case with : for />/'.\n"
          "Every case is verified against a reference before it is timed; a failure is reported as an\n"
          "error for that case and the binary exits with status 1. A bad flag exits with status 2;\n"
