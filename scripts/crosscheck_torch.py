@@ -11,8 +11,8 @@ and for attention the same ATen op each torch_sdpa_<backend> case calls in ref/t
 (flash, efficient with K/V expanded to heads_q, cudnn, math with enable_gqa) on BHSD views of BSHD
 tensors, plus torch_manual_composite; attention shapes that need an explicit bottom-right mask
 (causal with 1 < q_len != kv_len) are left out.
-do_bench is timed two ways and the compared figure is the lower of the two medians (the row's
-`compared` says which; compared_figure()):
+do_bench is timed two ways and the compared figure is plain where the call's host time is shorter than
+its GPU time, else the lower of the two medians (the row's `compared` says which; compared_figure()):
 - plain, as it comes (the issue's check: its own events, its own 256 MB flush);
 - held: with the harness's hold added after its flush (a GPU spin of twice the call's host time, at
   most 1 ms, before do_bench's start event; see held_flush).
@@ -229,11 +229,17 @@ def held_flush(torch, cycles, flush_bytes=None):
         del drv.clear_cache
 
 
-def compared_figure(plain_us, held_us):
-    """The do_bench figure the harness is compared with, and which one it is: the lower of the plain and
-    held medians (each errs only upward: plain by timing the host, held by its hold; module docstring).
-    Without a held figure (a triton without clear_cache), plain."""
+def compared_figure(plain_us, held_us, host_us=None, gpu_us=None):
+    """The do_bench figure the harness is compared with, and which one it is: plain where the call's host
+    time (host_us) is shorter than its GPU time (gpu_us, the harness's figure): do_bench's queue then runs
+    ahead of the GPU and its events cannot time the host, while held's spin would only lower the duty
+    cycle, which raises the SM clock of a power-limited launch (SDPA cuDNN prefill b4 4k causal on the
+    H200: plain 1,034 us, held 938, harness 1,001). Otherwise the lower of the plain and held medians
+    (each errs only upward there: plain by timing the host, held by its hold; module docstring). Without
+    a held figure (a triton without clear_cache), plain."""
     if held_us is None or plain_us <= held_us:
+        return plain_us, "plain"
+    if host_us is not None and gpu_us is not None and host_us < gpu_us:
         return plain_us, "plain"
     return held_us, "held"
 
@@ -314,7 +320,8 @@ def main() -> int:
             plain_us = sorted(bench() for _ in range(runs))
             plain_mhz = mhz = sm_clock_mhz(torch)
             # The hold, as the harness's: twice the call's host time (at most 1 ms), in cycles at this clock.
-            hold_us = min(2 * host_us(torch, fn), 1000.0)
+            host_call_us = host_us(torch, fn)
+            hold_us = min(2 * host_call_us, 1000.0)
             l2_us = l2_mhz = proto_us = proto_mhz = sync_us = sync_mhz = None
             if can_hold:
                 with held_flush(torch, int(hold_us * plain_mhz)):
@@ -335,7 +342,7 @@ def main() -> int:
             kernels, kernel_span_us = profiled_calls(torch, fn) if a.kernels else (None, None)
         plain_med = statistics.median(plain_us)
         held_med = statistics.median(runs_us) if can_hold else None
-        do_bench_us, compared = compared_figure(plain_med, held_med)
+        do_bench_us, compared = compared_figure(plain_med, held_med, host_call_us, case.median_us)
         spread_us = plain_us if compared == "plain" else runs_us
         ratio = case.median_us / do_bench_us
         tol = a.attention_tolerance if case.op == "attention" else a.tolerance
@@ -344,7 +351,7 @@ def main() -> int:
                      "do_bench_min_us": spread_us[0], "do_bench_max_us": spread_us[-1], "ratio": ratio,
                      # which do_bench figure is compared (compared_figure); both, and the held one's hold
                      "compared": compared, "do_bench_plain_us": plain_med, "do_bench_held_us": held_med,
-                     "hold_us": hold_us,
+                     "hold_us": hold_us, "host_us": host_call_us,
                      "do_bench_plain_sm_mhz": plain_mhz,
                      # the held do_bench again with an L2-sized flush, and the clock after it (diagnostic)
                      "do_bench_l2_flush_us": l2_us, "do_bench_l2_flush_sm_mhz": l2_mhz,

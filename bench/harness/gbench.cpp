@@ -1,6 +1,7 @@
 #include "harness/gbench.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <iterator>
@@ -25,24 +26,31 @@ const char* const kDefaultFlags[] = {"--benchmark_min_time=0.01s"};
 #else
 const char* const kDefaultFlags[] = {"--benchmark_min_time=0.01"};
 #endif
-// The warm-up a case gets before its timed launches: at least 3 launches and kWarmUpMs of GPU time, at
-// most kMaxWarmUpLaunches launches (--profile: 3 launches). A launch that draws enough power sets its own
-// SM clock within tens of milliseconds of back-to-back work: SDPA cuDNN prefill at b1 16k causal on the
-// H200, launched cold after 1 s idle, took 3,391 us over the first 30 ms of work, 3,917 from 60 to 120 ms
-// and 3,838 past 200 ms, as the clock fell from ~1,940 to ~1,700 MHz
-// (results/h200/history/2026-11-30_session11_experiments/clock_probe/). With the 1 ms warm-up of protocol
-// v2 its timed launches fell anywhere on that curve, by what had run before them, and such cases read up
-// to 6% from do_bench's figures either way. 100 ms times them at the clock a sustained load settles at,
-// as a model's back-to-back layers and do_bench's 200 ms loop see it.
-constexpr double kWarmUpMs = 100.0;
+// The warm-up a case gets before its timed launches. First at least 3 launches and kWarmUpMs of GPU time
+// (at most kMaxWarmUpLaunches): module load, allocator caches, and the launch's time, which sets the cold
+// batch, the hold and the hot graph's length. Then (not with --profile) the timed loop itself, cold batches
+// or graph replays with their times discarded, until kSettleMs of wall time has passed since the warm-up
+// began. A launch that draws enough power sets its own SM clock within tens of milliseconds of work, at a
+// level that depends on the duty cycle of that work: SDPA cuDNN prefill at b1 16k causal on the H200,
+// launched cold after 1 s idle, took 3,391 us over the first 30 ms of work, 3,917 from 60 to 120 ms and
+// 3,838 past 200 ms, as the clock fell from ~1,940 to ~1,700 MHz
+// (results/h200/history/2026-11-30_session11_experiments/clock_probe/). With protocol v2's 1 ms warm-up
+// its timed launches fell anywhere on that curve, by what had run before them, and read up to 6% from
+// do_bench either way; a 100 ms warm-up of back-to-back launches without the flush and hold (duty ~100%)
+// left SDPA flash at b4 4k causal recovering through its three repetitions (1,877, 1,822, 1,788 us, SM
+// clock 1,807 -> 1,889 MHz; do_bench 1,689). Settling in the timed loop's own duty cycle times every case
+// at the clock its own protocol settles at.
+constexpr double kWarmUpMs = 1.0;
 constexpr int kMaxWarmUpLaunches = 1000;
+constexpr double kSettleMs = 100.0;
 constexpr int kProfileLaunches = 3;
 // v2 (2026-11-29): cold launches queued in batches with a host-time hold; v1 synchronized after each.
 // v3: the same with the hold before the flush (SOLBENCH_COLD_HOLD=before-flush), so the flush directly
-// precedes the start event as in do_bench. v4 / v5 (2026-11-30): v2 / v3 after a 100 ms warm-up a case
-// instead of 1 ms (kWarmUpMs).
-constexpr const char* kTimingProtocolV4 = "v4: warm-up >= 100 ms of GPU time a case; cold = queued batches of <= 4 launches, flush + hold + events each; hot = CUDA graph of K launches";
-constexpr const char* kTimingProtocolV5 = "v5: warm-up >= 100 ms of GPU time a case; cold = queued batches of <= 4 launches, hold + flush + events each; hot = CUDA graph of K launches";
+// precedes the start event as in do_bench. v4 / v5 (2026-11-30, run 2dde009 only): v2 / v3 after >= 100
+// ms of back-to-back warm-up launches. v6 / v7: v2 / v3 with the warm-up continued in the timed loop itself
+// until 100 ms of wall time (kSettleMs).
+constexpr const char* kTimingProtocolV6 = "v6: warm-up = >= 3 launches and 1 ms, then the timed loop until 100 ms of wall time; cold = queued batches of <= 4 launches, flush + hold + events each; hot = CUDA graph of K launches";
+constexpr const char* kTimingProtocolV7 = "v7: warm-up = >= 3 launches and 1 ms, then the timed loop until 100 ms of wall time; cold = queued batches of <= 4 launches, hold + flush + events each; hot = CUDA graph of K launches";
 constexpr double kHotMaxLaunchMs = 10.0;
 constexpr double kMaxHoldMs = 1.0;  // cap of the cold-launch hold (timer.h, cold_batch_ms)  // longer launches are not measured hot (run_timed says why)
 
@@ -89,7 +97,7 @@ void add_context(const Env& e, const BenchSpec& spec, const std::string& command
   benchmark::AddCustomContext("cold_hold", e.timer.cold_hold());
   // Bumped whenever the way a case is timed changes (regress.py warns across versions).
   benchmark::AddCustomContext("timing_protocol",
-                              std::string(e.timer.cold_hold()) == "before-flush" ? kTimingProtocolV5 : kTimingProtocolV4);
+                              std::string(e.timer.cold_hold()) == "before-flush" ? kTimingProtocolV7 : kTimingProtocolV6);
   benchmark::AddCustomContext("profile_mode", g_profile ? "true" : "false");
   benchmark::AddCustomContext("binary_command", command);
   // The script command that produced the run (scripts/gpu_run.sh sets it), else this binary's.
@@ -125,10 +133,11 @@ void run_timed(benchmark::State& state, Mode mode, const Timed& t) {
 
   if (current.name != t.case_name || current.mode != mode) try {
     current = CaseState{t.case_name, mode, nullptr};
-    // Warm-up (kWarmUpMs): module load, allocator caches, and the SM clock a sustained load settles at.
+    // Warm-up, first part (kWarmUpMs): module load, allocator caches, the launch's time.
+    const auto warm_up_start = std::chrono::steady_clock::now();
     double single_ms = 0, warm_ms = 0;
     std::vector<double> enqueue_ms;
-    for (int i = 0; i < 3 || (!g_profile && warm_ms < kWarmUpMs && i < kMaxWarmUpLaunches); ++i) {
+    for (int i = 0; i < 3 || (warm_ms < kWarmUpMs && i < kMaxWarmUpLaunches); ++i) {
       single_ms = timer.warm_ms(t.launch);
       warm_ms += single_ms;
       if (i > 0) enqueue_ms.push_back(timer.last_enqueue_ms());  // the first pays one-time setup
@@ -146,6 +155,15 @@ void run_timed(benchmark::State& state, Mode mode, const Timed& t) {
       current.graph->replay(s);
     }
     SB_CUDA_CHECK(cudaStreamSynchronize(s));
+    // Second part (kSettleMs): the timed loop itself, times discarded, so that the SM clock settles at the
+    // level this mode's duty cycle (flush, hold and batch synchronization, or graph replays) gives it.
+    while (!g_profile &&
+           std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - warm_up_start).count() < kSettleMs) {
+      if (mode == Mode::cold)
+        timer.cold_batch_ms(t.launch, current.cold_batch, current.hold_ms);
+      else
+        timer.replay_ms(*current.graph);
+    }
   } catch (const Unsupported& e) {
     current.unsupported = e.what();  // every repetition of the case is skipped with it
   } catch (...) {

@@ -214,7 +214,8 @@ class HarnessProtocolFromPython(unittest.TestCase):
 
 
 class ComparedFigure(unittest.TestCase):
-    """The compared do_bench figure is the lower of plain and held: each errs only upward."""
+    """The compared do_bench figure: plain where the call's host time is under its GPU time, else the lower
+    of plain and held (each errs only upward there)."""
 
     def setUp(self):
         sys.path.insert(0, str(SCRIPTS))
@@ -231,6 +232,16 @@ class ComparedFigure(unittest.TestCase):
 
     def test_without_a_held_figure_plain_is_compared(self):
         self.assertEqual(self.xc.compared_figure(10.0, None), (10.0, "plain"))
+
+    def test_a_call_whose_host_time_is_under_its_gpu_time_compares_plain(self):
+        # SDPA cuDNN prefill b4 4k causal (2dde009 run): plain 1,034.27, held 937.76 us (the spin lowers the
+        # duty cycle of a power-limited launch), host 62 us, harness 1,001.42 us
+        self.assertEqual(self.xc.compared_figure(1034.27, 937.76, 62.0, 1001.42), (1034.27, "plain"))
+
+    def test_a_call_whose_host_time_exceeds_its_gpu_time_takes_the_lower(self):
+        # cuDNN decode b1 KV 4096: host ~25 us over a ~17 us launch: plain times the host
+        self.assertEqual(self.xc.compared_figure(41.47, 17.86, 25.0, 16.88), (17.86, "held"))
+        self.assertEqual(self.xc.compared_figure(10.53, 11.17, 18.0, 10.2), (10.53, "plain"))
 
 
 class MainWithStandIns(unittest.TestCase):
