@@ -36,7 +36,10 @@ runs=$(ls "$logs"/bench_*.json 2>/dev/null)
 if [ -n "$runs" ] && python3 "$root/scripts/sbresults.py" merge "$dest/$stamp.json" $runs; then
   cp "$dest/$stamp.json" "$dest/latest.json"
   [ -s "$logs/crosscheck.json" ] && cp "$logs/crosscheck.json" "$dest/crosscheck_latest.json"
-  python3 "$root/scripts/report.py" "$dest" || status=1
+  # The path as the repository names it: REPORT.md records the command that generates it, and
+  # tests/test_committed_results.py regenerates it with that relative path (an absolute one made the
+  # README's test command fail after a run in the same checkout, session 11).
+  (cd "$root" && python3 scripts/report.py "results/$gpu") || status=1
   echo "run_suite.sh: results in $dest ($stamp.json, latest.json, REPORT.md, plots/)" >&2
 else
   echo "run_suite.sh: the bench run wrote no valid JSON; see $logs" >&2

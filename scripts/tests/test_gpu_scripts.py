@@ -64,3 +64,42 @@ class WithoutGpu(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class RunSuiteFiling(unittest.TestCase):
+    """run_suite.sh past the GPU check, with stand-ins for nvidia-smi, gpu_run.sh and report.py in a copy of
+    scripts/: it files the run as results/<gpu>/<date>_<commit>.json and latest.json, and generates the
+    report from the repository root with the relative path `results/<gpu>`, the command REPORT.md records
+    and tests/test_committed_results.py regenerates it with."""
+
+    def test_the_report_is_generated_with_the_relative_results_path(self):
+        import json
+        import shutil
+        import sys
+        sys.path.insert(0, str(Path(__file__).resolve().parent))
+        import gbfake
+        with tempfile.TemporaryDirectory() as tmp:
+            root, tools = Path(tmp) / "repo", Path(tmp) / "bin"
+            (root / "scripts").mkdir(parents=True)
+            tools.mkdir()
+            for name in ("run_suite.sh", "sbresults.py"):
+                shutil.copy(SCRIPTS / name, root / "scripts" / name)
+            (tools / "nvidia-smi").write_text("#!/bin/sh\necho 'NVIDIA H200'\n")
+            run = gbfake.run([gbfake.floor("cold"), gbfake.rmsnorm("vectorized", "bf16", 4096, 4096, "cold")])
+            (root / "run.json").write_text(json.dumps(run))
+            (root / "scripts" / "gpu_run.sh").write_text('#!/bin/sh\ncp "$(dirname "$0")/../run.json" "$1/bench_rmsnorm.json"\n')
+            (root / "scripts" / "report.py").write_text(
+                "import os, sys\nopen(os.path.join(os.path.dirname(__file__), 'report_call.txt'), 'w')"
+                ".write(os.getcwd() + '\\n' + ' '.join(sys.argv[1:]))\n")
+            for f in (tools / "nvidia-smi", root / "scripts" / "gpu_run.sh"):
+                f.chmod(0o755)
+            env = dict(os.environ, PATH=f"{tools}:{os.environ['PATH']}", SOLBENCH_GIT_COMMIT="0123456789abcdef")
+            r = subprocess.run(["bash", str(root / "scripts" / "run_suite.sh")], capture_output=True, text=True,
+                               env=env, timeout=60)
+            self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+            dest = root / "results" / "h200"
+            self.assertTrue((dest / "latest.json").is_file())
+            self.assertEqual(len(list(dest.glob("*_0123456789ab.json"))), 1)
+            cwd, args = (root / "scripts" / "report_call.txt").read_text().split("\n")
+            self.assertEqual(Path(cwd).resolve(), root.resolve())
+            self.assertEqual(args, "results/h200")
