@@ -346,6 +346,12 @@ def crosscheck_section(xc: dict, run: sbresults.Run, anchors: dict) -> list:
           f"{xc.get('gpu_name', 'the same GPU')}, PyTorch {xc.get('torch_version', '?')}, triton "
           f"{xc.get('triton_version', '?')}. ratio = harness / do_bench. "
           + ("do_bench ran plain and held (the harness's hold added after do_bench's flush: a GPU spin "
+             "of twice the call's host time before its start event) and the compared figure is plain "
+             "where the call's host time is under its GPU time, else the lower median, since each errs "
+             "only upward there: plain by timing the host where a call's host side outlasts the flush, "
+             "held by its hold (the script's docstring gives the figures). "
+             if any("host_us" in r for r in rows) else
+             "do_bench ran plain and held (the harness's hold added after do_bench's flush: a GPU spin "
              "of twice the call's host time before its start event) and the compared figure is the "
              "lower median, since each errs only upward: plain by timing the host where a call's host "
              "side outlasts the flush, held by its hold (the script's docstring gives the figures). "

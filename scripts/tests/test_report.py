@@ -390,6 +390,17 @@ class CrosscheckClockColumns(unittest.TestCase):
         self.assertIn("| – |", old)
 
 
+    def test_the_section_states_the_compare_rule_of_the_file(self):
+        class Run:
+            @staticmethod
+            def by_name():
+                return {}
+        row = dict(self.ROW, compared="plain", do_bench_plain_us=11.6, do_bench_held_us=11.9)
+        older = "\n".join(report.crosscheck_section({"rows": [row], "tolerance": 0.05}, Run, {}))
+        self.assertIn("the compared figure is the lower median", older)
+        newer = "\n".join(report.crosscheck_section({"rows": [dict(row, host_us=18.0)], "tolerance": 0.05}, Run, {}))
+        self.assertIn("the compared figure is plain where the call's host time is under its GPU time", newer)
+
     def test_l2_flush_column(self):
         r = dict(self.ROW, do_bench_plain_us=11.6, do_bench_l2_flush_us=10.3, do_bench_l2_flush_sm_mhz=1979.6)
         head, _, row, old = report.crosscheck_table([r, dict(self.ROW)], 0.05, self.NoCases, {})
