@@ -35,7 +35,7 @@ const char* const kDefaultFlags[] = {"--benchmark_min_time=0.01"};
 // launched cold after 1 s idle, took 3,391 us over the first 30 ms of work, 3,917 from 60 to 120 ms and
 // 3,838 past 200 ms, as the clock fell from ~1,940 to ~1,700 MHz
 // (results/h200/history/2026-11-30_session11_experiments/clock_probe/). With protocol v2's 1 ms warm-up
-// its timed launches fell anywhere on that curve, by what had run before them, and read up to 6% from
+// its timed launches fell anywhere on that curve, by what had run before them, and read up to 7% from
 // do_bench either way; a 100 ms warm-up of back-to-back launches without the flush and hold (duty ~100%)
 // left SDPA flash at b4 4k causal recovering through its three repetitions (1,877, 1,822, 1,788 us, SM
 // clock 1,807 -> 1,889 MHz; do_bench 1,689). Settling in the timed loop's own duty cycle times every case
