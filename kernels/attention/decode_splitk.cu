@@ -249,12 +249,15 @@ __device__ inline BlockCoords block_coords(const Params& p) {
   return c;
 }
 
-// One output element after a split block's warps are done: column c of the W warps' running max s_m, sum
-// s_l and accumulators s_acc (dim d), merged by log-sum-exp and written to query row `row` as O (one
-// split) or as this split's partial O and its lse.
-template <typename T, int W, int N, int D>
-__device__ inline void store_merged(const Params& p, const float (&s_m)[W][N], const float (&s_l)[W][N],
-                                    const float (&s_acc)[W][N][D], int c, int d, int64_t row, int split) {
+// Column c of the W warps' running max s_m, sum s_l and accumulators s_acc, merged by log-sum-exp: the
+// column's max, sum and unnormalized output at dim d (merged_out normalizes it, merged_lse gives the
+// column's log2-sum-exp).
+struct Merged {
+  float out, max, sum;
+};
+template <int W, int N, int D>
+__device__ inline Merged merged_column(const float (&s_m)[W][N], const float (&s_l)[W][N],
+                                       const float (&s_acc)[W][N][D], int c, int d) {
   float mx = kNegInf;
 #pragma unroll
   for (int w = 0; w < W; ++w) mx = fmaxf(mx, s_m[w][c]);
@@ -266,14 +269,25 @@ __device__ inline void store_merged(const Params& p, const float (&s_m)[W][N], c
     sum += s_l[w][c] * a;
     out += s_acc[w][c][d] * a;
   }
-  // sum >= 1 whenever a key was visible (the max key contributes exp2(0)); 0 means none: output 0.
-  out *= sum > 0.0f ? 1.0f / sum : 0.0f;
+  return {out, mx, sum};
+}
+// sum >= 1 whenever a key was visible (the max key contributes exp2(0)); 0 means none: output 0.
+__device__ inline float merged_out(const Merged& m) { return m.out * (m.sum > 0.0f ? 1.0f / m.sum : 0.0f); }
+__device__ inline float merged_lse(const Merged& m) { return m.max == kNegInf ? kNegInf : m.max + log2f(m.sum); }
+
+// One output element after a split block's warps are done (merged_column), written to query row `row` as
+// O (one split) or as this split's partial O and its lse.
+template <typename T, int W, int N, int D>
+__device__ inline void store_merged(const Params& p, const float (&s_m)[W][N], const float (&s_l)[W][N],
+                                    const float (&s_acc)[W][N][D], int c, int d, int64_t row, int split) {
+  const Merged m = merged_column(s_m, s_l, s_acc, c, d);
+  const float out = merged_out(m);
   if (p.num_splits == 1) {
     static_cast<T*>(p.o)[row * D + d] = from_float<T>(out);
   } else {
     const int64_t slot = row * p.num_splits + split;
     p.part_o[slot * D + d] = out;
-    if (d == 0) p.part_lse[slot] = mx == kNegInf ? kNegInf : mx + log2f(sum);
+    if (d == 0) p.part_lse[slot] = merged_lse(m);
   }
 }
 
@@ -517,25 +531,6 @@ template <int D>
 __device__ inline int swz(int row, int chunk) { return row * (D / 8) + (chunk ^ (row & 7)); }
 }  // namespace tc
 
-// Cluster merge: the block's merged row c (normalized O at dim d, and its lse through `lse`).
-template <int W, int N, int D>
-__device__ inline float merged_column(const float (&s_m)[W][N], const float (&s_l)[W][N], const float (&s_acc)[W][N][D],
-                                      int c, int d, float& lse) {
-  float mx = kNegInf;
-#pragma unroll
-  for (int w = 0; w < W; ++w) mx = fmaxf(mx, s_m[w][c]);
-  const float mu = usable_max(mx);
-  float sum = 0.0f, out = 0.0f;
-#pragma unroll
-  for (int w = 0; w < W; ++w) {
-    const float a = exp2f(s_m[w][c] - mu);
-    sum += s_l[w][c] * a;
-    out += s_acc[w][c][d] * a;
-  }
-  lse = mx == kNegInf ? kNegInf : mx + log2f(sum);
-  return out * (sum > 0.0f ? 1.0f / sum : 0.0f);
-}
-
 // Cluster merge: the num_splits blocks of a unit are one cluster (rank = split); each has left its N merged
 // rows in its shared memory (s_po[N][D], s_plse[N]). After a cluster barrier, block `split` merges elements
 // split * kBlockThreads + tid, strided by num_splits * kBlockThreads, reading every block's values through
@@ -760,8 +755,9 @@ __global__ void __launch_bounds__(kTcThreads, 2) split_kernel_tc(const Params p)
     };
     for (int idx = tid; idx < R * D; idx += kTcThreads) {
       const int r = idx / D, d = idx % D;
-      float lse;
-      s_po[r * D + d] = merged_column(s_m, s_l, s_acc, r, d, lse);
+      const Merged m = merged_column(s_m, s_l, s_acc, r, d);
+      const float lse = merged_lse(m);
+      s_po[r * D + d] = merged_out(m);
       if (d == 0) s_plse[r] = lse;
     }
     cluster_merge<T, R, D, kTcThreads>(p, s_po, s_plse, split, row_of);
