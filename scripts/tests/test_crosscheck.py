@@ -154,11 +154,16 @@ class HarnessProtocolFromPython(unittest.TestCase):
     """harness_protocol_us: per launch flush, hold, start event, call, end event; one synchronization a
     batch; the warm-up batch is not counted."""
 
-    def test_order_batches_and_median(self):
-        import types
+    def setUp(self):
         sys.path.insert(0, str(SCRIPTS))
         import crosscheck_torch
-        log = []
+        self.xc = crosscheck_torch
+
+    @staticmethod
+    def stand_in_torch(log, sizes, us_per_pair):
+        """A torch whose flush buffer, events and spin record what they do in `log` (buffer sizes in
+        `sizes`); an event pair measures us_per_pair microseconds."""
+        import types
 
         class Cache:
             def zero_(self): log.append("zero")
@@ -172,42 +177,27 @@ class HarnessProtocolFromPython(unittest.TestCase):
 
             def record(self): log.append("event")
             def synchronize(self): log.append("sync")
-            def elapsed_time(self, other): return 0.001 * (other.i - self.i)  # ms: 1 us per event pair
+            def elapsed_time(self, other): return 1e-3 * us_per_pair * (other.i - self.i)  # ms
 
-        torch = types.SimpleNamespace(
-            int="int32", empty=lambda *a, **k: Cache(),
+        return types.SimpleNamespace(
+            int="int32", empty=lambda n, **k: sizes.append(n) or Cache(),
             cuda=types.SimpleNamespace(Event=Event, _sleep=lambda c: log.append(("sleep", c))))
-        us = crosscheck_torch.harness_protocol_us(torch, lambda: log.append("call"), 60 * 2**20, 77, batches=2, batch=3)
+
+    def test_order_batches_and_median(self):
+        log, sizes = [], []
+        torch = self.stand_in_torch(log, sizes, 1.0)
+        us = self.xc.harness_protocol_us(torch, lambda: log.append("call"), 60 * 2**20, 77, batches=2, batch=3)
         self.assertAlmostEqual(us, 1.0)
+        self.assertEqual(sizes, [60 * 2**20 // 4])
         launch = ["zero", ("sleep", 77), "event", "call", "event"]
         self.assertEqual(log, (launch * 3 + ["sync"]) * 3)
 
     def test_loop_sync_is_do_benchs_loop_synchronized_each_iteration(self):
         """loop_sync_us: flush, start event, call, end event, synchronization, per iteration; no hold;
         10 warm-up iterations not counted."""
-        import types
-        sys.path.insert(0, str(SCRIPTS))
-        import crosscheck_torch
         log, sizes = [], []
-
-        class Cache:
-            def zero_(self): log.append("zero")
-
-        class Event:
-            n = 0
-
-            def __init__(self, **kw):
-                Event.n += 1
-                self.i = Event.n
-
-            def record(self): log.append("event")
-            def synchronize(self): log.append("sync")
-            def elapsed_time(self, other): return 0.002 * (other.i - self.i)  # 2 us per event pair
-
-        torch = types.SimpleNamespace(
-            int="int32", empty=lambda n, **k: sizes.append(n) or Cache(),
-            cuda=types.SimpleNamespace(Event=Event, _sleep=lambda c: log.append(("sleep", c))))
-        us = crosscheck_torch.loop_sync_us(torch, lambda: log.append("call"), iters=3)
+        torch = self.stand_in_torch(log, sizes, 2.0)
+        us = self.xc.loop_sync_us(torch, lambda: log.append("call"), iters=3)
         self.assertAlmostEqual(us, 2.0)
         self.assertEqual(sizes, [256 * 2**20 // 4])
         self.assertEqual(log, ["zero", "event", "call", "event", "sync"] * 13)
