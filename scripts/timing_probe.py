@@ -16,6 +16,15 @@ time from do_bench's loop to the harness's (bench/harness/timer.h), interleaved 
                         start, call, end, batches of N (1, 4, 16, 64), one sync a batch; N = 4 is the
                         harness's protocol
     harness_b4_zero     harness_b4 with the 256 MB zero_ in place of the memset
+    ahead_N             do_bench's loop (zero_ 256 MB, start, call, end) over 1,000 iterations back to back,
+                        the host kept at most N iterations ahead of the GPU (before enqueuing iteration i it
+                        waits for iteration i - N's end event); N = 16, 64, 256, 1024. The GPU's work and its
+                        duty cycle are do_bench's at every N (the host's ~30 us an iteration stays ahead of
+                        the GPU's ~85); only how deep the queue of enqueued work runs changes. Session 7
+                        found batches of 64 reading as the harness and do_bench's 200-deep loop 0.5-1.3 us
+                        slower: this separates queue depth from everything else. Also records the median
+                        host time an iteration (a host blocked on a full launch queue shows as a host
+                        iteration as long as the GPU's).
 
 Calls: `rms_norm` (torch.rms_norm = at::rms_norm, the suite's baseline) and `compiled` (torch.compile of
 the composite a PyTorch user writes: upcast, pow, mean, rsqrt, multiply, as ref/torch/torch_rmsnorm.cpp's
@@ -36,7 +45,8 @@ import sys
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 
 PROTOCOLS = ["do_bench", "loop", "loop_sync", "loop_memset", "loop_memset_sync", "loop_hold",
-             "harness_b1", "harness_b4", "harness_b16", "harness_b64", "harness_b4_zero"]
+             "harness_b1", "harness_b4", "harness_b16", "harness_b64", "harness_b4_zero",
+             "ahead_16", "ahead_64", "ahead_256", "ahead_1024"]
 CALLS = ["rms_norm", "compiled"]
 
 
@@ -87,11 +97,36 @@ def make_call(torch, name, rows, hidden):
     return lambda: compiled(x, w)
 
 
+def ahead_loop(torch, fn, flush, ahead, iters=1000):
+    """do_bench's loop with the host at most `ahead` iterations ahead of the GPU (ahead_N in the module
+    docstring). Returns (median us of the call, median host us an iteration)."""
+    import time
+    ends = [torch.cuda.Event(enable_timing=True) for _ in range(iters)]
+    starts = [torch.cuda.Event(enable_timing=True) for _ in range(iters)]
+    host = []
+    torch.cuda.synchronize()
+    for i in range(iters):
+        if i >= ahead:
+            ends[i - ahead].synchronize()
+        t = time.perf_counter()
+        flush()
+        starts[i].record()
+        fn()
+        ends[i].record()
+        host.append(1e6 * (time.perf_counter() - t))
+    ends[-1].synchronize()
+    times = [1e3 * s.elapsed_time(e) for s, e in zip(starts[iters // 10:], ends[iters // 10:])]  # first 10%: warm-up
+    return statistics.median(times), statistics.median(host[iters // 10:])
+
+
 def measure(torch, protocol, fn, ctx, iters=200):
     """Median us of fn under `protocol` (module docstring)."""
     if protocol == "do_bench":
         import triton.testing
         return 1e3 * triton.testing.do_bench(fn, warmup=25, rep=200, return_mode="median")
+    if protocol.startswith("ahead_"):
+        us, ctx["host_iter_us"][protocol] = ahead_loop(torch, fn, ctx["big"].zero_, int(protocol.split("_")[1]))
+        return us
     zero = protocol.startswith("loop") and "memset" not in protocol or protocol.endswith("_zero")
 
     def flush():
@@ -159,6 +194,7 @@ def main() -> int:
                 host = host_us(torch, fn, calls=21)
                 ctx["hold_cycles"] = int(min(2 * host, 1000.0) * mhz)
                 res, clock = {}, {}
+                ctx["host_iter_us"] = {}
                 for _ in range(a.rounds):
                     for p in protocols:
                         res.setdefault(p, []).append(measure(torch, p, fn, ctx))
@@ -166,7 +202,8 @@ def main() -> int:
             row = {"shape": f"{r}x{h}", "call": call, "host_us": host,
                    "us": {p: statistics.median(v) for p, v in res.items()},
                    "spread_us": {p: [min(v), max(v)] for p, v in res.items()},
-                   "sm_mhz": {p: statistics.median(v) for p, v in clock.items()}}
+                   "sm_mhz": {p: statistics.median(v) for p, v in clock.items()},
+                   "host_iter_us": dict(ctx["host_iter_us"])}  # ahead_N: the last round's host time an iteration
             rows.append(row)
             print(f"{r}x{h} {call:8s} host {host:.1f} us  " +
                   "  ".join(f"{p} {row['us'][p]:.2f}@{row['sm_mhz'][p]:.0f}" for p in protocols), flush=True)
