@@ -26,12 +26,17 @@ time from do_bench's loop to the harness's (bench/harness/timer.h), interleaved 
                         host time an iteration (a host blocked on a full launch queue shows as a host
                         iteration as long as the GPU's).
 
+With --cupti, each protocol is run once more under torch.profiler, and the row records the median GPU
+duration of the call's own kernels by CUPTI's timestamps (no events) beside the events' figure of that
+same run: where two protocols' event figures differ and their kernel durations do not, the difference
+is in the events' window around the kernel (launch and event latency), not in the kernel.
+
 Calls: `rms_norm` (torch.rms_norm = at::rms_norm, the suite's baseline) and `compiled` (torch.compile of
 the composite a PyTorch user writes: upcast, pow, mean, rsqrt, multiply, as ref/torch/torch_rmsnorm.cpp's
 torch_composite; the torch.compile column of ANCHORS.md). bf16, eps 1e-6.
 
     python3 scripts/timing_probe.py [-o probe.json] [--shapes 256x4096,2048x2048,8192x768]
-                                    [--protocols do_bench,harness_b4] [--calls rms_norm,compiled]
+                                    [--protocols do_bench,harness_b4] [--calls rms_norm,compiled] [--cupti]
 """
 import argparse
 import ctypes
@@ -159,6 +164,29 @@ def measure(torch, protocol, fn, ctx, iters=200):
     return statistics.median(times)
 
 
+def cupti_kernel_us(torch, protocol, fn, ctx):
+    """(median us of the call's kernels by CUPTI, the events' median us) for one run of `protocol` under
+    torch.profiler. The call's kernels are the names one call of fn launches (profiled alone first); per
+    call, their durations are summed. (None, events) when the profiler shows no such kernel."""
+    from torch.profiler import ProfilerActivity, profile
+
+    def kernels(prof):
+        return [e for e in prof.events() if getattr(e, "device_type", None) == torch.autograd.DeviceType.CUDA
+                and e.time_range.end > e.time_range.start]
+    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+        fn()
+        torch.cuda.synchronize()
+    names = {e.name for e in kernels(prof)}
+    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+        events_us = measure(torch, protocol, fn, ctx)
+        torch.cuda.synchronize()
+    mine = sorted((e for e in kernels(prof) if e.name in names), key=lambda e: e.time_range.start)
+    per_call = max(1, len(names))
+    sums = [sum(e.time_range.end - e.time_range.start for e in mine[i:i + per_call])
+            for i in range(0, len(mine) - per_call + 1, per_call)]
+    return (statistics.median(sums) if sums else None), events_us
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("-o", "--out")
@@ -166,6 +194,7 @@ def main() -> int:
     ap.add_argument("--protocols", default=",".join(PROTOCOLS))
     ap.add_argument("--calls", default=",".join(CALLS))
     ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--cupti", action="store_true", help="also each protocol's kernel durations by CUPTI (torch.profiler)")
     a = ap.parse_args()
     try:
         shapes = parse_shapes(a.shapes)
@@ -199,7 +228,10 @@ def main() -> int:
                     for p in protocols:
                         res.setdefault(p, []).append(measure(torch, p, fn, ctx))
                         clock.setdefault(p, []).append(sm_clock_mhz(torch))
+                cupti = {p: cupti_kernel_us(torch, p, fn, ctx) for p in protocols} if a.cupti else {}
             row = {"shape": f"{r}x{h}", "call": call, "host_us": host,
+                   # --cupti: per protocol, [kernel us by CUPTI, the events' us of the same profiled run]
+                   "cupti_kernel_and_events_us": cupti,
                    "us": {p: statistics.median(v) for p, v in res.items()},
                    "spread_us": {p: [min(v), max(v)] for p, v in res.items()},
                    "sm_mhz": {p: statistics.median(v) for p, v in clock.items()},
@@ -207,6 +239,8 @@ def main() -> int:
             rows.append(row)
             print(f"{r}x{h} {call:8s} host {host:.1f} us  " +
                   "  ".join(f"{p} {row['us'][p]:.2f}@{row['sm_mhz'][p]:.0f}" for p in protocols), flush=True)
+            for p, (k, ev) in cupti.items():
+                print(f"    {p}: kernel {k if k is None else round(k, 2)} us by CUPTI, events {ev:.2f} us (profiled run)", flush=True)
             del fn
     if a.out:
         with open(a.out, "w") as f:

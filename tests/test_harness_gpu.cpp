@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <vector>
 
 #include "common/check.h"
@@ -45,6 +46,16 @@ TEST_F(HarnessGpu, SpinKernelTimedAtCyclesOverClock) {
   }
   // The bench's cold protocol: a full batch (a larger count is refused: cold_batch_ms checks it).
   std::vector<double> queued = timer.cold_batch_ms(spin, GpuTimer::kMaxColdBatch);
+  // The continuous cold queue (SOLBENCH_COLD_QUEUE=continuous): each call returns the batch before it.
+  setenv("SOLBENCH_COLD_QUEUE", "continuous", 1);
+  GpuTimer continuous(s.get());
+  unsetenv("SOLBENCH_COLD_QUEUE");
+  EXPECT_STREQ(continuous.cold_queue(), "continuous");
+  EXPECT_STREQ(timer.cold_queue(), "batched");
+  std::vector<double> streamed;
+  for (int i = 0; i < 3; ++i)
+    for (double t : continuous.cold_batch_ms(spin, GpuTimer::kMaxColdBatch)) streamed.push_back(t);
+  continuous.drain();
   long long host[2];
   SB_CUDA_CHECK(cudaMemcpyAsync(host, out.get(), sizeof host, cudaMemcpyDeviceToHost, s.get()));
   s.sync();
@@ -53,14 +64,16 @@ TEST_F(HarnessGpu, SpinKernelTimedAtCyclesOverClock) {
   graph->replay(s.get());
   std::vector<double> hot;
   for (int i = 0; i < 5; ++i) hot.push_back(timer.replay_ms(*graph) / graph->launches());
-  std::printf("spin %lld cycles at %d MHz: expected %.4f ms; cold %.4f, cold queued %.4f, warm %.4f, hot %.4f, "
-              "globaltimer %.4f ms\n",
-              cycles, d.sm_clock_khz / 1000, expect_ms, median(cold), median(queued), median(warm), median(hot),
-              globaltimer_ms);
+  std::printf("spin %lld cycles at %d MHz: expected %.4f ms; cold %.4f, cold queued %.4f, cold continuous %.4f, "
+              "warm %.4f, hot %.4f, globaltimer %.4f ms\n",
+              cycles, d.sm_clock_khz / 1000, expect_ms, median(cold), median(queued), median(streamed), median(warm),
+              median(hot), globaltimer_ms);
   EXPECT_GE(host[0], cycles);
   EXPECT_NEAR(median(cold) / expect_ms, 1.0, 0.03);
   ASSERT_EQ(queued.size(), static_cast<std::size_t>(GpuTimer::kMaxColdBatch));
   EXPECT_NEAR(median(queued) / expect_ms, 1.0, 0.03);
+  ASSERT_EQ(streamed.size(), static_cast<std::size_t>(3 * GpuTimer::kMaxColdBatch));
+  EXPECT_NEAR(median(streamed) / expect_ms, 1.0, 0.03);
   EXPECT_NEAR(median(warm) / expect_ms, 1.0, 0.03);
   EXPECT_NEAR(median(hot) / expect_ms, 1.0, 0.03);
   EXPECT_NEAR(median(warm) / globaltimer_ms, 1.0, 0.02);

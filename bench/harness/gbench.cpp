@@ -48,9 +48,12 @@ constexpr int kProfileLaunches = 3;
 // v3: the same with the hold before the flush (SOLBENCH_COLD_HOLD=before-flush), so the flush directly
 // precedes the start event as in do_bench. v4 / v5 (2026-11-30, run 2dde009 only): v2 / v3 after >= 100
 // ms of back-to-back warm-up launches. v6 / v7: v2 / v3 with the warm-up continued in the timed loop itself
-// until 100 ms of wall time (kSettleMs).
+// until 100 ms of wall time (kSettleMs). v8 / v9: v6 / v7 with the continuous cold queue
+// (SOLBENCH_COLD_QUEUE=continuous, timer.h): the GPU does not idle between cold batches.
 constexpr const char* kTimingProtocolV6 = "v6: warm-up = >= 3 launches and 1 ms, then the timed loop until 100 ms of wall time; cold = queued batches of <= 4 launches, flush + hold + events each; hot = CUDA graph of K launches";
 constexpr const char* kTimingProtocolV7 = "v7: warm-up = >= 3 launches and 1 ms, then the timed loop until 100 ms of wall time; cold = queued batches of <= 4 launches, hold + flush + events each; hot = CUDA graph of K launches";
+constexpr const char* kTimingProtocolV8 = "v8: warm-up = >= 3 launches and 1 ms, then the timed loop until 100 ms of wall time; cold = continuous queue of batches of <= 4 launches (the next queued before the host waits for one), flush + hold + events each; hot = CUDA graph of K launches";
+constexpr const char* kTimingProtocolV9 = "v9: warm-up = >= 3 launches and 1 ms, then the timed loop until 100 ms of wall time; cold = continuous queue of batches of <= 4 launches (the next queued before the host waits for one), hold + flush + events each; hot = CUDA graph of K launches";
 constexpr double kHotMaxLaunchMs = 10.0;
 constexpr double kMaxHoldMs = 1.0;  // cap of the cold-launch hold (timer.h, cold_batch_ms)  // longer launches are not measured hot (run_timed says why)
 
@@ -95,9 +98,12 @@ void add_context(const Env& e, const BenchSpec& spec, const std::string& command
   benchmark::AddCustomContext("flush_bytes", std::to_string(e.timer.flush_bytes()));
   benchmark::AddCustomContext("flush_method", e.timer.flush_method());
   benchmark::AddCustomContext("cold_hold", e.timer.cold_hold());
+  benchmark::AddCustomContext("cold_queue", e.timer.cold_queue());
   // Bumped whenever the way a case is timed changes (regress.py warns across versions).
-  benchmark::AddCustomContext("timing_protocol",
-                              std::string(e.timer.cold_hold()) == "before-flush" ? kTimingProtocolV7 : kTimingProtocolV6);
+  const bool before = std::string(e.timer.cold_hold()) == "before-flush";
+  const bool continuous = std::string(e.timer.cold_queue()) == "continuous";
+  benchmark::AddCustomContext("timing_protocol", continuous ? (before ? kTimingProtocolV9 : kTimingProtocolV8)
+                                                            : (before ? kTimingProtocolV7 : kTimingProtocolV6));
   benchmark::AddCustomContext("profile_mode", g_profile ? "true" : "false");
   benchmark::AddCustomContext("binary_command", command);
   // The script command that produced the run (scripts/gpu_run.sh sets it), else this binary's.
@@ -132,6 +138,7 @@ void run_timed(benchmark::State& state, Mode mode, const Timed& t) {
   NvtxRange range(nvtx_name(t.case_name));
 
   if (current.name != t.case_name || current.mode != mode) try {
+    timer.drain();  // nothing of an earlier case (or of one that threw) still in flight
     current = CaseState{t.case_name, mode, nullptr};
     // Warm-up, first part (kWarmUpMs): module load, allocator caches, the launch's time.
     const auto warm_up_start = std::chrono::steady_clock::now();
@@ -185,6 +192,7 @@ void run_timed(benchmark::State& state, Mode mode, const Timed& t) {
     }
     state.SetIterationTime(ms * 1e-3);
   }
+  timer.drain();  // the continuous cold queue's last batch, queued by the last iteration (times discarded)
   const double sm_mhz = timer.probe_sm_mhz();  // after the timed launches, outside them
 
   using benchmark::Counter;

@@ -98,24 +98,32 @@ GpuTimer::GpuTimer(cudaStream_t stream) : stream_(stream) {
       throw std::invalid_argument("SOLBENCH_COLD_HOLD: 'after-flush' or 'before-flush', got '" + h + "'");
     hold_before_flush_ = h == "before-flush";
   }
+  if (const char* env = std::getenv("SOLBENCH_COLD_QUEUE")) {
+    const std::string q = env;
+    if (q != "batched" && q != "continuous")
+      throw std::invalid_argument("SOLBENCH_COLD_QUEUE: 'batched' or 'continuous', got '" + q + "'");
+    continuous_ = q == "continuous";
+  }
   int sms = 0;
   SB_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
   flush_blocks_ = 4 * sms;
   probe_ = DeviceBuffer(2 * sizeof(long long));
   SB_CUDA_CHECK(cudaEventCreate(&start_));
   SB_CUDA_CHECK(cudaEventCreate(&stop_));
-  for (auto* pool : {&batch_start_, &batch_stop_}) {
-    pool->resize(kMaxColdBatch + 1, nullptr);
-    for (cudaEvent_t& e : *pool) SB_CUDA_CHECK(cudaEventCreate(&e));
-  }
+  for (auto* pools : {batch_start_, batch_stop_})
+    for (int p = 0; p < 2; ++p) {
+      pools[p].resize(kMaxColdBatch + 1, nullptr);
+      for (cudaEvent_t& e : pools[p]) SB_CUDA_CHECK(cudaEventCreate(&e));
+    }
 }
 
 GpuTimer::~GpuTimer() {
   if (start_) cudaEventDestroy(start_);
   if (stop_) cudaEventDestroy(stop_);
-  for (auto* pool : {&batch_start_, &batch_stop_})
-    for (cudaEvent_t e : *pool)
-      if (e) cudaEventDestroy(e);
+  for (auto* pools : {batch_start_, batch_stop_})
+    for (int p = 0; p < 2; ++p)
+      for (cudaEvent_t e : pools[p])
+        if (e) cudaEventDestroy(e);
 }
 
 void GpuTimer::flush_l2() {
@@ -140,27 +148,59 @@ double GpuTimer::cold_ms(const LaunchFn& launch) {
   return warm_ms(launch);
 }
 
+// count + 1 cold launches on the stream, the first not counted, with their events in pool `pool`.
+void GpuTimer::enqueue_batch(int pool, const LaunchFn& launch, int count, long long hold_cycles) {
+  for (int i = 0; i <= count; ++i) {
+    if (hold_before_flush_ && hold_cycles > 0) launch_spin_kernel(stream_, hold_cycles, nullptr);
+    flush_l2();
+    if (!hold_before_flush_ && hold_cycles > 0) launch_spin_kernel(stream_, hold_cycles, nullptr);
+    SB_CUDA_CHECK(cudaEventRecord(batch_start_[pool][i], stream_));
+    launch(stream_);
+    SB_CUDA_CHECK(cudaEventRecord(batch_stop_[pool][i], stream_));
+  }
+}
+
+// Waits for pool `pool`'s batch of `count` counted launches; their times, in launch order.
+std::vector<double> GpuTimer::batch_times(int pool, int count) {
+  SB_CUDA_CHECK(cudaEventSynchronize(batch_stop_[pool][count]));
+  std::vector<double> ms(count);
+  for (int i = 1; i <= count; ++i) {
+    float t = 0.0f;
+    SB_CUDA_CHECK(cudaEventElapsedTime(&t, batch_start_[pool][i], batch_stop_[pool][i]));
+    ms[i - 1] = t;
+  }
+  return ms;
+}
+
 std::vector<double> GpuTimer::cold_batch_ms(const LaunchFn& launch, int count, double hold_ms) {
   if (count < 1 || count > kMaxColdBatch)
     throw std::invalid_argument("GpuTimer::cold_batch_ms: count must be in [1, " + std::to_string(kMaxColdBatch) +
                                 "], got " + std::to_string(count));
   const long long hold_cycles = static_cast<long long>(std::max(hold_ms, 0.0) * sm_clock_khz_);
-  for (int i = 0; i <= count; ++i) {
-    if (hold_before_flush_ && hold_cycles > 0) launch_spin_kernel(stream_, hold_cycles, nullptr);
-    flush_l2();
-    if (!hold_before_flush_ && hold_cycles > 0) launch_spin_kernel(stream_, hold_cycles, nullptr);
-    SB_CUDA_CHECK(cudaEventRecord(batch_start_[i], stream_));
-    launch(stream_);
-    SB_CUDA_CHECK(cudaEventRecord(batch_stop_[i], stream_));
+  if (!continuous_) {
+    enqueue_batch(0, launch, count, hold_cycles);
+    return batch_times(0, count);
   }
-  SB_CUDA_CHECK(cudaEventSynchronize(batch_stop_[count]));
-  std::vector<double> ms(count);
-  for (int i = 1; i <= count; ++i) {
-    float t = 0.0f;
-    SB_CUDA_CHECK(cudaEventElapsedTime(&t, batch_start_[i], batch_stop_[i]));
-    ms[i - 1] = t;
+  // Continuous: this call's batch goes on the queue behind the one in flight before the host waits for
+  // that one, so the GPU runs the two back to back. The first call of a run (or after drain) primes the
+  // queue with one more batch.
+  if (pending_pool_ < 0) {
+    enqueue_batch(0, launch, count, hold_cycles);
+    pending_pool_ = 0;
+    pending_count_ = count;
   }
+  const int pool = 1 - pending_pool_;
+  enqueue_batch(pool, launch, count, hold_cycles);
+  std::vector<double> ms = batch_times(pending_pool_, pending_count_);
+  pending_pool_ = pool;
+  pending_count_ = count;
   return ms;
+}
+
+void GpuTimer::drain() {
+  if (pending_pool_ < 0) return;
+  SB_CUDA_CHECK(cudaEventSynchronize(batch_stop_[pending_pool_][pending_count_]));
+  pending_pool_ = -1;
 }
 
 double GpuTimer::warm_ms(const LaunchFn& launch) {

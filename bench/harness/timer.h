@@ -59,6 +59,13 @@ class GpuTimer {
   // "before-flush" (hold, flush, start event: the flush's tail meets the launch, as in do_bench, where
   // the flush directly precedes the start event); set by SOLBENCH_COLD_HOLD (recorded in the run context).
   const char* cold_hold() const { return hold_before_flush_ ? "before-flush" : "after-flush"; }
+  // How cold batches follow each other: "batched" (the default: the host waits for each batch before
+  // queuing the next, so the GPU idles for that round trip every <= 5 launches) or "continuous" (each
+  // call queues its batch before waiting for the previous one and returns the previous one's times,
+  // so the GPU never idles between batches, as in triton's do_bench or a model's stream of kernels);
+  // set by SOLBENCH_COLD_QUEUE (recorded in the run context). Continuous leaves one batch in flight
+  // after each call: drain() waits for it (the bench calls it after a case's timed launches).
+  const char* cold_queue() const { return continuous_ ? "continuous" : "batched"; }
 
   void flush_l2();                         // enqueue the flush
   double cold_ms(const LaunchFn& launch);  // flush, then time one launch
@@ -70,6 +77,7 @@ class GpuTimer {
   // the GPU idle waiting for it.
   std::vector<double> cold_batch_ms(const LaunchFn& launch, int count, double hold_ms = 0);
   static constexpr int kMaxColdBatch = 4;
+  void drain();  // continuous cold queue: wait for the batch still in flight, discard its times
   double warm_ms(const LaunchFn& launch);  // time one launch, no flush
   double last_enqueue_ms() const { return last_enqueue_ms_; }  // host time of warm_ms's launch call
   double replay_ms(Replay& r);             // time one replay of all its launches (not divided)
@@ -84,7 +92,12 @@ class GpuTimer {
   cudaStream_t stream_;
   DeviceBuffer flush_;
   cudaEvent_t start_ = nullptr, stop_ = nullptr;
-  std::vector<cudaEvent_t> batch_start_, batch_stop_;
+  // Two pools of kMaxColdBatch + 1 event pairs: the continuous queue fills one while the other is in flight.
+  std::vector<cudaEvent_t> batch_start_[2], batch_stop_[2];
+  void enqueue_batch(int pool, const LaunchFn& launch, int count, long long hold_cycles);
+  std::vector<double> batch_times(int pool, int count);
+  bool continuous_ = false;
+  int pending_pool_ = -1, pending_count_ = 0;  // the continuous queue's batch in flight (pool -1: none)
   double last_enqueue_ms_ = 0;
   bool flush_kernel_ = false;
   bool hold_before_flush_ = false;
