@@ -318,7 +318,9 @@ OPTIONAL_CROSSCHECK_COLUMNS = (
 def crosscheck_table(rows: list, tolerance: float, run: sbresults.Run, anchors: dict) -> list:
     columns = [(title, cell) for key, title, cell in OPTIONAL_CROSSCHECK_COLUMNS
                if any(r.get(key) is not None for r in rows)]
-    held = ("lower of plain and held, " if any(r.get("compared") for r in rows)
+    # The compared figure's rule, as the file's rows were compared (crosscheck_section words it in full).
+    held = ("plain or held by the rule above, " if any("host_us" in r for r in rows)
+            else "lower of plain and held, " if any(r.get("compared") for r in rows)
             else "after the hold, " if any("do_bench_plain_us" in r for r in rows) else "")
     head = (f"| case | harness cold | do_bench {held}median (min–max of its calls) | ratio | within ±{tolerance:.0%} |"
             + "".join(f" {title} |" for title, _ in columns))

@@ -400,6 +400,10 @@ class CrosscheckClockColumns(unittest.TestCase):
         self.assertIn("the compared figure is the lower median", older)
         newer = "\n".join(report.crosscheck_section({"rows": [dict(row, host_us=18.0)], "tolerance": 0.05}, Run, {}))
         self.assertIn("the compared figure is plain where the call's host time is under its GPU time", newer)
+        # The column header names the same rule (it said "lower of plain and held" under the newer rule).
+        self.assertIn("| do_bench lower of plain and held, median", older)
+        self.assertIn("| do_bench plain or held by the rule above, median", newer)
+        self.assertNotIn("lower of plain and held", newer)
 
     def test_l2_flush_column(self):
         r = dict(self.ROW, do_bench_plain_us=11.6, do_bench_l2_flush_us=10.3, do_bench_l2_flush_sm_mhz=1979.6)
