@@ -31,7 +31,9 @@ but not in the run (MISSING) and in the run but not in the baseline (NEW) are li
 Hot and cold are different case names, so they are never compared with each other.
 Runs that record the SM clock after each case (the sm_mhz counter) get it beside each failing case
 and a warning when the runs' median clocks differ by more than 3%: a case slower at a lower clock
-may be the GPU, not the kernel. The clock never changes a verdict.
+may be the GPU, not the kernel. Where both runs also record the clock during a cold case's timed loop
+(hold_mhz: the spins between its flushes and launches), that is shown too. The clock never changes a
+verdict.
 
 Exit status: 1 on any REGRESSED or ERROR case, 0 otherwise, 2 on bad usage or malformed input.
 """
@@ -204,6 +206,9 @@ def main(argv=None) -> int:
         mhz = [run.by_name()[name].counters.get("sm_mhz") for run in (base_run, new_run)]
         if ratio and all(mhz):
             detail += f", SM clock after the case {mhz[0]:.0f} -> {mhz[1]:.0f} MHz"
+        during = [run.by_name()[name].counters.get("hold_mhz") for run in (base_run, new_run)]
+        if ratio and all(during):
+            detail += f", during its cold holds {during[0]:.0f} -> {during[1]:.0f} MHz"
         print(f"{v}: {name}: {detail}")
     print("FAIL" if failing else "PASS")
     return 1 if failing else 0

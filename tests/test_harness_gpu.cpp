@@ -81,6 +81,17 @@ TEST_F(HarnessGpu, SpinKernelTimedAtCyclesOverClock) {
   const double mhz = timer.probe_sm_mhz();
   std::printf("clock probe: %.0f MHz (attribute %d MHz)\n", mhz, d.sm_clock_khz / 1000);
   EXPECT_NEAR(mhz / (d.sm_clock_khz / 1000.0), 1.0, 0.03);
+  // The holds' clock (hold_mhz): a batch with a 50 us hold before each launch adds at least the holds'
+  // cycles to the counters, and their clock is the probe's (a spin this light does not move it).
+  const GpuTimer::HoldTotals before = timer.hold_totals();
+  timer.cold_batch_ms(spin, GpuTimer::kMaxColdBatch, 0.05);
+  const GpuTimer::HoldTotals after = timer.hold_totals();
+  const long long hold_cycles = static_cast<long long>(0.05 * d.sm_clock_khz);
+  EXPECT_GE(after.cycles - before.cycles, static_cast<unsigned long long>((GpuTimer::kMaxColdBatch + 1) * hold_cycles));
+  const double hold_mhz = after.mhz_since(before);
+  std::printf("hold clock: %.0f MHz over %llu cycles\n", hold_mhz, after.cycles - before.cycles);
+  EXPECT_NEAR(hold_mhz / mhz, 1.0, 0.03);
+  EXPECT_EQ(timer.hold_totals().mhz_since(after), 0.0);  // no hold ran since
 }
 
 // The copy ceiling (cold events around each cudaMemcpyAsync) against the same copies timed by the host

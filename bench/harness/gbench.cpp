@@ -181,6 +181,7 @@ void run_timed(benchmark::State& state, Mode mode, const Timed& t) {
   const int launches = mode == Mode::hot ? current.graph->launches() : 1;
 
   // One iteration: cold, the median launch of a queued batch (timer.h says why batches); hot, one replay / K.
+  const GpuTimer::HoldTotals holds_before = mode == Mode::cold ? timer.hold_totals() : GpuTimer::HoldTotals{};
   for (auto _ : state) {
     double ms = 0;
     if (mode == Mode::cold) {
@@ -193,6 +194,7 @@ void run_timed(benchmark::State& state, Mode mode, const Timed& t) {
     state.SetIterationTime(ms * 1e-3);
   }
   timer.drain();  // the continuous cold queue's last batch, queued by the last iteration (times discarded)
+  const double hold_mhz = mode == Mode::cold ? timer.hold_totals().mhz_since(holds_before) : 0.0;
   const double sm_mhz = timer.probe_sm_mhz();  // after the timed launches, outside them
 
   using benchmark::Counter;
@@ -208,6 +210,8 @@ void run_timed(benchmark::State& state, Mode mode, const Timed& t) {
   if (mode == Mode::cold) {
     state.counters["cold_batch"] = current.cold_batch;
     state.counters["hold_us"] = 1e3 * current.hold_ms;
+    // The SM clock during the timed launches' holds (GpuTimer::hold_totals), beside sm_mhz after them.
+    if (hold_mhz > 0) state.counters["hold_mhz"] = hold_mhz;
   }
   for (const auto& [key, value] : t.counters) state.counters[key] = value;
 }

@@ -53,7 +53,7 @@ __global__ void fill_kernel(uint4* p, std::size_t n) {
     p[i] = make_uint4(0, 0, 0, 0);
 }
 
-__global__ void spin_kernel(long long cycles, long long* out) {
+__global__ void spin_kernel(long long cycles, long long* out, unsigned long long* totals) {
   unsigned long long t0, t1;
   asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
   const long long start = clock64();
@@ -63,6 +63,10 @@ __global__ void spin_kernel(long long cycles, long long* out) {
   if (out) {
     out[0] = now - start;
     out[1] = static_cast<long long>(t1 - t0);
+  }
+  if (totals) {
+    atomicAdd(&totals[0], static_cast<unsigned long long>(now - start));
+    atomicAdd(&totals[1], t1 - t0);
   }
 }
 
@@ -108,6 +112,9 @@ GpuTimer::GpuTimer(cudaStream_t stream) : stream_(stream) {
   SB_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
   flush_blocks_ = 4 * sms;
   probe_ = DeviceBuffer(2 * sizeof(long long));
+  hold_totals_ = DeviceBuffer(2 * sizeof(unsigned long long));
+  SB_CUDA_CHECK(cudaMemsetAsync(hold_totals_.get(), 0, hold_totals_.bytes(), stream_));
+  SB_CUDA_CHECK(cudaStreamSynchronize(stream_));
   SB_CUDA_CHECK(cudaEventCreate(&start_));
   SB_CUDA_CHECK(cudaEventCreate(&stop_));
   for (auto* pools : {batch_start_, batch_stop_})
@@ -150,10 +157,11 @@ double GpuTimer::cold_ms(const LaunchFn& launch) {
 
 // count + 1 cold launches on the stream, the first not counted, with their events in pool `pool`.
 void GpuTimer::enqueue_batch(int pool, const LaunchFn& launch, int count, long long hold_cycles) {
+  unsigned long long* totals = hold_totals_.as<unsigned long long>();  // hold_mhz (hold_totals)
   for (int i = 0; i <= count; ++i) {
-    if (hold_before_flush_ && hold_cycles > 0) launch_spin_kernel(stream_, hold_cycles, nullptr);
+    if (hold_before_flush_ && hold_cycles > 0) launch_spin_kernel(stream_, hold_cycles, nullptr, totals);
     flush_l2();
-    if (!hold_before_flush_ && hold_cycles > 0) launch_spin_kernel(stream_, hold_cycles, nullptr);
+    if (!hold_before_flush_ && hold_cycles > 0) launch_spin_kernel(stream_, hold_cycles, nullptr, totals);
     SB_CUDA_CHECK(cudaEventRecord(batch_start_[pool][i], stream_));
     launch(stream_);
     SB_CUDA_CHECK(cudaEventRecord(batch_stop_[pool][i], stream_));
@@ -221,6 +229,17 @@ double GpuTimer::probe_sm_mhz() {
   return host[1] > 0 ? 1e3 * static_cast<double>(host[0]) / static_cast<double>(host[1]) : 0.0;
 }
 
+GpuTimer::HoldTotals GpuTimer::hold_totals() {
+  unsigned long long host[2] = {0, 0};
+  SB_CUDA_CHECK(cudaMemcpyAsync(host, hold_totals_.get(), sizeof host, cudaMemcpyDeviceToHost, stream_));
+  SB_CUDA_CHECK(cudaStreamSynchronize(stream_));
+  return {host[0], host[1]};
+}
+
+double GpuTimer::HoldTotals::mhz_since(const HoldTotals& before) const {
+  return ns > before.ns ? 1e3 * static_cast<double>(cycles - before.cycles) / static_cast<double>(ns - before.ns) : 0.0;
+}
+
 double GpuTimer::replay_ms(Replay& r) {
   SB_CUDA_CHECK(cudaEventRecord(start_, stream_));
   r.replay(stream_);
@@ -245,8 +264,8 @@ void launch_empty_kernel(cudaStream_t stream) {
   SB_LAUNCH_CHECK();
 }
 
-void launch_spin_kernel(cudaStream_t stream, long long cycles, long long* out) {
-  spin_kernel<<<1, 1, 0, stream>>>(cycles, out);
+void launch_spin_kernel(cudaStream_t stream, long long cycles, long long* out, unsigned long long* totals) {
+  spin_kernel<<<1, 1, 0, stream>>>(cycles, out, totals);
   SB_LAUNCH_CHECK();
 }
 

@@ -94,6 +94,17 @@ class GpuTimer {
   // shows the clock the case ran at: a power- or heat-capped GPU runs below its boost clock, and
   // two runs, or the harness and do_bench, can differ by that alone.
   double probe_sm_mhz();
+  // The SM clock *during* cold timing: every hold (the spin between a cold launch's flush and its start
+  // event) adds the SM cycles and %globaltimer nanoseconds it spun to two device counters. hold_totals()
+  // reads them (synchronizes); the counters' growth between two reads, as MHz, is the clock the GPU ran
+  // the holds at: an average over a case's whole timed loop, read right before each timed launch, where
+  // probe_sm_mhz() is one sample after the loop. Zero where no hold ran between the reads. (Not yet run
+  // on a GPU when written, session 12: the harness self-test checks it against the probe.)
+  struct HoldTotals {
+    unsigned long long cycles = 0, ns = 0;
+    double mhz_since(const HoldTotals& before) const;
+  };
+  HoldTotals hold_totals();
 
  private:
   double elapsed_ms();
@@ -111,7 +122,8 @@ class GpuTimer {
   bool hold_before_flush_ = false;
   int flush_blocks_ = 0;
   int sm_clock_khz_ = 0;
-  DeviceBuffer probe_;  // the clock probe's cycles and nanoseconds
+  DeviceBuffer probe_;        // the clock probe's cycles and nanoseconds
+  DeviceBuffer hold_totals_;  // the holds' summed cycles and nanoseconds (hold_totals)
 };
 
 // How many cold launches one batch queues, from one warm launch's time: about 0.25 ms of kernel time,
@@ -126,7 +138,8 @@ int hot_launch_count(double single_launch_ms);
 // An empty kernel: the launch floor that small kernels are compared against.
 void launch_empty_kernel(cudaStream_t stream);
 // A single-thread kernel that spins until clock64() has advanced `cycles`; writes the cycles it saw
-// and the %globaltimer nanoseconds that elapsed to out[0], out[1] (device memory, may be null).
-void launch_spin_kernel(cudaStream_t stream, long long cycles, long long* out);
+// and the %globaltimer nanoseconds that elapsed to out[0], out[1] (device memory, may be null), and adds
+// them to totals[0], totals[1] (device memory, may be null).
+void launch_spin_kernel(cudaStream_t stream, long long cycles, long long* out, unsigned long long* totals = nullptr);
 
 }  // namespace sb::bench

@@ -97,6 +97,23 @@ class Regress(unittest.TestCase):
         rc, out, _ = self.regress(base, clocked(self.json(seed=3), 1975.0))
         self.assertNotIn("SM clocks", out)
 
+    def test_the_clock_during_cold_holds_is_shown_where_both_runs_have_it(self):
+        def clocked(path, after, during=None):
+            def set_clocks(row):
+                row.update(sm_mhz=after)
+                if during is not None:
+                    row.update(hold_mhz=during)
+            return edit_rows(path, set_clocks)
+        base = clocked(self.json(seed=1, sigma={PLANTED: 0.01}), 1980.0, 1975.0)
+        run = clocked(self.json(seed=2, sigma={PLANTED: 0.01}, scale={PLANTED: 1.2}), 1900.0, 1690.0)
+        rc, out, _ = self.regress(base, run)
+        self.assertEqual(rc, 1, out)
+        self.assertIn("SM clock after the case 1980 -> 1900 MHz, during its cold holds 1975 -> 1690 MHz", out)
+        older = clocked(self.json(seed=1, sigma={PLANTED: 0.01}), 1980.0)  # a run from before hold_mhz
+        rc, out, _ = self.regress(older, run)
+        self.assertIn("SM clock after the case 1980 -> 1900 MHz", out)
+        self.assertNotIn("during its cold holds", out)
+
     def test_a_change_of_timing_protocol_is_named(self):
         base = self.json(seed=1, ctx=gbfake.context(timing_protocol="v1"))
         run = self.json(seed=2, ctx=gbfake.context(timing_protocol="v2"))
