@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "harness/gbench.h"
 #include "harness/nvtx.h"
 #include "harness/timer.h"
 #include "rmsnorm_case.h"
@@ -45,6 +46,22 @@ TEST(RmsNormTolerance, ScalesWithTheOutputDtypeAndTheRowLength) {
   // Relative to the reference; at zero, one ulp of the smallest subnormal either side.
   EXPECT_DOUBLE_EQ(rmsnorm_tolerance(DType::bf16, 4096, -3.0), 3.0 * (rmsnorm_tolerance(DType::bf16, 4096, 1.0) - 2 * 0x1p-133) + 2 * 0x1p-133);
   EXPECT_EQ(rmsnorm_tolerance(DType::f16, 7, 0.0), 2 * 0x1p-24);
+}
+
+// The text every run records as timing_protocol: v6, the default, byte for byte as the committed runs of
+// 2026-11-30 recorded it (regress.py compares the texts), and one version for each of the four settings.
+TEST(TimingProtocol, DefaultTextIsTheRecordedV6AndEachSettingHasItsVersion) {
+  EXPECT_EQ(timing_protocol(false, false),
+            "v6: warm-up = >= 3 launches and 1 ms, then the timed loop until 100 ms of wall time; cold = queued "
+            "batches of <= 4 launches, flush + hold + events each; hot = CUDA graph of K launches");
+  EXPECT_EQ(timing_protocol(true, false).substr(0, 4), "v7: ");
+  EXPECT_NE(timing_protocol(true, false).find("hold + flush + events"), std::string::npos);
+  // v8 as session 12's cold-queue experiment recorded it (results/h200/history/2026-11-30_session12_experiments/cold_queue/).
+  EXPECT_EQ(timing_protocol(false, true),
+            "v8: warm-up = >= 3 launches and 1 ms, then the timed loop until 100 ms of wall time; cold = continuous "
+            "queue of batches of <= 4 launches (the next queued before the host waits for one), flush + hold + events "
+            "each; hot = CUDA graph of K launches");
+  EXPECT_EQ(timing_protocol(true, true).substr(0, 4), "v9: ");
 }
 
 }  // namespace

@@ -50,10 +50,6 @@ constexpr int kProfileLaunches = 3;
 // ms of back-to-back warm-up launches. v6 / v7: v2 / v3 with the warm-up continued in the timed loop itself
 // until 100 ms of wall time (kSettleMs). v8 / v9: v6 / v7 with the continuous cold queue
 // (SOLBENCH_COLD_QUEUE=continuous, timer.h): the GPU does not idle between cold batches.
-constexpr const char* kTimingProtocolV6 = "v6: warm-up = >= 3 launches and 1 ms, then the timed loop until 100 ms of wall time; cold = queued batches of <= 4 launches, flush + hold + events each; hot = CUDA graph of K launches";
-constexpr const char* kTimingProtocolV7 = "v7: warm-up = >= 3 launches and 1 ms, then the timed loop until 100 ms of wall time; cold = queued batches of <= 4 launches, hold + flush + events each; hot = CUDA graph of K launches";
-constexpr const char* kTimingProtocolV8 = "v8: warm-up = >= 3 launches and 1 ms, then the timed loop until 100 ms of wall time; cold = continuous queue of batches of <= 4 launches (the next queued before the host waits for one), flush + hold + events each; hot = CUDA graph of K launches";
-constexpr const char* kTimingProtocolV9 = "v9: warm-up = >= 3 launches and 1 ms, then the timed loop until 100 ms of wall time; cold = continuous queue of batches of <= 4 launches (the next queued before the host waits for one), hold + flush + events each; hot = CUDA graph of K launches";
 constexpr double kHotMaxLaunchMs = 10.0;
 constexpr double kMaxHoldMs = 1.0;  // cap of the cold-launch hold (timer.h, cold_batch_ms)  // longer launches are not measured hot (run_timed says why)
 
@@ -100,10 +96,8 @@ void add_context(const Env& e, const BenchSpec& spec, const std::string& command
   benchmark::AddCustomContext("cold_hold", e.timer.cold_hold());
   benchmark::AddCustomContext("cold_queue", e.timer.cold_queue());
   // Bumped whenever the way a case is timed changes (regress.py warns across versions).
-  const bool before = std::string(e.timer.cold_hold()) == "before-flush";
-  const bool continuous = std::string(e.timer.cold_queue()) == "continuous";
-  benchmark::AddCustomContext("timing_protocol", continuous ? (before ? kTimingProtocolV9 : kTimingProtocolV8)
-                                                            : (before ? kTimingProtocolV7 : kTimingProtocolV6));
+  benchmark::AddCustomContext("timing_protocol", timing_protocol(std::string(e.timer.cold_hold()) == "before-flush",
+                                                                 std::string(e.timer.cold_queue()) == "continuous"));
   benchmark::AddCustomContext("profile_mode", g_profile ? "true" : "false");
   benchmark::AddCustomContext("binary_command", command);
   // The script command that produced the run (scripts/gpu_run.sh sets it), else this binary's.
@@ -112,6 +106,19 @@ void add_context(const Env& e, const BenchSpec& spec, const std::string& command
 }
 
 }  // namespace
+
+std::string timing_protocol(bool hold_before_flush, bool continuous_queue) {
+  // The recorded text is compared across runs as is, so it stays byte for byte what earlier runs recorded
+  // (the CPU test pins v6); the figures in it are these constants'.
+  static_assert(GpuTimer::kMaxColdBatch == 4 && kSettleMs == 100.0 && kWarmUpMs == 1.0,
+                "the protocol text states 4 launches a batch, 1 ms and 100 ms: change it, and its version");
+  const int version = 6 + (hold_before_flush ? 1 : 0) + (continuous_queue ? 2 : 0);
+  return "v" + std::to_string(version) +
+         ": warm-up = >= 3 launches and 1 ms, then the timed loop until 100 ms of wall time; cold = " +
+         (continuous_queue ? "continuous queue of batches of <= 4 launches (the next queued before the host waits for one)"
+                           : "queued batches of <= 4 launches") +
+         ", " + (hold_before_flush ? "hold + flush" : "flush + hold") + " + events each; hot = CUDA graph of K launches";
+}
 
 Env& env() {
   if (!g_env) throw std::logic_error("sb::bench::env() used before bench_main found a GPU");

@@ -68,6 +68,12 @@ struct BenchSpec {
   std::function<void(const Options&)> register_cases;
 };
 
+// The run context's timing_protocol: the version and a description of how cases are timed, from the
+// cold-launch hold's place (SOLBENCH_COLD_HOLD) and the cold queue (SOLBENCH_COLD_QUEUE): v6 is the
+// default (hold after the flush, batched), v7 the hold before it, v8 / v9 the same with the continuous
+// queue. regress.py warns when two runs' texts differ.
+std::string timing_protocol(bool hold_before_flush, bool continuous_queue);
+
 // Parses flags (exit 2 on error), registers cases, lists them without a GPU if asked, otherwise needs
 // a GPU (exit 77 without one), measures the ceilings, records the run context, runs, and returns 1 if
 // any case failed verification.
