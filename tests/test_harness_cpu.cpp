@@ -48,6 +48,15 @@ TEST(RmsNormTolerance, ScalesWithTheOutputDtypeAndTheRowLength) {
   EXPECT_EQ(rmsnorm_tolerance(DType::f16, 7, 0.0), 2 * 0x1p-24);
 }
 
+// hold_mhz's arithmetic: cycles over nanoseconds between two reads of the holds' counters, in MHz; zero
+// when no hold ran between them (no nanoseconds passed), never a division by zero.
+TEST(HoldTotals, ClockIsCyclesOverNanosecondsSinceTheEarlierRead) {
+  const GpuTimer::HoldTotals before{1'000'000, 600'000}, after{1'000'000 + 198'000, 600'000 + 100'000};
+  EXPECT_DOUBLE_EQ(after.mhz_since(before), 1980.0);
+  EXPECT_EQ(before.mhz_since(before), 0.0);
+  EXPECT_EQ(before.mhz_since(after), 0.0);  // reads taken out of order give no clock
+}
+
 // The text every run records as timing_protocol: v6, the default, byte for byte as the committed runs of
 // 2026-11-30 recorded it (regress.py compares the texts), and one version for each of the four settings.
 TEST(TimingProtocol, DefaultTextIsTheRecordedV6AndEachSettingHasItsVersion) {
