@@ -362,6 +362,8 @@ def main() -> int:
                      "ok": abs(ratio - 1) <= tol,
                      # the SM clock after do_bench and after the harness's launches (its sm_mhz counter)
                      "do_bench_sm_mhz": mhz, "harness_sm_mhz": case.counters.get("sm_mhz"),
+                     # the SM clock during the harness's timed loop (its hold_mhz counter; newer runs)
+                     "harness_hold_mhz": case.counters.get("hold_mhz"),
                      "kernels": kernels, "profiled_kernel_us": kernel_span_us})
         hmhz = case.counters.get("sm_mhz")
         print(f"{case.name:55s} harness {case.median_us:9.2f} us  do_bench {do_bench_us:9.2f} us "

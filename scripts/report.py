@@ -310,6 +310,8 @@ OPTIONAL_CROSSCHECK_COLUMNS = (
     ("do_bench_l2_flush_us", "held do_bench, L2-sized flush (SM MHz after)", _us_mhz_cell("do_bench_l2_flush_us")),
     ("harness_protocol_py_us", "the harness's protocol from Python (SM MHz after)", _us_mhz_cell("harness_protocol_py_us")),
     ("do_bench_sm_mhz", "SM MHz after (harness / do_bench)", _clock_cell),
+    ("harness_hold_mhz", "SM MHz during the harness's timed loop (hold_mhz)",
+     lambda row: f"{row['harness_hold_mhz']:,.0f}" if row.get("harness_hold_mhz") else "–"),
     ("kernels", "kernels a call launches", lambda row: str(len(row["kernels"])) if row.get("kernels") else "–"),
     ("profiled_kernel_us", "their GPU span after do_bench's flush (profiler)", _us_cell("profiled_kernel_us")),
 )

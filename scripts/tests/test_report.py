@@ -405,6 +405,15 @@ class CrosscheckClockColumns(unittest.TestCase):
         self.assertIn("| do_bench plain or held by the rule above, median", newer)
         self.assertNotIn("lower of plain and held", newer)
 
+    def test_hold_clock_column_only_where_the_run_has_it(self):
+        r = dict(self.ROW, harness_hold_mhz=1826.4)
+        head, _, row, old = report.crosscheck_table([r, dict(self.ROW)], 0.05, self.NoCases, {})
+        self.assertIn("| SM MHz during the harness's timed loop (hold_mhz) |", head)
+        self.assertIn("| 1,826 |", row)
+        self.assertIn("| – |", old)
+        head, *_ = report.crosscheck_table([dict(self.ROW)], 0.05, self.NoCases, {})
+        self.assertNotIn("hold_mhz", head)
+
     def test_l2_flush_column(self):
         r = dict(self.ROW, do_bench_plain_us=11.6, do_bench_l2_flush_us=10.3, do_bench_l2_flush_sm_mhz=1979.6)
         head, _, row, old = report.crosscheck_table([r, dict(self.ROW)], 0.05, self.NoCases, {})
