@@ -49,7 +49,10 @@ constexpr int kProfileLaunches = 3;
 // precedes the start event as in do_bench. v4 / v5 (2026-11-30, run 2dde009 only): v2 / v3 after >= 100
 // ms of back-to-back warm-up launches. v6 / v7: v2 / v3 with the warm-up continued in the timed loop itself
 // until 100 ms of wall time (kSettleMs). v8 / v9: v6 / v7 with the continuous cold queue
-// (SOLBENCH_COLD_QUEUE=continuous, timer.h): the GPU does not idle between cold batches.
+// (SOLBENCH_COLD_QUEUE=continuous, timer.h): the GPU does not idle between cold batches. v10-v13 (session
+// 12, after its runs): v6-v9 with each hold ending in two atomic adds to the clock counters (hold_mhz),
+// which lengthens the hold between the flush and the start event by the adds' latency (well under a
+// microsecond of a hold of >= 10 us; not yet measured): a new version, so that regress.py names the change.
 constexpr double kHotMaxLaunchMs = 10.0;
 constexpr double kMaxHoldMs = 1.0;  // cap of the cold-launch hold (timer.h, cold_batch_ms)  // longer launches are not measured hot (run_timed says why)
 
@@ -108,16 +111,17 @@ void add_context(const Env& e, const BenchSpec& spec, const std::string& command
 }  // namespace
 
 std::string timing_protocol(bool hold_before_flush, bool continuous_queue) {
-  // The recorded text is compared across runs as is, so it stays byte for byte what earlier runs recorded
-  // (the CPU test pins v6); the figures in it are these constants'.
+  // The recorded text is compared across runs as is (the CPU test pins it); the figures in it are these
+  // constants'.
   static_assert(GpuTimer::kMaxColdBatch == 4 && kSettleMs == 100.0 && kWarmUpMs == 1.0,
                 "the protocol text states 4 launches a batch, 1 ms and 100 ms: change it, and its version");
-  const int version = 6 + (hold_before_flush ? 1 : 0) + (continuous_queue ? 2 : 0);
+  const int version = 10 + (hold_before_flush ? 1 : 0) + (continuous_queue ? 2 : 0);
   return "v" + std::to_string(version) +
          ": warm-up = >= 3 launches and 1 ms, then the timed loop until 100 ms of wall time; cold = " +
          (continuous_queue ? "continuous queue of batches of <= 4 launches (the next queued before the host waits for one)"
                            : "queued batches of <= 4 launches") +
-         ", " + (hold_before_flush ? "hold + flush" : "flush + hold") + " + events each; hot = CUDA graph of K launches";
+         ", " + (hold_before_flush ? "hold + flush" : "flush + hold") +
+         " + events each, the hold's cycles counted (hold_mhz); hot = CUDA graph of K launches";
 }
 
 Env& env() {

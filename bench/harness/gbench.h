@@ -69,9 +69,9 @@ struct BenchSpec {
 };
 
 // The run context's timing_protocol: the version and a description of how cases are timed, from the
-// cold-launch hold's place (SOLBENCH_COLD_HOLD) and the cold queue (SOLBENCH_COLD_QUEUE): v6 is the
-// default (hold after the flush, batched), v7 the hold before it, v8 / v9 the same with the continuous
-// queue. regress.py warns when two runs' texts differ.
+// cold-launch hold's place (SOLBENCH_COLD_HOLD) and the cold queue (SOLBENCH_COLD_QUEUE): v10 is the
+// default (hold after the flush, batched), v11 the hold before it, v12 / v13 the same with the continuous
+// queue (v6-v9 before the holds counted their cycles). regress.py warns when two runs' texts differ.
 std::string timing_protocol(bool hold_before_flush, bool continuous_queue);
 
 // Parses flags (exit 2 on error), registers cases, lists them without a GPU if asked, otherwise needs
