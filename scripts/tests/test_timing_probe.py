@@ -39,6 +39,38 @@ class TimingProbe(unittest.TestCase):
             generic = re.sub(r"^(harness_b|ahead_)\d+$", lambda m: m.group(1) + "N", p)
             self.assertIn(generic, timing_probe.__doc__)
 
+    def test_ahead_loop_keeps_the_host_n_iterations_ahead(self):
+        """ahead_loop: do_bench's loop (flush, start event, call, end event), the host waiting for
+        iteration i - N's end event before enqueuing iteration i; the first 10% of iterations are not
+        counted; returns the events' median and the host's median time an iteration."""
+        import types
+        log, clock = [], [0]
+
+        class Event:
+            def __init__(self, **kw):
+                self.t = None
+
+            def record(self):
+                clock[0] += 1
+                self.t = clock[0]
+                log.append("event")
+
+            def synchronize(self):
+                log.append(("wait", self.t))
+
+            def elapsed_time(self, other):
+                return 1e-3 * 2.5 * (other.t - self.t)  # ms: each event pair reads 2.5 us
+
+        torch = types.SimpleNamespace(cuda=types.SimpleNamespace(Event=Event, synchronize=lambda: log.append("sync")))
+        us, host_us = timing_probe.ahead_loop(torch, lambda: log.append("call"), lambda: log.append("zero"),
+                                              ahead=2, iters=5)
+        self.assertAlmostEqual(us, 2.5)
+        self.assertGreaterEqual(host_us, 0.0)
+        it = ["zero", "event", "call", "event"]
+        # Iteration i >= 2 first waits for iteration i - 2's end event (recorded as event 2 (i - 2) + 2).
+        expected = ["sync"] + it + it + [("wait", 2)] + it + [("wait", 4)] + it + [("wait", 6)] + it + [("wait", 10)]
+        self.assertEqual(log, expected)
+
     def test_bad_arguments_exit_2(self):
         for args, what in ((["--shapes", "2x3x4"], "'2x3x4'"), (["--protocols", "foo"], "foo"),
                            (["--calls", "eager"], "eager")):
