@@ -744,15 +744,16 @@ __global__ void __launch_bounds__(kTcThreads, 2) split_kernel_tc(const Params p)
     }
   }
   __syncthreads();
+  // The output row of the block's row r, or -1 past p.rows.
+  auto row_of = [&](int r) -> int64_t {
+    const int rg = rb * R + r;
+    if (rg >= p.rows) return -1;
+    return (b * p.q_len + rg / p.group) * p.heads_q + kvh * p.group + rg % p.group;
+  };
   if constexpr (kCluster) {
     float* s_po = reinterpret_cast<float*>(smem) + kTcWarps * R * D;  // after s_acc: [R][D], then lse [R]
     float* s_plse = s_po + R * D;
     static_assert((kTcWarps + 1) * R * D * 4 + R * 4 <= Shape<D>::kSmemBytes, "s_acc, s_po and s_plse must fit");
-    auto row_of = [&](int r) -> int64_t {
-      const int rg = rb * R + r;
-      if (rg >= p.rows) return -1;
-      return (b * p.q_len + rg / p.group) * p.heads_q + kvh * p.group + rg % p.group;
-    };
     for (int idx = tid; idx < R * D; idx += kTcThreads) {
       const int r = idx / D, d = idx % D;
       const Merged m = merged_column(s_m, s_l, s_acc, r, d);
@@ -763,10 +764,9 @@ __global__ void __launch_bounds__(kTcThreads, 2) split_kernel_tc(const Params p)
     cluster_merge<T, R, D, kTcThreads>(p, s_po, s_plse, split, row_of);
   } else {
     for (int idx = tid; idx < R * D; idx += kTcThreads) {
-      const int r = idx / D, d = idx % D, rg = rb * R + r;
-      if (rg >= p.rows) continue;
-      const int64_t row = (b * p.q_len + rg / p.group) * p.heads_q + kvh * p.group + rg % p.group;
-      store_merged<T>(p, s_m, s_l, s_acc, r, d, row, split);
+      const int r = idx / D, d = idx % D;
+      if (rb * R + r >= p.rows) continue;  // row_of's test, first: the SASS is that of the inline form
+      store_merged<T>(p, s_m, s_l, s_acc, r, d, row_of(r), split);
     }
   }
 }
