@@ -81,9 +81,8 @@ class GpuTimer {
   // one synchronization; the per-launch times, in launch order. count in [1, kMaxColdBatch].
   // hold_ms > 0: after each flush, a one-thread kernel spins that long (outside the events, touching
   // no memory but two 8-byte clock counters at its end, hold_totals) so that the host has enqueued the
-  // launch before its start event is reached: a launch
-  // whose host side outlasts the flush (cuDNN plans, PyTorch dispatch) would otherwise be timed with
-  // the GPU idle waiting for it.
+  // launch before its start event is reached: a launch whose host side outlasts the flush (cuDNN plans,
+  // PyTorch dispatch) would otherwise be timed with the GPU idle waiting for it.
   std::vector<double> cold_batch_ms(const LaunchFn& launch, int count, double hold_ms = 0);
   static constexpr int kMaxColdBatch = 4;
   void drain();  // continuous cold queue: wait for the batch still in flight, discard its times
