@@ -44,7 +44,8 @@ Check run_and_verify(AttentionData& data, int64_t num_splits, const Stream& stre
 }
 
 // Forced split counts x kv lengths x dtypes, GQA 4:1 (the block computes 4 q heads from one K/V read): 3, 7
-// and 8 splits merge in a thread-block cluster (8 = kMaxClusterSplits), 64 and 130 in the combine kernel.
+// and 8 splits merge in a thread-block cluster (8 = kMaxClusterSplits), 12, 16, 64 and 130 in the combine
+// kernel (12 and 16: just past the cluster limit).
 using ForcedParam = std::tuple<DType, int64_t, int64_t>;  // dtype, num_splits, kv_len
 
 class DecodeSplitkForced : public ::testing::TestWithParam<ForcedParam> {};
@@ -61,7 +62,7 @@ TEST_P(DecodeSplitkForced, MatchesReference) {
 
 INSTANTIATE_TEST_SUITE_P(SplitsAndLengths, DecodeSplitkForced,
                          ::testing::Combine(::testing::Values(DType::bf16, DType::f16),
-                                            ::testing::Values<int64_t>(1, 3, 7, 8, 64, 130),
+                                            ::testing::Values<int64_t>(1, 3, 7, 8, 12, 16, 64, 130),
                                             ::testing::Values<int64_t>(1, 1000, 4097)),
                          [](const ::testing::TestParamInfo<ForcedParam>& i) {
                            return std::string(name(std::get<0>(i.param))) + "_splits" +

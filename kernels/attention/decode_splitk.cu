@@ -69,6 +69,25 @@
 // Predicted from the instruction count (a third of the Q K^T MMAs and half the P V ones): b16 KV 8192
 // 136 -> ~130 us, b1 KV 4096 16.2 -> ~15. The small shapes moved as predicted; b16 did not (0.4%), so at
 // 87.5% of DRAM peak (Nsight Compute, session 8) that shape is bound by memory, not by issue.
+// Session 13 (2026-11-30, results/h200/history/2026-11-30_session13_experiments/decode_tc_fixed_cost/):
+// Nsight Compute at b1 KV 4096 (session 12) found the kernel issue-bound, 29% of its instructions in the
+// cp.async issue block; the copies' address arithmetic now sits outside the copy steps (=27: an issue call
+// 277 -> 113 SASS instructions, 178 -> 160 registers). Previous / this / cuDNN, pass 1, pass 2, cold (hot):
+//   b1 KV 1024     10.1, 10.1 (6.26, 6.43) / 9.87, 9.87 (6.22, 6.09) / 11.4, 12.3 (8.02, 8.04)
+//   b1 KV 4096     13.9, 13.9 (10.0, 10.0) / 13.6, 13.6 (9.01, 9.12) / 16.5, 16.3 (10.6, 10.8)
+//   b1 KV 16384    30.7, 30.6              / 30.1, 30.5              / 31.6, 31.5
+//   b1 KV 32768    48.1, 47.9              / 47.5, 47.8              / 48.8, 48.5
+//   b1 KV 131072    136,  135              /  135,  136              /  136,  137
+//   b16 KV 8192     132,  133              /  132,  132              /  132,  132
+//   b64 KV 4096     252,  251              /  250,  250              /  251,  251
+//   b64 KV 16384    952,  951              /  948,  946              /  951,  952
+//   b256 KV 1024    253,  253              /  252,  252              /  252,  252
+// Predicted: b1 KV 4096 cold 13.7 -> 12.0-12.5 us. The hot time fell 0.9 us (9%), as predicted, but the
+// cold one only 0.3 us (2%): the ~4 us that a cold launch adds to a hot one did not shrink, and the
+// saved issue slots fall mostly outside it (not analysed further). Large shapes, memory-bound: -0.0-0.8%.
+// Lost, same command (=29, with =27): clusters of up to 16 blocks (non-portable) at b1 KV 4096, 16 splits
+// on 128 SMs instead of 8 on 64: 20.0 / 20.1 us cold (1.44x), 14.4 / 14.5 hot. Whether the 8 clusters
+// of 16 were co-resident (cudaOccupancyMaxActiveClusters) was not checked; the patch is in that folder.
 #include <algorithm>
 #include <atomic>
 #include <climits>
@@ -614,17 +633,40 @@ __global__ void __launch_bounds__(kTcThreads, 2) split_kernel_tc(const Params p)
   const T* vbase = static_cast<const T*>(p.v) + (b * p.kv_len * p.heads_kv + kvh) * D;
   const int ntiles = key_end > key_begin ? (key_end - key_begin + kTileKeys - 1) / kTileKeys : 0;
   uint4* wstage = smem + warp * S * Shape<D>::kWarpStageVecs;  // this warp's stages: [stage][K, V][16][D]
+  // K and V copies, the address arithmetic out of the kSteps warp-wide steps (experiment =27, adopted;
+  // measured in this file's header). Lane (cq, cc) = (lane / kChunks, lane % kChunks) copies
+  // chunk cc of tile rows s + kSteps cq, s < kSteps. Then
+  // - the source is a per-lane base (key_begin's row, chunk cc: always a valid address) plus the row's
+  //   offset from key_begin in bytes: one 64-bit product a call and an add a step, not
+  //   (valid ? j : key_begin) * key_stride + 8 c formed afresh for each of 2 x kSteps copies;
+  // - the slot swz(row, cc) = row kChunks + (cc ^ (row & 7)) has row & 7 = s | ((kSteps cq) & 7) (disjoint
+  //   bits: s < kSteps, kSteps in {4, 8}), so its byte offset in the stage is
+  //   (lane_slot ^ 16 s) + 16 s kChunks with lane_slot = 16 (kSteps cq kChunks + (cc ^ ((kSteps cq) & 7))),
+  //   the same for every tile.
+  // scripts/tests/test_decode_tc_fragments.py checks that the steps write every slot of a stage once with
+  // the chunk swz() puts there.
+  constexpr int kSteps = kWarpKeys * kChunks / 32;
+  static_assert(32 % kChunks == 0 && (kSteps == 4 || kSteps == 8), "whole rows a step; row & 7 splits as above");
+  const int cq = lane / kChunks, cc = lane % kChunks;
+  const unsigned lane_slot = 16u * static_cast<unsigned>(kSteps * cq * kChunks + (cc ^ ((kSteps * cq) & 7)));
+  const int64_t row_bytes = key_stride * static_cast<int64_t>(sizeof(T));
+  const char* klane = reinterpret_cast<const char*>(kbase + static_cast<int64_t>(key_begin) * key_stride + cc * 8);
+  const char* vlane = reinterpret_cast<const char*>(vbase + static_cast<int64_t>(key_begin) * key_stride + cc * 8);
+  const unsigned stage0 = smem_addr(wstage);
   auto issue = [&](int i, int st) {
     if (i < ntiles) {
-      const int t0 = key_begin + i * kTileKeys + warp * kWarpKeys;
-      uint4* dst = wstage + st * Shape<D>::kWarpStageVecs;
+      const int r0 = i * kTileKeys + warp * kWarpKeys + kSteps * cq;  // step 0's row, from key_begin
+      const int left = key_end - key_begin - r0;                      // step s copies a key iff s < left
+      int64_t off = static_cast<int64_t>(r0) * row_bytes;
+      const unsigned stage = stage0 + 16u * static_cast<unsigned>(st * Shape<D>::kWarpStageVecs);
 #pragma unroll
-      for (int idx = lane; idx < kWarpKeys * kChunks; idx += 32) {
-        const int row = idx / kChunks, chunk = idx % kChunks, j = t0 + row;
-        const bool valid = j < key_end;
-        const int64_t off = static_cast<int64_t>(valid ? j : key_begin) * key_stride + chunk * 8;
-        cp_async_16_zfill(&dst[swz<D>(row, chunk)], kbase + off, valid);
-        cp_async_16_zfill(&dst[kWarpKeys * kChunks + swz<D>(row, chunk)], vbase + off, valid);
+      for (int s = 0; s < kSteps; ++s) {
+        const bool valid = s < left;
+        const int64_t o = valid ? off : 0;
+        const unsigned dst = stage + ((lane_slot ^ (16u * s)) + 16u * s * kChunks);
+        cp_async_16_zfill(dst, klane + o, valid);
+        cp_async_16_zfill(dst + 16u * kWarpKeys * kChunks, vlane + o, valid);
+        off += row_bytes;
       }
     }
     cp_async_commit();

@@ -25,7 +25,8 @@ inline constexpr double kLog2e = 1.4426950408889634;  // scores are kept in the 
 // it, only the FMA kernel's pipeline depth): 0 (default) = 4 cp.async stages per 2-blocks-per-SM block,
 // 1 = 6 stages, 2 = 3 stages. (3-5 were the transposed Q.K sum, ex2.approx and MHA head pairs, 13-14 the
 // tensor-core kernel and its slots, 15-19 its unscaled-Q steps (18 adopted): the default since 2026-11-29
-// and -30, see decode_splitk.cu; experiments/ patches add further values.)
+// and -30, see decode_splitk.cu; 27 its copy addresses hoisted out of the copy steps, adopted 2026-11-30;
+// 29 clusters of up to 16 blocks, lost; experiments/ patches add further values.)
 #ifndef SB_DECODE_EXPERIMENT
 #define SB_DECODE_EXPERIMENT 0
 #endif

@@ -61,9 +61,12 @@ __device__ inline void cp_async_16(void* smem, const void* gmem) {
 __device__ inline void cp_async_wait_all() { asm volatile("cp.async.wait_all;\n" ::: "memory"); }
 // The same copy for tiles that run past the end of a tensor: when !valid it reads nothing and writes 16
 // zero bytes (src-size 0).
+// (dst: the destination's shared-state-space address, for callers that do address arithmetic on it.)
+__device__ inline void cp_async_16_zfill(unsigned dst, const void* gmem, bool valid) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(gmem), "r"(valid ? 16 : 0) : "memory");
+}
 __device__ inline void cp_async_16_zfill(void* smem, const void* gmem, bool valid) {
-  const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(smem));
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(s), "l"(gmem), "r"(valid ? 16 : 0) : "memory");
+  cp_async_16_zfill(static_cast<unsigned>(__cvta_generic_to_shared(smem)), gmem, valid);
 }
 // Multi-stage pipelines: close this thread's group of copies; wait until at most N groups are in flight.
 __device__ inline void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }

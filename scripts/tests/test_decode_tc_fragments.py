@@ -14,7 +14,7 @@ import numpy as np
 SOURCE = Path(__file__).resolve().parents[2] / "kernels" / "attention" / "decode_splitk.cu"
 
 
-NAMES = {"lane", "m4", "kk", "n", "row", "chunk", "D"}
+NAMES = {"lane", "m4", "kk", "n", "row", "chunk", "D", "kSteps", "kChunks", "cq", "cc", "s", "lane_slot"}
 
 
 def c_to_python(expr):
@@ -39,6 +39,18 @@ def kernel_formulas():
         raise AssertionError(f"{SOURCE}: expected swz() and 3 ldmatrix lane formulas (K, Q, V), found "
                              f"{'no' if swz is None else 'a'} swz and {len(lanes)}")
     return c_to_python(swz.group(1)), [(c_to_python(r), c_to_python(c)) for r, c in lanes]
+
+
+def copy_formulas():
+    """The cp.async slot formulas of the tensor-core kernel's copy steps (=27): (lane_slot, the step's byte
+    offset in a stage) as Python expressions, from the kernel's source; None where the source has no such
+    steps."""
+    text = SOURCE.read_text()
+    slot = re.search(r"const unsigned lane_slot = 16u \* static_cast<unsigned>\((.+?)\);", text)
+    dst = re.search(r"const unsigned dst = stage \+ \((.+?)\);", text)
+    if slot is None or dst is None:
+        return None
+    return "16 * (" + c_to_python(slot.group(1)) + ")", c_to_python(dst.group(1).replace("16u", "16"))
 
 
 class Model:
@@ -176,6 +188,28 @@ class TensorCoreFragments(unittest.TestCase):
         q, k, v, p = self.inputs(128)
         s, _ = products(Model(128, self.swz, swapped), q, k, v, p)
         self.assertFalse(np.allclose(s, q @ k.T))
+
+    def test_copy_steps_fill_every_slot_once(self):
+        # Lane (cq, cc) = (lane / kChunks, lane % kChunks) copies chunk cc of row s + kSteps cq at step s to
+        # the stage's byte offset dst: that must be swz(row, cc)'s slot, and the 32 lanes' kSteps steps
+        # must cover the tile's 16 rows x kChunks slots once each.
+        formulas = copy_formulas()
+        if formulas is None:
+            self.skipTest("the kernel's copies do not use the lane_slot steps")
+        slot_expr, dst_expr = formulas
+        for d in (64, 128):
+            chunks = d // 8
+            steps = 16 * chunks // 32
+            model, seen = Model(d, self.swz, self.lanes), set()
+            for lane in range(32):
+                cq, cc = lane // chunks, lane % chunks
+                lane_slot = evaluate(slot_expr, kSteps=steps, kChunks=chunks, cq=cq, cc=cc)
+                for s in range(steps):
+                    dst = evaluate(dst_expr, lane_slot=lane_slot, s=s, kChunks=chunks)
+                    self.assertEqual(dst % 16, 0)
+                    self.assertEqual(dst // 16, model.swz(s + steps * cq, cc), f"d{d} lane {lane} step {s}")
+                    seen.add(dst // 16)
+            self.assertEqual(seen, set(range(16 * chunks)), f"d{d}")
 
     def test_non_c_expressions_are_refused(self):
         for bad in ("__import__('os')", "__import__(os)", "row + x"):
