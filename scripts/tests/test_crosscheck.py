@@ -234,6 +234,29 @@ class ComparedFigure(unittest.TestCase):
         self.assertEqual(self.xc.compared_figure(10.53, 11.17, 18.0, 10.2), (10.53, "plain"))
 
 
+class Diagnostics(unittest.TestCase):
+    def setUp(self):
+        sys.path.insert(0, str(SCRIPTS))
+        import crosscheck_torch
+        self.xc = crosscheck_torch
+
+    def test_short_launches_always_get_them(self):
+        self.assertTrue(self.xc.wants_diagnostics(10.0, 1980.0, 1980.0))
+        self.assertTrue(self.xc.wants_diagnostics(99.9, None, None))
+
+    def test_a_longer_launch_gets_them_only_at_a_clock_gap(self):
+        # SDPA flash decode b64 KV 16384 on the H200: harness 1,547 us at 1,949 MHz, do_bench at 1,830.
+        self.assertTrue(self.xc.wants_diagnostics(1547.0, 1949.0, 1830.0))
+        self.assertFalse(self.xc.wants_diagnostics(1547.0, 1949.0, 1880.0))  # 3.5% lower: no
+        self.assertFalse(self.xc.wants_diagnostics(1547.0, 1949.0, 1990.0))
+        self.assertFalse(self.xc.wants_diagnostics(1547.0, None, 1830.0))   # no clock recorded: no
+        self.assertFalse(self.xc.wants_diagnostics(1547.0, 1949.0, None))
+
+    def test_not_past_the_longest_launch(self):
+        self.assertFalse(self.xc.wants_diagnostics(30000.0, 1980.0, 1700.0))
+        self.assertTrue(self.xc.wants_diagnostics(10000.0, 1980.0, 1700.0))
+
+
 class MainWithStandIns(unittest.TestCase):
     """main() end to end over a real run file, with stand-ins for torch and triton that record what is
     launched: every row gets plain and held do_bench, the hold reaches the flush, the L2-sized flush
@@ -323,7 +346,8 @@ class MainWithStandIns(unittest.TestCase):
             self.assertEqual(row["compared"], "plain")  # a tie goes to the issue's plain do_bench
             self.assertAlmostEqual(row["do_bench_sm_mhz"], 2000.0)
             self.assertGreater(row["hold_us"], 0)
-            if row["harness_us"] < crosscheck_torch.L2_FLUSH_DIAGNOSTIC_US:
+            if crosscheck_torch.wants_diagnostics(row["harness_us"], row["harness_sm_mhz"],
+                                                  row["do_bench_plain_sm_mhz"]):
                 self.assertAlmostEqual(row["do_bench_l2_flush_us"], 10.2)
                 self.assertAlmostEqual(row["harness_protocol_py_us"], 500.0)  # the stand-in's events
             else:
