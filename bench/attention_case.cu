@@ -102,16 +102,8 @@ AttentionData::~AttentionData() {
 }
 
 attention::Problem AttentionData::problem() const {
-  attention::Problem p;
-  p.batch = d_.batch;
-  p.heads_q = d_.heads_q;
-  p.heads_kv = d_.heads_kv;
-  p.head_dim = d_.head_dim;
-  p.q_len = d_.q_len;
-  p.kv_len = d_.kv_len;
-  p.causal = d_.causal;
+  attention::Problem p = problem_of(d_, dtype_);
   p.scale = scale_;
-  p.dtype = dtype_;
   p.q = q_.get();
   p.k = k_.get();
   p.v = v_.get();

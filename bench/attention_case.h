@@ -28,6 +28,21 @@ inline std::string shape_name(const AttentionDims& d) {
          (d.causal ? "_causal" : "");
 }
 
+// A problem of these dimensions and dtype with no tensors (null pointers, the default scale): enough for
+// what reads the shape only, such as a plan or a launch floor.
+inline attention::Problem problem_of(const AttentionDims& d, DType dtype) {
+  attention::Problem p;
+  p.batch = d.batch;
+  p.heads_q = d.heads_q;
+  p.heads_kv = d.heads_kv;
+  p.head_dim = d.head_dim;
+  p.q_len = d.q_len;
+  p.kv_len = d.kv_len;
+  p.causal = d.causal;
+  p.dtype = dtype;
+  return p;
+}
+
 // Reference rows for the tolerance rule (FlashAttention's, research/kernels.md section C):
 //   max |ours - ref| <= 2 * max |same - ref| + 1e-5 over the checked rows, where ref is fp64 attention
 // on the dtype-rounded inputs and `same` emulates PyTorch's manual composite in the problem's dtype

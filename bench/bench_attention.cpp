@@ -146,6 +146,37 @@ AttentionData* data_for(const AttentionShape& shape, DType dtype, const std::vec
   return data.get();
 }
 
+// decode_splitk's launch floor at a decode shape: empty kernels with its plan's grids, clusters and shared
+// memory (decode_splitk::launch_floor), cold and hot, as floor/decode_splitk_launch/<dtype>/decode/<shape>.
+// Nothing to verify: the kernels do no work. Counters: the plan's splits, the clusters it launches and how
+// many of them the GPU holds at once (0 and 0 for a plan without clusters).
+void register_launch_floor(const AttentionShape& shape, DType dtype, const std::vector<Impl>& impls) {
+  namespace ds = attention::decode_splitk;
+  // Registered where decode_splitk runs its tensor-core kernel: the dtype rule and the plan's kernel choice
+  // need the shape only (Plan::tensor_cores does not depend on the SM count), not a GPU.
+  const attention::Problem dims = problem_of(dims_of(shape), dtype);
+  if (!ds::supports(dims).empty() || !ds::make_plan(dims, 1).tensor_cores) return;
+  for (Mode mode : {Mode::cold, Mode::hot}) {
+    const std::string case_name = "floor/decode_splitk_launch/" + std::string(name(dtype)) + "/decode/" +
+                                  shape.name() + "/" + mode_name(mode);
+    register_case(case_name, [=, &impls](benchmark::State& st) {
+      std::string no_room;
+      AttentionData* data = data_for(shape, dtype, impls, &no_room);
+      if (!data) return skip_unsupported(st, no_room);
+      const attention::Problem p = data->problem();
+      if (const std::string why = ds::launch_floor_supports(p); !why.empty()) return skip_unsupported(st, why);
+      const ds::Plan plan = ds::make_plan(p, env().device.sm_count);
+      const int64_t clusters = plan.cluster_combine ? p.batch * p.heads_kv * plan.row_blocks : 0;
+      const int active = plan.cluster_combine ? ds::max_active_clusters(p, plan.num_splits) : 0;
+      const Counters counters{{"splits", static_cast<double>(plan.num_splits)},
+                              {"clusters", static_cast<double>(clusters)},
+                              {"max_active_clusters", static_cast<double>(active)}};
+      auto floor = [p](cudaStream_t s) { ds::launch_floor(p, s); };
+      run_timed(st, mode, Timed{case_name, floor, capture_cuda_graph, 0, 0, 0, counters});
+    });
+  }
+}
+
 void register_cases(const Options& opt) {
   const std::vector<AttentionShape> shapes = parse_attention_shapes(opt.shapes.empty() ? "default" : opt.shapes);
   static const std::vector<Impl> impls = implementations();
@@ -186,6 +217,7 @@ void register_cases(const Options& opt) {
           });
         }
       }
+      if (shape.decode()) register_launch_floor(shape, dtype, impls);
     }
   }
 }

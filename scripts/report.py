@@ -453,6 +453,53 @@ def split_sweep_section(cases, plotter) -> list:
     return md
 
 
+LAUNCH_FLOOR_OF = {"decode_splitk_launch": "decode_splitk"}  # floor/<impl>/... -> the variant it floors
+
+
+def launch_floor_section(cases) -> list:
+    """A variant's launch floor (floor/<impl>/<dtype>/<workload>/<shape>/<mode>: empty kernels with the
+    variant's own grids, clusters and shared memory) beside the variant's time at the same shape and
+    mode: what its launches cost with none of the work."""
+    by_name = {c.name: c for c in cases}
+    floors = [c for c in cases if c.op == "floor" and c.impl in LAUNCH_FLOOR_OF and c.ok]
+    if not floors:
+        return []
+    md = ["## Launch floors", "",
+          "Empty kernels launched with a variant's own grids, block size, dynamic shared memory, "
+          "clusters and PDL handshake at each shape (`floor/<variant>_launch/...`), timed like the "
+          "variant: what its launches cost with none of its work. clusters: the plan's clusters / how "
+          "many the GPU holds at once (more than that run in waves).", ""]
+    groups = {}
+    for c in floors:
+        groups.setdefault((LAUNCH_FLOOR_OF[c.impl], c.workload, c.dtype), {}).setdefault(
+            c.shape_label, {})[c.mode] = c
+    for (variant, workload, dtype), shapes in groups.items():
+        modes = [m for m in ("cold", "hot") if any(m in s for s in shapes.values())]
+        md += [f"### `{variant}` · {workload} · {dtype}", "",
+               "| shape | splits | clusters | " + " | ".join(
+                   f"floor {m} | `{variant}` {m} | floor share {m}" for m in modes) + " |",
+               "|---|---:|---:|" + "---:|" * (3 * len(modes))]
+        for label in sorted(shapes, key=lambda l: shape_key(next(iter(shapes[l].values())))):
+            row = shapes[label]
+            first = next(iter(row.values()))
+            splits = first.counters.get("splits")
+            clusters = first.counters.get("clusters")
+            active = first.counters.get("max_active_clusters")
+            cells = [f"`{label}`", f"{splits:.0f}" if splits is not None else "–",
+                     f"{clusters:.0f} / {active:.0f}" if clusters else "–"]
+            for m in modes:
+                f = row.get(m)
+                v = by_name.get(f"attention/{variant}/{dtype}/{workload}/{label}/{m}")
+                fv = f.median_us if f else None
+                vv = v.median_us if v is not None and v.ok else None
+                cells += [_fmt(fv, "µs") if fv is not None else "–",
+                          _fmt(vv, "µs") if vv is not None else "–",
+                          f"{fv / vv:.0%}" if fv is not None and vv else "–"]
+            md.append("| " + " | ".join(cells) + " |")
+        md.append("")
+    return md
+
+
 def _context_value(value, unit: str) -> str:
     if value is None or value == "":
         return "*(not recorded)*"
@@ -469,7 +516,8 @@ def environment(run: sbresults.Run) -> list:
     out = ["| | |", "|---|---|"]
     out += [f"| {label} | {_context_value(run.context.get(key), unit)} |"
             for label, key, unit in ENV_ROWS]
-    floors = [f"{c.mode} {_fmt(c.median_us, 'µs')}" for c in run.cases if c.op == "floor" and c.ok]
+    floors = [f"{c.mode} {_fmt(c.median_us, 'µs')}" for c in run.cases
+              if c.op == "floor" and c.impl == "empty_kernel" and c.ok]
     if floors:
         out.append(f"| launch floor (empty kernel, median) | {', '.join(floors)} |")
     out.append(f"| result files | {', '.join(f'`{f}`' for f in run.files)} |")
@@ -723,6 +771,7 @@ def render(run: sbresults.Run, results_dir: Path, command: str, plotter: Plotter
         for name in group_plots(plotter, run, key, cases) if plotter else []:
             md += [f"![{name}](plots/{name})", ""]
     md += split_sweep_section(run.cases, plotter)
+    md += launch_floor_section(run.cases)
     if crosscheck is not None:
         md += crosscheck_section(crosscheck, run, anchors)
     if plotter:

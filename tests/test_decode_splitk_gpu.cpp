@@ -7,7 +7,9 @@
 // repeats, and the refusals through attention::run.
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -173,6 +175,76 @@ TEST(DecodeSplitk, RefusalsNameTheReason) {
                                       {{1, 32, 8, 96, 1, 64, false}, DType::bf16, "head_dim 96"},
                                       {{1, 32, 8, 128, 1, 64, false}, DType::f32, "fp32"},
                                   });
+}
+
+// A decode problem of these dimensions with no tensors: the plan, the launch floor and the occupancy query
+// read the dimensions only (the floor's kernels touch no memory).
+attention::Problem dims_only(int64_t batch, int64_t heads_q, int64_t heads_kv, int64_t head_dim, int64_t kv_len,
+                             DType dtype, int64_t num_splits = 0) {
+  attention::Problem p = problem_of({batch, heads_q, heads_kv, head_dim, 1, kv_len, false}, dtype);
+  p.num_splits = num_splits;
+  return p;
+}
+
+int device_sms() {
+  int dev = 0, n = 0;
+  SB_CUDA_CHECK(cudaGetDevice(&dev));
+  SB_CUDA_CHECK(cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, dev));
+  return n;
+}
+
+// The cluster plans assume their clusters run at once, in one wave: every b1 GQA plan that clusters launches
+// at most as many clusters as the GPU holds (cudaOccupancyMaxActiveClusters at the kernel's shared memory).
+// The count for clusters of 16 is printed too (session 13's 16-block clusters ran b1 KV 4096 1.44x slower).
+TEST(DecodeSplitkLaunch, ClusterPlansFitTheGpuAtOnce) {
+  SB_REQUIRE_GPU();
+  namespace ds = attention::decode_splitk;
+  const int sms = device_sms();
+  int clustered = 0;
+  for (DType dtype : {DType::bf16, DType::f16})
+    for (int64_t d : {64, 128})
+      for (int64_t kv : {1024, 4096}) {
+        const attention::Problem p = dims_only(1, 32, 8, d, kv, dtype);
+        const ds::Plan plan = ds::make_plan(p, sms);
+        if (!plan.cluster_combine) continue;
+        ++clustered;
+        const int64_t launched = p.batch * p.heads_kv * plan.row_blocks;
+        const int active = ds::max_active_clusters(p, plan.num_splits);
+        EXPECT_GE(active, launched) << name(dtype) << " d" << d << " kv" << kv << ": " << launched
+                                    << " clusters of " << plan.num_splits << ", the GPU holds " << active;
+        std::printf("%s d%lld kv%lld: %lld clusters of %d, held at once %d; clusters of 16 held at once %d\n",
+                    std::string(name(dtype)).c_str(), static_cast<long long>(d), static_cast<long long>(kv),
+                    static_cast<long long>(launched), plan.num_splits, active, ds::max_active_clusters(p, 16));
+      }
+  if (clustered == 0) GTEST_SKIP() << "no b1 GQA plan clusters on this GPU (" << sms << " SMs): nothing to check";
+}
+
+// The launch floor runs each kind of plan's launches: a cluster (b1 KV 4096), split + combine with PDL
+// (16 splits forced: past the cluster limit) and a single split (b64); it refuses the FMA kernel's plans
+// and cluster sizes outside 1-16, naming the reason.
+TEST(DecodeSplitkLaunch, FloorLaunchesEveryPlanKind) {
+  SB_REQUIRE_GPU();
+  namespace ds = attention::decode_splitk;
+  Stream stream;
+  const int sms = device_sms();
+  const attention::Problem cluster = dims_only(1, 32, 8, 128, 4096, DType::bf16);
+  const attention::Problem combine = dims_only(1, 32, 8, 128, 4096, DType::bf16, 16);
+  const attention::Problem single = dims_only(64, 32, 8, 128, 4096, DType::bf16);
+  EXPECT_TRUE(ds::make_plan(cluster, sms).cluster_combine);
+  EXPECT_FALSE(ds::make_plan(combine, sms).cluster_combine);
+  EXPECT_EQ(ds::make_plan(combine, sms).num_splits, 16);
+  EXPECT_EQ(ds::make_plan(single, sms).num_splits, 1);
+  for (const attention::Problem& p : {cluster, combine, single}) {
+    ASSERT_EQ(ds::launch_floor_supports(p), "");
+    ds::launch_floor(p, stream.get());
+    stream.sync();
+  }
+  const attention::Problem mha = dims_only(1, 32, 32, 128, 4096, DType::bf16);
+  EXPECT_NE(ds::launch_floor_supports(mha).find("tensor-core"), std::string::npos) << ds::launch_floor_supports(mha);
+  EXPECT_THROW(ds::launch_floor(mha, stream.get()), std::invalid_argument);
+  EXPECT_THROW(ds::max_active_clusters(mha, 8), std::invalid_argument);
+  EXPECT_THROW(ds::max_active_clusters(cluster, 0), std::invalid_argument);
+  EXPECT_THROW(ds::max_active_clusters(cluster, 17), std::invalid_argument);
 }
 
 }  // namespace

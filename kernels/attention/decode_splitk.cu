@@ -813,27 +813,35 @@ __global__ void __launch_bounds__(kTcThreads, 2) split_kernel_tc(const Params p)
   }
 }
 
+// Plan::cluster_combine: clusters of num_splits blocks, one block an SM (116 KB of shared memory each:
+// two do not fit). Allowed two an SM, the scheduler packed a cluster's blocks two to an SM and K and V
+// streamed through half the SMs (session 10's first version: 16-split b1 shapes 1.16-1.84x slower).
+constexpr int kClusterSmemBytes = 116 * 1024;
+
+// The clustered split grid's launch configuration: `blocks` blocks of kTcThreads in clusters of `cluster`,
+// kClusterSmemBytes of dynamic shared memory each. `attr` must outlive the launch.
+cudaLaunchConfig_t cluster_config(unsigned blocks, int cluster, cudaStream_t stream, cudaLaunchAttribute* attr) {
+  cudaLaunchConfig_t cfg{};
+  cfg.gridDim = dim3(blocks);
+  cfg.blockDim = dim3(kTcThreads);
+  cfg.dynamicSmemBytes = kClusterSmemBytes;
+  cfg.stream = stream;
+  attr[0].id = cudaLaunchAttributeClusterDimension;
+  attr[0].val.clusterDim.x = static_cast<unsigned>(cluster);
+  attr[0].val.clusterDim.y = 1;
+  attr[0].val.clusterDim.z = 1;
+  cfg.attrs = attr;
+  cfg.numAttrs = 1;
+  return cfg;
+}
+
 template <typename T, int D, int R>
 void launch_split_tc(unsigned blocks, const Params& prm, bool cluster, cudaStream_t stream) {
   if (cluster) {
-    // Plan::cluster_combine: clusters of num_splits blocks, one block an SM (116 KB of shared memory each:
-    // two do not fit). Allowed two an SM, the scheduler packed a cluster's blocks two to an SM and K and V
-    // streamed through half the SMs (session 10's first version: 16-split b1 shapes 1.16-1.84x slower).
-    constexpr int kClusterSmem = 116 * 1024;
-    static_assert(kClusterSmem >= tc::Shape<D>::kSmemBytes, "the cluster variant needs the pipeline's memory");
-    opt_in_smem<split_kernel_tc<T, D, R, true>>(kClusterSmem);
-    cudaLaunchConfig_t cfg{};
-    cfg.gridDim = dim3(blocks);
-    cfg.blockDim = dim3(kTcThreads);
-    cfg.dynamicSmemBytes = kClusterSmem;
-    cfg.stream = stream;
+    static_assert(kClusterSmemBytes >= tc::Shape<D>::kSmemBytes, "the cluster variant needs the pipeline's memory");
+    opt_in_smem<split_kernel_tc<T, D, R, true>>(kClusterSmemBytes);
     cudaLaunchAttribute attr[1];
-    attr[0].id = cudaLaunchAttributeClusterDimension;
-    attr[0].val.clusterDim.x = static_cast<unsigned>(prm.num_splits);
-    attr[0].val.clusterDim.y = 1;
-    attr[0].val.clusterDim.z = 1;
-    cfg.attrs = attr;
-    cfg.numAttrs = 1;
+    const cudaLaunchConfig_t cfg = cluster_config(blocks, prm.num_splits, stream, attr);
     SB_CUDA_CHECK(cudaLaunchKernelEx(&cfg, split_kernel_tc<T, D, R, true>, prm));
     SB_LAUNCH_CHECK();
     return;
@@ -899,6 +907,24 @@ __global__ void __launch_bounds__(kCombineWarps * 32)
   }
 }
 
+// The combine grid: one block of kCombineWarps warps per output row, programmatically dependent (PDL) on
+// the split grid launched before it.
+template <typename... Params_, typename... Args>
+void launch_combine_grid(void (*kernel)(Params_...), int64_t rows_total, cudaStream_t stream, Args... args) {
+  cudaLaunchConfig_t cfg{};
+  cfg.gridDim = dim3(static_cast<unsigned>(rows_total));
+  cfg.blockDim = dim3(kCombineWarps * 32);
+  cfg.dynamicSmemBytes = 0;
+  cfg.stream = stream;
+  cudaLaunchAttribute attr[1];
+  attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attr[0].val.programmaticStreamSerializationAllowed = 1;
+  cfg.attrs = attr;
+  cfg.numAttrs = SB_DECODE_PDL ? 1 : 0;
+  SB_CUDA_CHECK(cudaLaunchKernelEx(&cfg, kernel, args...));
+  SB_LAUNCH_CHECK();
+}
+
 // SM count of the current device, queried once per device.
 int sm_count() {
   constexpr int kMaxDevices = 64;
@@ -952,25 +978,86 @@ void launch_typed(const Plan& plan, const Params& prm, int64_t batch, cudaStream
       if constexpr (D <= 128) launch_rows<T, D, 8>(plan, blocks, prm, stream);
       break;
   }
-  if (prm.num_splits > 1 && !plan.cluster_combine) {
-    cudaLaunchConfig_t cfg{};
-    cfg.gridDim = dim3(static_cast<unsigned>(rows_total));
-    cfg.blockDim = dim3(kCombineWarps * 32);
-    cfg.dynamicSmemBytes = 0;
-    cfg.stream = stream;
-    cudaLaunchAttribute attr[1];
-    attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-    attr[0].val.programmaticStreamSerializationAllowed = 1;
-    cfg.attrs = attr;
-    cfg.numAttrs = SB_DECODE_PDL ? 1 : 0;
-    SB_CUDA_CHECK(cudaLaunchKernelEx(&cfg, combine_kernel<T, D>, static_cast<const float*>(prm.part_o),
-                                     static_cast<const float*>(prm.part_lse), static_cast<T*>(prm.o),
-                                     prm.num_splits));
-    SB_LAUNCH_CHECK();
-  }
+  if (prm.num_splits > 1 && !plan.cluster_combine)
+    launch_combine_grid(combine_kernel<T, D>, rows_total, stream, static_cast<const float*>(prm.part_o),
+                        static_cast<const float*>(prm.part_lse), static_cast<T*>(prm.o), prm.num_splits);
+}
+
+// launch_floor's kernels: the split and combine kernels' launch shapes and their PDL handshake, no work.
+__global__ void __launch_bounds__(kTcThreads) empty_split_kernel() {
+  if (SB_DECODE_PDL) pdl_launch_dependents();
+}
+__global__ void __launch_bounds__(kCombineWarps * 32) empty_combine_kernel() {
+  if (SB_DECODE_PDL) pdl_wait();
+}
+
+// Clusters of `cluster` blocks of the tensor-core split kernel (dtype and head_dim of p, R rows a block) that
+// the device holds at once at kClusterSmemBytes a block (cudaOccupancyMaxActiveClusters).
+template <typename T, int D, int R>
+int max_active_clusters_typed(int cluster) {
+  constexpr auto kernel = split_kernel_tc<T, D, R, true>;
+  opt_in_smem<kernel>(kClusterSmemBytes);
+  if (cluster > 8) SB_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
+  cudaLaunchAttribute attr[1];
+  const cudaLaunchConfig_t cfg = cluster_config(static_cast<unsigned>(cluster), cluster, nullptr, attr);
+  int n = 0;
+  SB_CUDA_CHECK(cudaOccupancyMaxActiveClusters(&n, kernel, &cfg));
+  return n;
 }
 
 }  // namespace
+
+std::string launch_floor_supports(const Problem& p) {
+  if (std::string why = supports(p); !why.empty()) return why;
+  if (!make_plan(p, sm_count()).tensor_cores)
+    return "the launch floor covers tensor-core plans only (GQA, 2-8 query rows a kv head, head_dim 64 or 128)";
+  return "";
+}
+
+void launch_floor(const Problem& p, cudaStream_t stream) {
+  if (const std::string why = launch_floor_supports(p); !why.empty())
+    throw std::invalid_argument("attention/decode_splitk: launch_floor: " + why);
+  const Plan plan = make_plan(p, sm_count());
+  const auto blocks =
+      static_cast<unsigned>(p.batch * (p.heads_kv / plan.heads_per_block) * plan.row_blocks * plan.num_splits);
+  if (plan.cluster_combine) {
+    opt_in_smem<empty_split_kernel>(kClusterSmemBytes);
+    cudaLaunchAttribute attr[1];
+    const cudaLaunchConfig_t cfg = cluster_config(blocks, plan.num_splits, stream, attr);
+    SB_CUDA_CHECK(cudaLaunchKernelEx(&cfg, empty_split_kernel));
+    SB_LAUNCH_CHECK();
+    return;
+  }
+  const int smem = tc_smem_bytes(static_cast<int>(p.head_dim));
+  opt_in_smem<empty_split_kernel>(smem);
+  empty_split_kernel<<<blocks, kTcThreads, smem, stream>>>();
+  SB_LAUNCH_CHECK();
+  if (plan.num_splits > 1) launch_combine_grid(empty_combine_kernel, p.batch * p.q_len * p.heads_q, stream);
+}
+
+int max_active_clusters(const Problem& p, int cluster) {
+  if (const std::string why = launch_floor_supports(p); !why.empty())
+    throw std::invalid_argument("attention/decode_splitk: max_active_clusters: " + why);
+  if (cluster < 1 || cluster > 16)
+    throw std::invalid_argument("attention/decode_splitk: max_active_clusters: cluster size " +
+                                std::to_string(cluster) + " is not in 1..16");
+  const int rows = make_plan(p, sm_count()).rows_per_block;
+  int n = 0;
+  dispatch(p.dtype, [&](auto tag) {
+    using T = decltype(tag);
+    if constexpr (!std::is_same_v<T, float>) {
+      auto by_rows = [&](auto d) {
+        constexpr int D = decltype(d)::value;
+        n = rows == 2 ? max_active_clusters_typed<T, D, 2>(cluster)
+            : rows == 4 ? max_active_clusters_typed<T, D, 4>(cluster)
+                        : max_active_clusters_typed<T, D, 8>(cluster);
+      };
+      if (p.head_dim == 64) by_rows(std::integral_constant<int, 64>{});
+      else by_rows(std::integral_constant<int, 128>{});
+    }
+  });
+  return n;
+}
 
 std::string supports(const Problem& p) {
   if (p.dtype == DType::f32) return "fp32 is not supported (fp16 and bf16 only: 8 elements per 16-byte load)";

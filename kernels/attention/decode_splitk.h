@@ -132,6 +132,18 @@ Plan make_plan(const Problem& p, int sm_count);
 // log2-sum-exp (fp32); 0 when num_splits == 1.
 std::size_t workspace_bytes(const Plan& plan, const Problem& p);
 
+// The fixed cost of a plan's launches, for the report's note on where b1 decode's time goes:
+// launch_floor launches empty kernels with the plan's split grid (blocks, threads, dynamic shared memory,
+// cluster) and, where the plan has one, its combine grid with the PDL handshake: what the launches cost
+// with none of the work (bench_attention's floor/decode_splitk_launch rows). Tensor-core plans only;
+// launch_floor_supports says why not, "" if supported.
+std::string launch_floor_supports(const Problem& p);
+void launch_floor(const Problem& p, cudaStream_t stream);
+// Clusters of `cluster` (1-16; past 8 is a non-portable size) blocks of p's clustered tensor-core split
+// kernel, at its shared memory, that the device holds at once (cudaOccupancyMaxActiveClusters). A
+// cluster plan launches batch x heads_kv x row_blocks clusters of num_splits: more than this run in waves.
+int max_active_clusters(const Problem& p, int cluster);
+
 // The variant's entry points (registered by variants.def; defined in decode_splitk.cu).
 std::string supports(const Problem& p);
 std::size_t workspace_bytes(const Problem& p);

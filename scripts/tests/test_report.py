@@ -132,6 +132,10 @@ OUTSIDE = "attention/torch_sdpa_flash/bf16/prefill/b4_hq32_hkv32_d128_q4096_kv40
 ABSENT = "rmsnorm/torch_rms_norm/bf16/t3_h4096/cold"
 
 
+LAUNCH_FLOOR_COLD = {"name": "floor/decode_splitk_launch/bf16/decode/b1_hq32_hkv8_d128_q1_kv4096/cold", "us": 4.5,
+                     "bytes": 0, "flops": 0}
+
+
 def splitk_sweep(batch, kv, best, heuristic):
     """decode_splitk at one decode shape with each split count forced (decode_splitk_s<N>), time
     15 % up per factor of 2 away from `best`, and the variant's own case choosing `heuristic`."""
@@ -200,8 +204,13 @@ def fake_results(results: Path) -> None:
         sweep_cases, sweep_splits = splitk_sweep(b, kv, best, heuristic)
         cases += sweep_cases
         splits |= sweep_splits
+    cases += [LAUNCH_FLOOR_COLD, dict(LAUNCH_FLOOR_COLD, name=LAUNCH_FLOOR_COLD["name"].replace("/cold", "/hot"),
+                                      us=1.5)]
+    splits |= {c["name"]: 8 for c in cases if c["name"].startswith("floor/decode_splitk_launch/")}
     quiet = {name: 0.002 for name in splits}
     doc = with_counter(gbfake.run(cases, seed=3, sigma=quiet), "splits", splits)
+    floors = {n: 8 for n in splits if n.startswith("floor/")}
+    doc = with_counter(with_counter(doc, "clusters", floors), "max_active_clusters", {n: 16 for n in floors})
     gbfake.write(results / "latest.json", doc)
     shutil.copy(REPO / "results" / "h200" / "anchors.json", results / "anchors.json")
     run = sbresults.load(results / "latest.json")
@@ -289,6 +298,20 @@ class ReportSections(ReportRun, unittest.TestCase):
             self.assertEqual(row.count("**"), 2)  # the best N's time only
         self.assertIn("![splits_decode_splitk_decode_bf16_cold.png]"
                       "(plots/splits_decode_splitk_decode_bf16_cold.png)", section)
+
+    def test_launch_floor_beside_the_variant(self):
+        section = lines_of(self.md, "## Launch floors")
+        self.assertIn("### `decode_splitk` · decode · bf16", section)
+        row = next(line for line in section if line.startswith("| `b1_hq32_hkv8_d128_q1_kv4096` |"))
+        cells = [c.strip() for c in row.strip("|").split("|")]
+        by_name = self.fake.by_name()
+        floor = by_name[LAUNCH_FLOOR_COLD["name"]].median_us
+        variant = by_name[HEURISTIC].median_us
+        self.assertEqual(cells[1:3], ["8", "8 / 16"])
+        self.assertEqual(cells[3:6], [report._fmt(floor, "µs"), report._fmt(variant, "µs"), f"{floor / variant:.0%}"])
+        self.assertEqual(cells[8], "–")  # the fake run has no hot decode_splitk case at this shape
+        # the environment's floor line is the empty kernel's, which this run lacks: no line, not these
+        self.assertEqual([line for line in self.md.splitlines() if line.startswith("| launch floor")], [])
 
     def test_sweep_rows_stay_out_of_main_tables_and_plots(self):
         results = "\n".join(lines_of(self.md, "## Results"))
