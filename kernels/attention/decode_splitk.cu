@@ -1020,17 +1020,17 @@ void launch_floor(const Problem& p, cudaStream_t stream) {
   const Plan plan = make_plan(p, sm_count());
   const auto blocks =
       static_cast<unsigned>(p.batch * (p.heads_kv / plan.heads_per_block) * plan.row_blocks * plan.num_splits);
+  // One opt-in (the first call's size stays) at the largest size any plan launches it with.
+  static_assert(kClusterSmemBytes >= tc_smem_bytes(64) && kClusterSmemBytes >= tc_smem_bytes(128));
+  opt_in_smem<empty_split_kernel>(kClusterSmemBytes);
   if (plan.cluster_combine) {
-    opt_in_smem<empty_split_kernel>(kClusterSmemBytes);
     cudaLaunchAttribute attr[1];
     const cudaLaunchConfig_t cfg = cluster_config(blocks, plan.num_splits, stream, attr);
     SB_CUDA_CHECK(cudaLaunchKernelEx(&cfg, empty_split_kernel));
     SB_LAUNCH_CHECK();
     return;
   }
-  const int smem = tc_smem_bytes(static_cast<int>(p.head_dim));
-  opt_in_smem<empty_split_kernel>(smem);
-  empty_split_kernel<<<blocks, kTcThreads, smem, stream>>>();
+  empty_split_kernel<<<blocks, kTcThreads, tc_smem_bytes(static_cast<int>(p.head_dim)), stream>>>();
   SB_LAUNCH_CHECK();
   if (plan.num_splits > 1) launch_combine_grid(empty_combine_kernel, p.batch * p.q_len * p.heads_q, stream);
 }
