@@ -24,8 +24,8 @@ and the harness at the ~10 us RMSNorm cases of the 8d53e09 run (t256_h4096: 11.1
 the held figure alone: 61 of 62) and before the run that confirms it.
 For cases under 100 us, and for cases up to 10 ms whose SM clock after plain do_bench is more than 4%
 below the harness's sm_mhz (wants_diagnostics), three diagnostics: the held do_bench once more with a
-flush of the L2's size instead of 256 MB (do_bench_l2_flush_us), the call timed with the harness's own protocol from
-Python (harness_protocol_py_us: batches of 4 cold launches, one synchronization a batch), and
+flush of the L2's size instead of 256 MB (do_bench_l2_flush_us), the call timed with the harness's own
+protocol from Python (harness_protocol_py_us: batches of 4 cold launches, one synchronization a batch), and
 do_bench's own loop with a synchronization after every iteration (do_bench_loop_sync_us: the one change
 that moved do_bench's ~10 us figures onto the harness's in session 7's probe); the SM clock is
 recorded after each variant.

@@ -98,8 +98,9 @@ class GpuTimer {
   // event) adds the SM cycles and %globaltimer nanoseconds it spun to two device counters. hold_totals()
   // reads them (synchronizes); the counters' growth between two reads, as MHz, is the clock the GPU ran
   // the holds at: an average over a case's whole timed loop, read right before each timed launch, where
-  // probe_sm_mhz() is one sample after the loop. Zero where no hold ran between the reads. (Not yet run
-  // on a GPU when written, session 12: the harness self-test checks it against the probe.)
+  // probe_sm_mhz() is one sample after the loop. Zero where no hold ran between the reads. The harness
+  // self-test checks it against the probe; in its first full run (H200, 29fde1b) it was within 25 MHz of
+  // probe_sm_mhz() at 506 of 507 cold cases (results/h200/NOTES.md).
   struct HoldTotals {
     unsigned long long cycles = 0, ns = 0;
     double mhz_since(const HoldTotals& before) const;
