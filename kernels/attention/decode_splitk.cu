@@ -88,14 +88,26 @@
 // Lost, same command (=29, with =27): clusters of up to 16 blocks (non-portable) at b1 KV 4096, 16 splits
 // on 128 SMs instead of 8 on 64: 20.0 / 20.1 us cold (1.44x), 14.4 / 14.5 hot. Whether the 8 clusters
 // of 16 were co-resident (cudaOccupancyMaxActiveClusters) was not checked; the patch is in that folder.
+// Session 14 (2026-11-30, results/h200/history/2026-11-30_session14_experiments/): they were not: the
+// H200 holds 7 clusters of 16 of this kernel at once (15 of 8), so =29 ran in two waves. A phase trace
+// (=33: %globaltimer and clock64 at 7 points of every block) of b1 KV 1024 cold, in cycles: entry -> Q and
+// tile 0 5,161 (hot 2,436), loop 1,635, the block's rows merged 2,117, barrier 1,219, pull merge 1,211,
+// barrier 1,698: after the loop ~6,000 of ~13,000. Each cluster.sync() is MEMBAR.ALL.GPU + the barrier.
+// =31 (remote stores, one barrier) lost: b1 KV 4096 13.6 -> 14.0 us cold, 9.07 -> 9.52 hot. Adopted =35,
+// cluster_merge's st.async into the owner's mbarrier-guarded buffer, no barrier after the loop; default /
+// this (cuDNN), pass 1, pass 2, us cold (hot):
+//   b1 KV 1024     9.83, 9.65 (6.15, 6.00) / 9.04, 8.91 (5.41, 5.53) / 12.4, 12.1 (7.61, 7.28)
+//   b1 KV 4096     13.5, 13.3 (9.06, 9.00) / 12.8, 12.8 (8.45, 8.32) / 16.5, 16.2 (11.1, 10.0)
+//   b1 KV 16384    30.5, 30.4              / 30.3, 30.4              / 32.4, 31.5   (not clustered)
+// Its trace (=36): after the loop 373 + 197 (barrier) + 1,913 (merge and send) + 814 (receive and merge)
+// = ~3,300 cycles. Predicted: -1.5 to -2 us; measured -0.6 to -0.8: the trace's own global stores sat in
+// front of the MEMBARs and inflated the barrier phases it measured.
 #include <algorithm>
 #include <atomic>
 #include <climits>
 #include <limits>
 #include <stdexcept>
 #include <type_traits>
-
-#include <cooperative_groups.h>
 
 #include "attention/decode_splitk.h"
 #include "attention/tiled_flash.cuh"
@@ -550,26 +562,105 @@ template <int D>
 __device__ inline int swz(int row, int chunk) { return row * (D / 8) + (chunk ^ (row & 7)); }
 }  // namespace tc
 
-// Cluster merge: the num_splits blocks of a unit are one cluster (rank = split); each has left its N merged
-// rows in its shared memory (s_po[N][D], s_plse[N]). After a cluster barrier, block `split` merges elements
-// split * kBlockThreads + tid, strided by num_splits * kBlockThreads, reading every block's values through
-// distributed shared memory in split order (fixed: bit-identical runs); a second barrier keeps each
-// block's shared memory alive until the others have read it. row_of(n): output row, or -1 (padding).
-template <typename T, int N, int D, int kBlockThreads, typename RowOf>
-__device__ inline void cluster_merge(const Params& p, float* s_po, float* s_plse, int split, RowOf row_of) {
-  namespace cg = cooperative_groups;
-  cg::cluster_group cluster = cg::this_cluster();
-  cluster.sync();
+// Cluster merge (Plan::cluster_combine): the num_splits blocks of a unit are one cluster (rank = split).
+// Row n of the block's R merged rows belongs to block n % num_splits (its owner), which receives every
+// split's copy of it in a buffer past the pipeline and Q (shared memory no other phase uses: the cluster
+// variant has kClusterSmemBytes, the pipeline and Q tc_smem_bytes(D)), behind an mbarrier. Each thread
+// merges 4 dims of a row across the block's warps and sends them with st.async, which completes its bytes
+// on the owner's mbarrier; the owner, having announced the bytes it expects, waits on its own mbarrier and
+// merges its rows from its own shared memory in split order (fixed: bit-identical runs). Only an owner's
+// memory is written remotely, and it exits only after every byte has landed, so no barrier keeps memory
+// alive; the one cluster barrier, arrived at on entry (after the mbarrier's init) and waited on before the
+// first st.async, guarantees that every target runs and has initialized its mbarrier. No release at cluster
+// scope follows the loop (cluster.sync() compiles to MEMBAR.ALL.GPU + the barrier: the pull merge this
+// replaced waited twice, the second time for its output stores; measured in the kernel's header comment).
+// Receive buffer: the owner's j-th row (n = owner + j num_splits): [j][split][D] values, then [j][split]
+// lse: at most (R + num_splits - 1) (D + 1) floats.
+__host__ __device__ constexpr int cluster_recv_floats(int rows, int d) { return (rows + kMaxClusterSplits - 1) * (d + 1); }
+inline constexpr int kRecvOffset = 16;  // the mbarrier (8 bytes), then the buffer, 16-byte aligned
+
+__device__ inline void cluster_arrive_relaxed() { asm volatile("barrier.cluster.arrive.relaxed.aligned;\n" ::: "memory"); }
+__device__ inline void cluster_wait() { asm volatile("barrier.cluster.wait.aligned;\n" ::: "memory"); }
+__device__ inline unsigned map_rank(unsigned addr, int rank) {
+  unsigned out;
+  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;\n" : "=r"(out) : "r"(addr), "r"(rank));
+  return out;
+}
+__device__ inline void st_async_v4(unsigned addr, float4 v, unsigned bar) {
+  asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.v4.b32 [%0], {%1, %2, %3, %4}, [%5];\n" ::"r"(addr),
+               "r"(__float_as_uint(v.x)), "r"(__float_as_uint(v.y)), "r"(__float_as_uint(v.z)), "r"(__float_as_uint(v.w)),
+               "r"(bar)
+               : "memory");
+}
+__device__ inline void st_async_b32(unsigned addr, float v, unsigned bar) {
+  asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.b32 [%0], %1, [%2];\n" ::"r"(addr),
+               "r"(__float_as_uint(v)), "r"(bar)
+               : "memory");
+}
+__device__ inline void mbar_init(unsigned bar, unsigned count) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count) : "memory");
+}
+__device__ inline void fence_mbar_init() { asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory"); }
+__device__ inline void mbar_arrive_expect_tx(unsigned bar, unsigned bytes) {
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar), "r"(bytes) : "memory");
+}
+__device__ inline void mbar_wait_parity(unsigned bar, unsigned parity) {
+  unsigned done = 0;
+  do {
+    asm volatile(
+        "{\n .reg .pred p;\n mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n selp.u32 %0, 1, 0, p;\n}\n"
+        : "=r"(done)
+        : "r"(bar), "r"(parity)
+        : "memory");
+  } while (!done);
+}
+
+// The owner's expected bytes: every split's values and lse of each of its rows that is real (row_of >= 0).
+template <int N, int D, typename RowOf>
+__device__ inline unsigned cluster_expected_bytes(int split, int splits, RowOf row_of) {
+  unsigned bytes = 0;
+  for (int n = split; n < N; n += splits)
+    if (row_of(n) >= 0) bytes += static_cast<unsigned>(splits) * (D + 1) * 4u;
+  return bytes;
+}
+
+// base: the mbarrier, initialized on entry (its cluster barrier arrived at); column(r, d4, lse) -> the
+// block's merged row r at dims 4 d4 .. + 3, and the row's lse.
+template <typename T, int N, int D, int kBlockThreads, typename Column, typename RowOf>
+__device__ inline void cluster_merge(const Params& p, char* base, int split, Column column, RowOf row_of) {
   const int splits = p.num_splits;
-  for (int idx = split * kBlockThreads + static_cast<int>(threadIdx.x); idx < N * D; idx += splits * kBlockThreads) {
-    const int n = idx / D, d = idx % D;
+  const unsigned bar = tc::smem_addr(base), recv = bar + kRecvOffset;
+  const float* recv_f = reinterpret_cast<const float*>(base + kRecvOffset);
+  const int owned = (N - split + splits - 1) / splits;  // rows split, split + splits, ... < N
+  cluster_wait();  // every block of the cluster runs and has initialized its mbarrier
+  if (threadIdx.x == 0) mbar_arrive_expect_tx(bar, cluster_expected_bytes<N, D>(split, splits, row_of));
+  constexpr int kGroups = N * D / 4, kIters = (kGroups + kBlockThreads - 1) / kBlockThreads;
+#pragma unroll
+  for (int it = 0; it < kIters; ++it) {  // unrolled: the groups' shared loads and exp2 overlap
+    const int q = static_cast<int>(threadIdx.x) + it * kBlockThreads;
+    if (q >= kGroups) break;
+    const int n = q / (D / 4), d4 = q % (D / 4);
+    if (row_of(n) < 0) continue;
+    const int owner = n % splits, j = n / splits;
+    const int owner_rows = (N - owner + splits - 1) / splits;
+    float lse;
+    const float4 v = column(n, d4, lse);
+    const unsigned obar = map_rank(bar, owner), orecv = map_rank(recv, owner);
+    st_async_v4(orecv + 4u * static_cast<unsigned>((j * splits + split) * D + 4 * d4), v, obar);
+    if (d4 == 0) st_async_b32(orecv + 4u * static_cast<unsigned>(owner_rows * splits * D + j * splits + split), lse, obar);
+  }
+  if (owned == 0) return;
+  mbar_wait_parity(bar, 0);  // every split's copy of this block's rows has landed
+  const float* recv_lse = recv_f + owned * splits * D;
+  for (int idx = static_cast<int>(threadIdx.x); idx < owned * D; idx += kBlockThreads) {
+    const int j = idx / D, d = idx % D, n = split + j * splits;
     const int64_t row = row_of(n);
     if (row < 0) continue;
     float lse[kMaxClusterSplits], x[kMaxClusterSplits];
 #pragma unroll
-    for (int s = 0; s < kMaxClusterSplits; ++s) {  // independent remote loads, all in flight at once
-      lse[s] = s < splits ? cluster.map_shared_rank(s_plse, s)[n] : kNegInf;
-      x[s] = s < splits ? cluster.map_shared_rank(s_po, s)[n * D + d] : 0.0f;
+    for (int s = 0; s < kMaxClusterSplits; ++s) {
+      lse[s] = s < splits ? recv_lse[j * splits + s] : kNegInf;
+      x[s] = s < splits ? recv_f[(j * splits + s) * D + d] : 0.0f;
     }
     float mx = kNegInf;
 #pragma unroll
@@ -584,7 +675,6 @@ __device__ inline void cluster_merge(const Params& p, float* s_po, float* s_plse
     }
     static_cast<T*>(p.o)[row * D + d] = from_float<T>(out * (sum > 0.0f ? 1.0f / sum : 0.0f));
   }
-  cluster.sync();
 }
 
 template <typename T, int D, int R, bool kCluster = false>
@@ -597,6 +687,13 @@ __global__ void __launch_bounds__(kTcThreads, 2) split_kernel_tc(const Params p)
   auto& s_acc = *reinterpret_cast<float (*)[kTcWarps][R][D]>(smem);  // after the loop, over the pipeline
   __shared__ float s_m[kTcWarps][R], s_l[kTcWarps][R];
 
+  if constexpr (kCluster) {  // cluster_merge's mbarrier, then its cluster barrier's arrival
+    if (threadIdx.x == 0) {
+      mbar_init(smem_addr(reinterpret_cast<char*>(smem) + Shape<D>::kSmemBytes), 1);
+      fence_mbar_init();
+    }
+    cluster_arrive_relaxed();
+  }
   if (SB_DECODE_PDL) pdl_launch_dependents();
   const BlockCoords bc = block_coords<1>(p);  // one kv head a block
   const int split = bc.split, rb = bc.rb;
@@ -793,17 +890,20 @@ __global__ void __launch_bounds__(kTcThreads, 2) split_kernel_tc(const Params p)
     return (b * p.q_len + rg / p.group) * p.heads_q + kvh * p.group + rg % p.group;
   };
   if constexpr (kCluster) {
-    float* s_po = reinterpret_cast<float*>(smem) + kTcWarps * R * D;  // after s_acc: [R][D], then lse [R]
-    float* s_plse = s_po + R * D;
-    static_assert((kTcWarps + 1) * R * D * 4 + R * 4 <= Shape<D>::kSmemBytes, "s_acc, s_po and s_plse must fit");
-    for (int idx = tid; idx < R * D; idx += kTcThreads) {
-      const int r = idx / D, d = idx % D;
-      const Merged m = merged_column(s_m, s_l, s_acc, r, d);
-      const float lse = merged_lse(m);
-      s_po[r * D + d] = merged_out(m);
-      if (d == 0) s_plse[r] = lse;
-    }
-    cluster_merge<T, R, D, kTcThreads>(p, s_po, s_plse, split, row_of);
+    auto column = [&](int r, int d4, float& lse) {  // one row's max and sum: the compiler shares them
+      float4 v;
+      Merged m = merged_column(s_m, s_l, s_acc, r, 4 * d4);
+      lse = merged_lse(m);
+      v.x = merged_out(m);
+      m = merged_column(s_m, s_l, s_acc, r, 4 * d4 + 1);
+      v.y = merged_out(m);
+      m = merged_column(s_m, s_l, s_acc, r, 4 * d4 + 2);
+      v.z = merged_out(m);
+      m = merged_column(s_m, s_l, s_acc, r, 4 * d4 + 3);
+      v.w = merged_out(m);
+      return v;
+    };
+    cluster_merge<T, R, D, kTcThreads>(p, reinterpret_cast<char*>(smem) + Shape<D>::kSmemBytes, split, column, row_of);
   } else {
     for (int idx = tid; idx < R * D; idx += kTcThreads) {
       const int r = idx / D, d = idx % D;
@@ -838,7 +938,9 @@ cudaLaunchConfig_t cluster_config(unsigned blocks, int cluster, cudaStream_t str
 template <typename T, int D, int R>
 void launch_split_tc(unsigned blocks, const Params& prm, bool cluster, cudaStream_t stream) {
   if (cluster) {
-    static_assert(kClusterSmemBytes >= tc::Shape<D>::kSmemBytes, "the cluster variant needs the pipeline's memory");
+    static_assert(tc::Shape<D>::kSmemBytes + kRecvOffset + 4 * cluster_recv_floats(R, D) <= kClusterSmemBytes,
+                  "the cluster variant needs the pipeline's memory, then cluster_merge's mbarrier and buffer");
+    static_assert(tc::Shape<D>::kSmemBytes % 16 == 0, "cluster_merge's mbarrier and buffer are 16-byte aligned");
     opt_in_smem<split_kernel_tc<T, D, R, true>>(kClusterSmemBytes);
     cudaLaunchAttribute attr[1];
     const cudaLaunchConfig_t cfg = cluster_config(blocks, prm.num_splits, stream, attr);

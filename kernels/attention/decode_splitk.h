@@ -26,7 +26,8 @@ inline constexpr double kLog2e = 1.4426950408889634;  // scores are kept in the 
 // 1 = 6 stages, 2 = 3 stages. (3-5 were the transposed Q.K sum, ex2.approx and MHA head pairs, 13-14 the
 // tensor-core kernel and its slots, 15-19 its unscaled-Q steps (18 adopted): the default since 2026-11-29
 // and -30, see decode_splitk.cu; 27 its copy addresses hoisted out of the copy steps, adopted 2026-11-30;
-// 29 clusters of up to 16 blocks, lost; experiments/ patches add further values.)
+// 29 clusters of up to 16 blocks, lost; 31 a merge by remote stores, lost, and 35 the merge by st.async,
+// adopted 2026-11-30 (session 14); experiments/ patches add further values.)
 #ifndef SB_DECODE_EXPERIMENT
 #define SB_DECODE_EXPERIMENT 0
 #endif
@@ -39,7 +40,8 @@ inline constexpr int kExperiment = SB_DECODE_EXPERIMENT;
 // The cluster merge (the default since session 11, 2026-11-30): a small tensor-core plan (K + V at most
 // kClusterMaxKvBytes, its blocks at most half the SMs) of 2 to kMaxClusterSplits splits runs its split
 // blocks as thread-block clusters of num_splits blocks, one block an SM, that merge their partials through
-// distributed shared memory: no workspace, no combine kernel. The heuristic caps such a plan at
+// distributed shared memory (since session 14 by st.async into each row's owner block, completing on its
+// mbarrier; decode_splitk.cu's cluster_merge): no workspace, no combine kernel. The heuristic caps such a plan at
 // kMaxClusterSplits splits. At the default decode shapes that is b1 GQA KV 1024 and 4096 (8 splits, 64
 // blocks in 8 clusters); every other shape keeps the partials and the combine kernel.
 // Measured (H200, bf16, µs, cold / hot, this rule against the combine kernel in one command, two passes;
