@@ -102,6 +102,20 @@
 // Its trace (=36): after the loop 373 + 197 (barrier) + 1,913 (merge and send) + 814 (receive and merge)
 // = ~3,300 cycles. Predicted: -1.5 to -2 us; measured -0.6 to -0.8: the trace's own global stores sat in
 // front of the MEMBARs and inflated the barrier phases it measured.
+// Session 15 (results/h200/history/2026-11-30_session15_experiments/lean_merge/): that trace's 1,913 cycles
+// of "merge and send" were mostly integer work after the cluster wait (row_of()'s division by p.group, in
+// an unrolled loop for the owner's expected bytes and once more per row test; each of a group's 4 dims
+// forming its own 1 / sum): 607 SASS instructions from the wait to the last st.async (bf16 d128 R4).
+// =37 announced the bytes at entry, tested rows by rb R + n < p.rows, and formed a row's weights once
+// (merged_column4: same bits); predicted 600-900 cycles and -0.3 to -0.6 us. Measured, default / =37
+// (cuDNN), pass 1, pass 2, us cold (hot): b1 KV 1024 8.91, 9.06 (5.83, 5.83) / 8.57, 8.50 (5.20, 5.32)
+// (12.0, 11.3); b1 KV 4096 12.6, 12.7 (8.60, 8.62) / 12.5, 12.3 (8.02, 8.93) (16.4, 17.6); KV 16384 (not
+// clustered) 30.2, 30.5 / 30.8, 30.3. Its trace (=38 against =39, the default): merge and send 1,913 ->
+// 812 cycles, as predicted, but entry -> Q and tile 0 grew 200-400 cycles (thread 0's announcement came
+// before its Q copies), and racecheck reported the announcement right after mbarrier.init as a race
+// (mbar_init's write against its read; 0 hazards in the default). Adopted here with the announcement
+// moved past the block's first barrier (after Q lands, off both paths): 186 instructions from the wait
+// to the last st.async; the other 38 kernels' SASS unchanged.
 #include <algorithm>
 #include <atomic>
 #include <climits>
@@ -305,6 +319,33 @@ __device__ inline Merged merged_column(const float (&s_m)[W][N], const float (&s
 // sum >= 1 whenever a key was visible (the max key contributes exp2(0)); 0 means none: output 0.
 __device__ inline float merged_out(const Merged& m) { return m.out * (m.sum > 0.0f ? 1.0f / m.sum : 0.0f); }
 __device__ inline float merged_lse(const Merged& m) { return m.max == kNegInf ? kNegInf : m.max + log2f(m.sum); }
+// Dims d .. d + 3 of column c, merged as merged_column and merged_out do (the same operations in the same
+// order: the same bits), the column's weights and 1 / sum formed once for the four; lse as merged_lse.
+template <int W, int N, int D>
+__device__ inline float4 merged_column4(const float (&s_m)[W][N], const float (&s_l)[W][N],
+                                        const float (&s_acc)[W][N][D], int c, int d, float& lse) {
+  float mx = kNegInf;
+#pragma unroll
+  for (int w = 0; w < W; ++w) mx = fmaxf(mx, s_m[w][c]);
+  const float mu = usable_max(mx);
+  float a[W], sum = 0.0f;
+#pragma unroll
+  for (int w = 0; w < W; ++w) {
+    a[w] = exp2f(s_m[w][c] - mu);
+    sum += s_l[w][c] * a[w];
+  }
+  lse = mx == kNegInf ? kNegInf : mx + log2f(sum);
+  const float inv = sum > 0.0f ? 1.0f / sum : 0.0f;
+  float out[4];
+#pragma unroll
+  for (int k = 0; k < 4; ++k) {
+    out[k] = 0.0f;
+#pragma unroll
+    for (int w = 0; w < W; ++w) out[k] += s_acc[w][c][d + k] * a[w];
+    out[k] *= inv;
+  }
+  return make_float4(out[0], out[1], out[2], out[3]);
+}
 
 // One output element after a split block's warps are done (merged_column), written to query row `row` as
 // O (one split) or as this split's partial O and its lse.
@@ -615,32 +656,38 @@ __device__ inline void mbar_wait_parity(unsigned bar, unsigned parity) {
   } while (!done);
 }
 
-// The owner's expected bytes: every split's values and lse of each of its rows that is real (row_of >= 0).
-template <int N, int D, typename RowOf>
-__device__ inline unsigned cluster_expected_bytes(int split, int splits, RowOf row_of) {
+// The owner's expected bytes: every split's values and lse of each of its real rows (n < rows_left, the
+// rows of its row block before p.rows). Announced by thread 0 once the block's first barrier has passed
+// (the mbarrier's init is then ordered before it for every thread; right after the init, compute-sanitizer
+// racecheck reports the two as a race), well before the merge, so that none of its arithmetic is on the
+// merge's path.
+template <int N, int D>
+__device__ inline unsigned cluster_expected_bytes(int split, int splits, int rows_left) {
   unsigned bytes = 0;
-  for (int n = split; n < N; n += splits)
-    if (row_of(n) >= 0) bytes += static_cast<unsigned>(splits) * (D + 1) * 4u;
+  for (int n = split; n < N && n < rows_left; n += splits) bytes += static_cast<unsigned>(splits) * (D + 1) * 4u;
   return bytes;
 }
 
-// base: the mbarrier, initialized on entry (its cluster barrier arrived at); column(r, d4, lse) -> the
-// block's merged row r at dims 4 d4 .. + 3, and the row's lse.
+// base: the mbarrier, initialized on entry (its cluster barrier arrived at) and its expected bytes
+// announced (cluster_expected_bytes); column(r, d4, lse) -> the block's merged row r at dims 4 d4 .. + 3,
+// and the row's lse; rows_left: the block's rows before p.rows (row r is real iff r < rows_left); row_of(r):
+// row r's output row. The row tests use rows_left, not row_of, whose division by p.group stays off the path
+// from the cluster wait to the last st.async (session 15: 607 -> 193 SASS instructions on that path).
 template <typename T, int N, int D, int kBlockThreads, typename Column, typename RowOf>
-__device__ inline void cluster_merge(const Params& p, char* base, int split, Column column, RowOf row_of) {
+__device__ inline void cluster_merge(const Params& p, char* base, int split, Column column, RowOf row_of,
+                                     int rows_left) {
   const int splits = p.num_splits;
   const unsigned bar = tc::smem_addr(base), recv = bar + kRecvOffset;
   const float* recv_f = reinterpret_cast<const float*>(base + kRecvOffset);
   const int owned = (N - split + splits - 1) / splits;  // rows split, split + splits, ... < N
   cluster_wait();  // every block of the cluster runs and has initialized its mbarrier
-  if (threadIdx.x == 0) mbar_arrive_expect_tx(bar, cluster_expected_bytes<N, D>(split, splits, row_of));
   constexpr int kGroups = N * D / 4, kIters = (kGroups + kBlockThreads - 1) / kBlockThreads;
 #pragma unroll
   for (int it = 0; it < kIters; ++it) {  // unrolled: the groups' shared loads and exp2 overlap
     const int q = static_cast<int>(threadIdx.x) + it * kBlockThreads;
     if (q >= kGroups) break;
     const int n = q / (D / 4), d4 = q % (D / 4);
-    if (row_of(n) < 0) continue;
+    if (n >= rows_left) continue;
     const int owner = n % splits, j = n / splits;
     const int owner_rows = (N - owner + splits - 1) / splits;
     float lse;
@@ -650,11 +697,12 @@ __device__ inline void cluster_merge(const Params& p, char* base, int split, Col
     if (d4 == 0) st_async_b32(orecv + 4u * static_cast<unsigned>(owner_rows * splits * D + j * splits + split), lse, obar);
   }
   if (owned == 0) return;
+  const int64_t first_row = row_of(split);  // formed before the wait (the owner's first row, j = 0)
   mbar_wait_parity(bar, 0);  // every split's copy of this block's rows has landed
   const float* recv_lse = recv_f + owned * splits * D;
   for (int idx = static_cast<int>(threadIdx.x); idx < owned * D; idx += kBlockThreads) {
     const int j = idx / D, d = idx % D, n = split + j * splits;
-    const int64_t row = row_of(n);
+    const int64_t row = j == 0 ? first_row : row_of(n);
     if (row < 0) continue;
     float lse[kMaxClusterSplits], x[kMaxClusterSplits];
 #pragma unroll
@@ -772,6 +820,10 @@ __global__ void __launch_bounds__(kTcThreads, 2) split_kernel_tc(const Params p)
   for (int i = 0; i < S; ++i) issue(i, i);
   cp_async_wait<S - 1>();  // group 0: this thread's Q copies (and its tile 0)
   __syncthreads();         // all of Q is in shared memory
+  if constexpr (kCluster)  // past the block's first barrier (see cluster_expected_bytes)
+    if (tid == 0)
+      mbar_arrive_expect_tx(smem_addr(reinterpret_cast<char*>(smem) + Shape<D>::kSmemBytes),
+                            cluster_expected_bytes<R, D>(split, p.num_splits, p.rows - rb * R));
 
   float m[2] = {kNegInf, kNegInf}, l[2] = {0.0f, 0.0f};  // rows g, g + 8 (l: this thread's columns only)
   float o[kNTiles][4];
@@ -890,20 +942,9 @@ __global__ void __launch_bounds__(kTcThreads, 2) split_kernel_tc(const Params p)
     return (b * p.q_len + rg / p.group) * p.heads_q + kvh * p.group + rg % p.group;
   };
   if constexpr (kCluster) {
-    auto column = [&](int r, int d4, float& lse) {  // one row's max and sum: the compiler shares them
-      float4 v;
-      Merged m = merged_column(s_m, s_l, s_acc, r, 4 * d4);
-      lse = merged_lse(m);
-      v.x = merged_out(m);
-      m = merged_column(s_m, s_l, s_acc, r, 4 * d4 + 1);
-      v.y = merged_out(m);
-      m = merged_column(s_m, s_l, s_acc, r, 4 * d4 + 2);
-      v.z = merged_out(m);
-      m = merged_column(s_m, s_l, s_acc, r, 4 * d4 + 3);
-      v.w = merged_out(m);
-      return v;
-    };
-    cluster_merge<T, R, D, kTcThreads>(p, reinterpret_cast<char*>(smem) + Shape<D>::kSmemBytes, split, column, row_of);
+    auto column = [&](int r, int d4, float& lse) { return merged_column4(s_m, s_l, s_acc, r, 4 * d4, lse); };
+    cluster_merge<T, R, D, kTcThreads>(p, reinterpret_cast<char*>(smem) + Shape<D>::kSmemBytes, split, column, row_of,
+                                       p.rows - rb * R);
   } else {
     for (int idx = tid; idx < R * D; idx += kTcThreads) {
       const int r = idx / D, d = idx % D;
