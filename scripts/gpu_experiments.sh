@@ -26,7 +26,15 @@
 # first finds the kernel's own data in L2 (session 9: 99% L2 hits, 5.6 us, for `vectorized` at 2048^2,
 # which the harness times at 9.3 us cold). For the cold state use NCU_CACHE=none NCU_REPLAY=application
 # with a short NCU_METRICS list (each pass then follows the harness's flush).
-# Exit status: 1 if any build, test or profile failed.
+# SANITIZE (optional): memcheck, racecheck, or both (comma-separated): after the passes (and Nsight Compute),
+# compute-sanitizer over the GPU tests SANITIZE_FILTER (default TEST_FILTER; racecheck: RACECHECK_FILTER if
+# set, e.g. a selection of the tests whose kernels race-prone code runs in) of the builds SANITIZE_BUILDS
+# (space-separated names as in the output files; default every tested build but the default, whose tree
+# run_suite.sh checks), each tool's run split by GoogleTest's sharding into SANITIZE_SHARDS concurrent
+# processes (default 4: a sanitized test keeps a CPU core busy and leaves the GPU mostly idle), each cut at
+# SANITIZE_TIMEOUT seconds (default 300). OUTDIR/<name>_<tool>_<k>.log. A shard fails unless it ends with a
+# summary of 0 errors (memcheck) or 0 hazards, warnings included (racecheck); a cut shard fails.
+# Exit status: 1 if any build, test, profile or sanitizer run failed.
 set -uo pipefail
 out=${1:?usage: scripts/gpu_experiments.sh OUTDIR DEFINE...}
 shift
@@ -54,6 +62,20 @@ case ${NCU_REPLAY:-kernel} in
   kernel | application) ;;
   *) echo "gpu_experiments.sh: NCU_REPLAY must be kernel or application, got '${NCU_REPLAY}'" >&2; exit 2 ;;
 esac
+sanitize_tools=()
+if [ -n "${SANITIZE:-}" ]; then
+  IFS=, read -ra sanitize_tools <<<"$SANITIZE"
+  for t in "${sanitize_tools[@]}"; do
+    case $t in
+      memcheck | racecheck) ;;
+      *) echo "gpu_experiments.sh: SANITIZE must list memcheck and/or racecheck, got '${SANITIZE}'" >&2; exit 2 ;;
+    esac
+  done
+fi
+for v in SANITIZE_SHARDS SANITIZE_TIMEOUT; do
+  [ -z "${!v:-}" ] || [[ ${!v} =~ ^[1-9][0-9]*$ ]] ||
+    { echo "gpu_experiments.sh: $v must be a positive integer, got '${!v}'" >&2; exit 2; }
+done
 ncu_what=(--set "${NCU_SET:-full}")
 [ -n "${NCU_METRICS:-}" ] && ncu_what=(--metrics "$NCU_METRICS")
 if [ "$bench" = bench_attention ]; then
@@ -146,6 +168,42 @@ if [ -n "${NCU_SHAPES:-}" ]; then
       echo "$n: Nsight Compute -> ncu_$n.csv.gz"
     else
       echo "$n: NSIGHT COMPUTE FAILED (see ncu_$n.csv)"; status=1
+    fi
+  done
+fi
+if ((${#sanitize_tools[@]} > 0)); then
+  shards=${SANITIZE_SHARDS:-4}
+  if [ -n "${SANITIZE_BUILDS:-}" ]; then
+    read -ra san_builds <<<"$SANITIZE_BUILDS"
+  else
+    san_builds=()
+    for n in "${tested[@]}"; do [ "$n" = default ] || san_builds+=("$n"); done
+  fi
+  pids=() logs=()
+  for n in "${san_builds[@]}"; do
+    if [ ! -x "$root/build/exp_$n/tests/test_gpu" ]; then
+      echo "$n: NO TEST BINARY TO SANITIZE (SANITIZE_BUILDS names a build that was not built)"; status=1; continue
+    fi
+    for t in "${sanitize_tools[@]}"; do
+      filter=${SANITIZE_FILTER:-$test_filter}
+      [ "$t" = racecheck ] && filter=${RACECHECK_FILTER:-$filter}
+      for ((k = 0; k < shards; k++)); do
+        log=$out/${n}_${t}_$k.log
+        GTEST_TOTAL_SHARDS=$shards GTEST_SHARD_INDEX=$k SOLBENCH_REQUIRE_GPU=1 timeout "${SANITIZE_TIMEOUT:-300}" \
+          compute-sanitizer --tool "$t" --error-exitcode 9 "$root/build/exp_$n/tests/test_gpu" \
+          --gtest_filter="$filter" --gtest_brief=1 >"$log" 2>&1 &
+        pids+=($!) logs+=("$log")
+      done
+    done
+  done
+  for i in "${!pids[@]}"; do
+    wait "${pids[i]}"
+    rc=$? log=${logs[i]} name=$(basename "${logs[i]}" .log)
+    summary=$(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$log" | tail -1)
+    if ((rc == 0)) && [[ $summary =~ (ERROR\ SUMMARY:\ 0\ errors|RACECHECK\ SUMMARY:\ 0\ hazards) ]]; then
+      echo "$name: ${summary#========= }, $(grep -E 'PASSED' "$log" | tail -1)"
+    else
+      echo "$name: SANITIZER FAILED (exit $rc${summary:+, ${summary#========= }}; see $(basename "$log"))"; status=1
     fi
   done
 fi

@@ -49,7 +49,11 @@ class WithoutGpu(unittest.TestCase):
         for var, value, message in (("BENCH", "bench_gemm", "BENCH must be bench_attention or bench_rmsnorm"),
                                     ("PASSES", "two", "PASSES must be a positive integer, got 'two'"),
                                     ("NCU_CACHE", "flush", "NCU_CACHE must be all or none, got 'flush'"),
-                                    ("NCU_REPLAY", "range", "NCU_REPLAY must be kernel or application, got 'range'")):
+                                    ("NCU_REPLAY", "range", "NCU_REPLAY must be kernel or application, got 'range'"),
+                                    ("SANITIZE", "memcheck,initcheck",
+                                     "SANITIZE must list memcheck and/or racecheck, got 'memcheck,initcheck'"),
+                                    ("SANITIZE_SHARDS", "0", "SANITIZE_SHARDS must be a positive integer, got '0'"),
+                                    ("SANITIZE_TIMEOUT", "5m", "SANITIZE_TIMEOUT must be a positive integer, got '5m'")):
             with self.subTest(var=var):
                 r = self.run_script(SCRIPTS / "gpu_experiments.sh", Path(self.tmp.name) / "out", "SB_X=1",
                                     env=dict(self.env, **{var: value}))
