@@ -497,7 +497,40 @@ def launch_floor_section(cases) -> list:
                           f"{fv / vv:.0%}" if fv is not None and vv else "–"]
             md.append("| " + " | ".join(cells) + " |")
         md.append("")
+        md += cold_penalty_table(variant, workload, dtype, shapes, by_name, cases)
     return md
+
+
+def cold_penalty_table(variant: str, workload: str, dtype: str, floors: dict, by_name: dict, cases) -> list:
+    """Where a cold launch's extra time goes, at each shape with the variant, its launch floor and the
+    fastest PyTorch baseline timed both cold and hot: cold minus hot for the variant, for its floor (the
+    launches' share) and the rest (the variant's own: cache misses and, after the harness's flush, the
+    flush's dirty lines written back as its misses evict them), beside the same difference for the
+    PyTorch baseline that is fastest cold."""
+    rows = []
+    for label in sorted(floors, key=lambda l: shape_key(next(iter(floors[l].values())))):
+        fc, fh = floors[label].get("cold"), floors[label].get("hot")
+        name = f"attention/{variant}/{dtype}/{workload}/{label}/"
+        vc, vh = by_name.get(name + "cold"), by_name.get(name + "hot")
+        if not all(c is not None and usable(c) for c in (fc, fh, vc, vh)):
+            continue
+        torch = [c for c in cases if c.op == "attention" and c.is_torch and c.dtype == dtype and c.mode == "cold"
+                 and c.workload == workload and c.shape_label == label and usable(c)]
+        best = min(torch, key=lambda c: c.median_us) if torch else None
+        best_hot = by_name.get(best.name.removesuffix("/cold") + "/hot") if best else None
+        variant_gap, floor_gap = vc.median_us - vh.median_us, fc.median_us - fh.median_us
+        torch_gap = "–"
+        if best_hot is not None and usable(best_hot):
+            torch_gap = _fmt(best.median_us - best_hot.median_us, "µs")
+        rows.append(f"| `{label}` | {_fmt(variant_gap, 'µs')} | {_fmt(floor_gap, 'µs')} | "
+                    f"{_fmt(variant_gap - floor_gap, 'µs')} | " + (f"`{best.impl}` | {torch_gap}" if best else "– | –")
+                    + " |")
+    if not rows:
+        return []
+    return [f"Cold minus hot, `{variant}` · {workload} · {dtype}: the variant's, its launch floor's (the "
+            "launches' share), the rest (its own), and the fastest PyTorch baseline's (cold) for comparison.", "",
+            f"| shape | `{variant}` | launch floor | rest | fastest PyTorch | its cold − hot |",
+            "|---|---:|---:|---:|---|---:|", *rows, ""]
 
 
 def _context_value(value, unit: str) -> str:

@@ -206,6 +206,8 @@ def fake_results(results: Path) -> None:
         splits |= sweep_splits
     cases += [LAUNCH_FLOOR_COLD, dict(LAUNCH_FLOOR_COLD, name=LAUNCH_FLOOR_COLD["name"].replace("/cold", "/hot"),
                                       us=1.5)]
+    cases += [gbfake.attention(i, "bf16", "decode", 1, 32, 8, 128, 1, 4096, False, "hot")
+              for i in ("decode_splitk", "torch_sdpa_flash")]  # the cold-penalty table's one shape
     splits |= {c["name"]: 8 for c in cases if c["name"].startswith("floor/decode_splitk_launch/")}
     quiet = {name: 0.002 for name in splits}
     doc = with_counter(gbfake.run(cases, seed=3, sigma=quiet), "splits", splits)
@@ -309,9 +311,26 @@ class ReportSections(ReportRun, unittest.TestCase):
         variant = by_name[HEURISTIC].median_us
         self.assertEqual(cells[1:3], ["8", "8 / 16"])
         self.assertEqual(cells[3:6], [report._fmt(floor, "µs"), report._fmt(variant, "µs"), f"{floor / variant:.0%}"])
-        self.assertEqual(cells[8], "–")  # the fake run has no hot decode_splitk case at this shape
+        hot = by_name[HEURISTIC.replace("/cold", "/hot")].median_us
+        self.assertEqual(cells[7:9], [report._fmt(hot, "µs"), f"{by_name[LAUNCH_FLOOR_COLD['name'].replace('/cold', '/hot')].median_us / hot:.0%}"])
         # the environment's floor line is the empty kernel's, which this run lacks: no line, not these
         self.assertEqual([line for line in self.md.splitlines() if line.startswith("| launch floor")], [])
+
+    def test_cold_penalty_beside_the_fastest_torch_baseline(self):
+        section = lines_of(self.md, "## Launch floors")
+        self.assertIn("| shape | `decode_splitk` | launch floor | rest | fastest PyTorch | its cold − hot |", section)
+        by_name = self.fake.by_name()
+        us = {k: by_name[n].median_us for k, n in (
+            ("vc", HEURISTIC), ("vh", HEURISTIC.replace("/cold", "/hot")), ("fc", LAUNCH_FLOOR_COLD["name"]),
+            ("fh", LAUNCH_FLOOR_COLD["name"].replace("/cold", "/hot")),
+            ("tc", HEURISTIC.replace("/decode_splitk/", "/torch_sdpa_flash/")),
+            ("th", HEURISTIC.replace("/decode_splitk/", "/torch_sdpa_flash/").replace("/cold", "/hot")))}
+        gap, floor = us["vc"] - us["vh"], us["fc"] - us["fh"]
+        rows = [line for line in section if line.startswith("| `b1_hq32_hkv8_d128_q1_kv4096` |")]
+        self.assertEqual(len(rows), 2)  # the launch-floor table's row, then this one
+        self.assertEqual(rows[1], f"| `b1_hq32_hkv8_d128_q1_kv4096` | {report._fmt(gap, 'µs')} | "
+                                  f"{report._fmt(floor, 'µs')} | {report._fmt(gap - floor, 'µs')} | "
+                                  f"`torch_sdpa_flash` | {report._fmt(us['tc'] - us['th'], 'µs')} |")
 
     def test_sweep_rows_stay_out_of_main_tables_and_plots(self):
         results = "\n".join(lines_of(self.md, "## Results"))
