@@ -7,7 +7,8 @@
 // - latency (the other problems of <= 256 rows): kernel with the fewest vectors a thread (one where the
 //   row fits 512 threads) and w staged in shared memory by cp.async in the same memory round trip as x.
 // - bandwidth (> 256 rows): kernel with the fewest threads that hold the row in <= 8 vectors each (the
-//   most bytes in flight per thread), w staged as well for rows of <= 16 KB.
+//   most bytes in flight per thread), w staged as well for rows of <= 16 KB; longer rows load w into
+//   registers with x.
 // - two-pass (rows longer than 512 x 8 vectors: 32768 16-bit or 16384 fp32 elements, 4096 scalar): one
 //   1024-thread block a row, two passes over x, the second mostly from L2.
 // kernel (latency, bandwidth): a group of threads_per_row (tpr, a power of two <= 512) threads owns a
@@ -53,7 +54,9 @@ constexpr int kTwoPassThreads = 1024;
 constexpr int kMinBlockThreads = 128;
 // Up to this many rows a launch is one wave of short work and its time is latency (decode).
 constexpr int64_t kLatencyRows = 256;
-// The bandwidth regime stages w for rows of up to 16 KB (the limit measured; longer rows were not tried).
+// The bandwidth regime stages w for rows of up to 16 KB. Staging the 32 KB rows of 4096 x 16384 bf16 too
+// (2026-11-30, results/h200/history/2026-11-30_session16_experiments/): 72.1 -> 77.2 us cold with the staged
+// kernel's 94 registers (2 blocks of 256 an SM), 72.2 with x as raw words (64 registers): no gain.
 constexpr int64_t kBandwidthStageMaxBytes = 16 * 1024;
 // Decode kernel: rows of kDecodeMinVectors (one a lane) to kDecodeMaxHidden elements, up to
 // kDecodeVectors 16-byte vectors of x and as many of w a lane.
@@ -188,6 +191,12 @@ __global__ void __launch_bounds__(kMaxThreadsPerRow, 1) kernel(const T* __restri
   // an SM instead of 2 (128 KB of x in flight). bf16 4096 x 16384 cold: 74.7 -> 72.0 us in one command
   // (2026-11-29, session 6). Where w is staged the same change moved times by -1.0 to +1.6% (noise), so
   // those keep the plain path; evict-first hints on top lost up to 10% (77.2 us at 16384 x 4096).
+  // The same rows load w's vectors into registers with x's (raw too, read-only path), so that w's memory
+  // round trip is not on the path after the reduction: 64 -> 96 registers bf16, 2 blocks of 256 an SM.
+  // bf16 4096 x 16384 (2026-11-30, two commands of two passes each, results/h200/history/
+  // 2026-11-30_session16_experiments/): cold 71.6 / 72.1 -> 70.5-70.8 / 70.4-70.5 us (x0.988, x0.978),
+  // hot 70.7 / 70.8 -> 68.6 / 68.8 (x0.971, x0.970); predicted ~69 cold. Prefetching w to L1 with x
+  // instead (the registers unchanged) lost 8% (77.2 cold), as did that with x read past L1 (77.1).
   constexpr bool kRaw = sizeof(V) == 16 && !kStageW;
   V r[VectorsPerThread];
 #pragma unroll
@@ -195,10 +204,22 @@ __global__ void __launch_bounds__(kMaxThreadsPerRow, 1) kernel(const T* __restri
     const int v = j + i * tpr;
     if constexpr (kRaw) {
       uint4 a = make_uint4(0, 0, 0, 0);
-      if (active && v < vectors) a = load_plain(reinterpret_cast<const uint4*>(xr + static_cast<int64_t>(v) * Vec));
+      if (active && v < vectors) {
+        const uint4* src = reinterpret_cast<const uint4*>(xr + static_cast<int64_t>(v) * Vec);
+        a = load_plain(src);
+      }
       memcpy(&r[i], &a, 16);
     } else {
       r[i] = active && v < vectors ? load_vec<Vec>(xr + static_cast<int64_t>(v) * Vec) : V{};
+    }
+  }
+  [[maybe_unused]] uint4 wr[kRaw ? VectorsPerThread : 1];
+  if constexpr (kRaw) {
+#pragma unroll
+    for (int i = 0; i < VectorsPerThread; ++i) {
+      const int v = j + i * tpr;
+      const uint4* src = reinterpret_cast<const uint4*>(w + static_cast<int64_t>(v) * Vec);
+      wr[i] = active && v < vectors ? load_read_only(src) : make_uint4(0, 0, 0, 0);
     }
   }
   float sum_sq = 0.0f;
@@ -227,7 +248,13 @@ __global__ void __launch_bounds__(kMaxThreadsPerRow, 1) kernel(const T* __restri
         for (int k = 0; k < 4; ++k) asm volatile("" : "+r"(xw[k]) : "f"(rstd));
         memcpy(&r[i], xw, 16);
       }
-      const V wv = load_vec<Vec>(wsrc + static_cast<int64_t>(v) * Vec);
+      V wv;
+      if constexpr (kRaw) {  // w's words opaque until rstd too, as x's, so that they stay raw registers
+        asm volatile("" : "+r"(wr[i].x), "+r"(wr[i].y), "+r"(wr[i].z), "+r"(wr[i].w) : "f"(rstd));
+        memcpy(&wv, &wr[i], 16);
+      } else {
+        wv = load_vec<Vec>(wsrc + static_cast<int64_t>(v) * Vec);
+      }
       V out;
 #pragma unroll
       for (int e = 0; e < Vec; e += kPair) {
