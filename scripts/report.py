@@ -504,9 +504,10 @@ def launch_floor_section(cases) -> list:
 def cold_penalty_table(variant: str, workload: str, dtype: str, floors: dict, by_name: dict, cases) -> list:
     """Where a cold launch's extra time goes, at each shape with the variant, its launch floor and the
     fastest PyTorch baseline timed both cold and hot: cold minus hot for the variant, for its floor (the
-    launches' share) and the rest (the variant's own: its cache misses, and most likely the flush's dirty
-    lines written back as they evict them; experiments/decode_splitk_kv_cache_hints.patch tests that),
-    beside the same difference for the PyTorch baseline that is fastest cold."""
+    launches' share) and the rest (the variant's own: its cache misses and whatever else the cold state
+    costs it; session 16's evict-first K and V, results/h200/history/2026-11-30_session16_experiments/
+    kv_cache_hints/, did not support reading it as the flush's dirty lines written back), beside the same
+    difference for the PyTorch baseline that is fastest cold."""
     rows = []
     for label in sorted(floors, key=lambda l: shape_key(next(iter(floors[l].values())))):
         fc, fh = floors[label].get("cold"), floors[label].get("hot")
