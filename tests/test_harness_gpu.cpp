@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "common/check.h"
@@ -127,31 +129,54 @@ TEST_F(HarnessGpu, CopyKernelCopiesExactly) {
 }
 
 // Hot and cold differ for a working set that fits in L2 and agree for one far larger.
+// Median cold and hot time (ms) of a copy kernel moving `bytes` from one buffer to another.
+std::pair<double, double> copy_cold_hot(GpuTimer& timer, cudaStream_t s, std::size_t bytes) {
+  DeviceBuffer src(bytes), dst(bytes);
+  SB_CUDA_CHECK(cudaMemsetAsync(src.get(), 1, bytes, s));
+  auto copy = [&](cudaStream_t st) { copy_kernel(dst.get(), src.get(), bytes, st); };
+  for (int i = 0; i < 3; ++i) copy(s);
+  std::vector<double> cold;
+  for (int i = 0; i < 21; ++i) cold.push_back(timer.cold_ms(copy));
+  auto graph = capture_cuda_graph(s, hot_launch_count(median(cold)), copy);
+  graph->replay(s);
+  std::vector<double> hot;
+  for (int i = 0; i < 21; ++i) hot.push_back(timer.replay_ms(*graph) / graph->launches());
+  return {median(cold), median(hot)};
+}
+
 TEST_F(HarnessGpu, ColdAndHotDifferOnlyWhenDataFitsInL2) {
   const DeviceInfo d = device_info();
   Stream s;
   GpuTimer timer(s.get());
-  auto measure = [&](std::size_t bytes) {
-    DeviceBuffer src(bytes), dst(bytes);
-    SB_CUDA_CHECK(cudaMemsetAsync(src.get(), 1, bytes, s.get()));
-    auto copy = [&](cudaStream_t st) { copy_kernel(dst.get(), src.get(), bytes, st); };
-    for (int i = 0; i < 3; ++i) copy(s.get());
-    std::vector<double> cold;
-    for (int i = 0; i < 21; ++i) cold.push_back(timer.cold_ms(copy));
-    auto graph = capture_cuda_graph(s.get(), hot_launch_count(median(cold)), copy);
-    graph->replay(s.get());
-    std::vector<double> hot;
-    for (int i = 0; i < 21; ++i) hot.push_back(timer.replay_ms(*graph) / graph->launches());
-    return std::pair{median(cold), median(hot)};
-  };
   const std::size_t small = d.l2_bytes / 8;  // src + dst = a quarter of L2
-  const auto [cold_small, hot_small] = measure(small);
+  const auto [cold_small, hot_small] = copy_cold_hot(timer, s.get(), small);
   const std::size_t large = std::size_t{2} << 30;  // 4 GiB moved: ~70x the L2
-  const auto [cold_large, hot_large] = measure(large);
+  const auto [cold_large, hot_large] = copy_cold_hot(timer, s.get(), large);
   std::printf("copy %zu B: cold %.2f us, hot %.2f us; copy %zu B: cold %.1f us, hot %.1f us\n", small,
               cold_small * 1e3, hot_small * 1e3, large, cold_large * 1e3, hot_large * 1e3);
   EXPECT_LT(hot_small, 0.8 * cold_small) << "hot should run from L2";
   EXPECT_NEAR(hot_large / cold_large, 1.0, 0.05);
+}
+
+// Every flush method (SOLBENCH_FLUSH_METHOD) evicts a working set that fits L2: the read flush, which
+// leaves clean lines, as well as the two writes, which leave dirty ones.
+TEST_F(HarnessGpu, EveryFlushMethodEvictsAWorkingSetThatFitsL2) {
+  const DeviceInfo d = device_info();
+  Stream s;
+  const char* saved = std::getenv("SOLBENCH_FLUSH_METHOD");
+  const std::string restore = saved ? saved : "";
+  for (const char* method : {"memset", "kernel", "read"}) {
+    ASSERT_EQ(setenv("SOLBENCH_FLUSH_METHOD", method, 1), 0);
+    GpuTimer timer(s.get());
+    EXPECT_STREQ(timer.flush_method(), method);
+    const auto [cold, hot] = copy_cold_hot(timer, s.get(), d.l2_bytes / 8);
+    std::printf("flush %s: copy of %zu B cold %.2f us, hot %.2f us\n", method, d.l2_bytes / 8, cold * 1e3, hot * 1e3);
+    EXPECT_LT(hot, 0.8 * cold) << method << ": the flush should leave the copy's data out of L2";
+  }
+  if (saved)
+    setenv("SOLBENCH_FLUSH_METHOD", restore.c_str(), 1);
+  else
+    unsetenv("SOLBENCH_FLUSH_METHOD");
 }
 
 // The ceilings the acceptance of the foundation names, on the H200 only.

@@ -53,6 +53,19 @@ __global__ void fill_kernel(uint4* p, std::size_t n) {
     p[i] = make_uint4(0, 0, 0, 0);
 }
 
+// The read flush: 16-byte loads over the buffer, grid-stride; their XOR is stored only if it equals
+// `never` (the buffer holds zeros, `never` is not 0), which keeps the loads without writing a line.
+__global__ void read_kernel(const uint4* p, std::size_t n, unsigned never, unsigned* sink) {
+  unsigned acc = 0;
+  for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
+    uint4 v;
+    asm volatile("ld.global.v4.u32 {%0, %1, %2, %3}, [%4];" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p + i));
+    acc ^= v.x ^ v.y ^ v.z ^ v.w;
+  }
+  if (acc == never) *sink = acc;
+}
+
 __global__ void spin_kernel(long long cycles, long long* out, unsigned long long* totals) {
   unsigned long long t0, t1;
   asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
@@ -92,9 +105,13 @@ GpuTimer::GpuTimer(cudaStream_t stream) : stream_(stream) {
   flush_ = DeviceBuffer(bytes);
   if (const char* env = std::getenv("SOLBENCH_FLUSH_METHOD")) {
     const std::string m = env;
-    if (m != "memset" && m != "kernel")
-      throw std::invalid_argument("SOLBENCH_FLUSH_METHOD: 'memset' or 'kernel', got '" + m + "'");
-    flush_kernel_ = m == "kernel";
+    if (m != "memset" && m != "kernel" && m != "read")
+      throw std::invalid_argument("SOLBENCH_FLUSH_METHOD: 'memset', 'kernel' or 'read', got '" + m + "'");
+    flush_method_ = m == "kernel" ? FlushMethod::kernel : m == "read" ? FlushMethod::read : FlushMethod::memset;
+  }
+  if (flush_method_ == FlushMethod::read) {  // zeros to read (and a sink the read kernel never writes)
+    SB_CUDA_CHECK(cudaMemsetAsync(flush_.get(), 0, flush_.bytes(), stream_));
+    flush_sink_ = DeviceBuffer(sizeof(unsigned));
   }
   if (const char* env = std::getenv("SOLBENCH_COLD_HOLD")) {
     const std::string h = env;
@@ -133,13 +150,19 @@ GpuTimer::~GpuTimer() {
         if (e) cudaEventDestroy(e);
 }
 
+const char* GpuTimer::flush_method() const {
+  return flush_method_ == FlushMethod::kernel ? "kernel" : flush_method_ == FlushMethod::read ? "read" : "memset";
+}
+
 void GpuTimer::flush_l2() {
-  if (!flush_kernel_) {
-    SB_CUDA_CHECK(cudaMemsetAsync(flush_.get(), 0, flush_.bytes(), stream_));
-    return;
-  }
   const std::size_t n = flush_.bytes() / sizeof(uint4);
-  fill_kernel<<<flush_blocks_, 512, 0, stream_>>>(flush_.as<uint4>(), n);
+  switch (flush_method_) {
+    case FlushMethod::memset: SB_CUDA_CHECK(cudaMemsetAsync(flush_.get(), 0, flush_.bytes(), stream_)); return;
+    case FlushMethod::kernel: fill_kernel<<<flush_blocks_, 512, 0, stream_>>>(flush_.as<uint4>(), n); break;
+    case FlushMethod::read:
+      read_kernel<<<flush_blocks_, 512, 0, stream_>>>(flush_.as<uint4>(), n, 1u, flush_sink_.as<unsigned>());
+      break;
+  }
   SB_LAUNCH_CHECK();
 }
 

@@ -56,10 +56,14 @@ class GpuTimer {
 
   cudaStream_t stream() const { return stream_; }
   std::size_t flush_bytes() const { return flush_.bytes(); }
-  // How the flush writes: "memset" (cudaMemsetAsync, the default) or "kernel" (a grid-stride kernel
-  // of 16-byte stores, write-allocating in L2 as PyTorch's zero_ in triton's do_bench does); set by
-  // SOLBENCH_FLUSH_METHOD, for experiments on the flush (recorded in the run context).
-  const char* flush_method() const { return flush_kernel_ ? "kernel" : "memset"; }
+  // How the flush fills L2: "memset" (cudaMemsetAsync, the default) or "kernel" (a grid-stride kernel
+  // of 16-byte stores, write-allocating in L2 as PyTorch's zero_ in triton's do_bench does) leave it
+  // full of dirty lines, which the timed launch's misses write back as they evict them; "read" (a
+  // grid-stride kernel of 16-byte loads) leaves it full of clean lines, so that the same launch's
+  // misses write nothing back. Set by SOLBENCH_FLUSH_METHOD, for experiments on the flush (recorded in
+  // the run context): "read" against the default measures what the dirty lines cost a cold launch.
+  // (The default stays a write: do_bench's flush and a model's preceding kernels leave dirty lines.)
+  const char* flush_method() const;
   // Where cold_batch_ms's hold goes: "after-flush" (the default: flush, hold, start event) or
   // "before-flush" (hold, flush, start event: the flush's tail meets the launch, as in do_bench, where
   // the flush directly precedes the start event); set by SOLBENCH_COLD_HOLD (recorded in the run context).
@@ -111,6 +115,7 @@ class GpuTimer {
   double elapsed_ms();
   cudaStream_t stream_;
   DeviceBuffer flush_;
+  DeviceBuffer flush_sink_;  // the read flush's never-written sink
   cudaEvent_t start_ = nullptr, stop_ = nullptr;
   // Two pools of kMaxColdBatch + 1 event pairs: the continuous queue fills one while the other is in flight.
   std::vector<cudaEvent_t> batch_start_[2], batch_stop_[2];
@@ -119,7 +124,7 @@ class GpuTimer {
   bool continuous_ = false;
   int pending_pool_ = -1, pending_count_ = 0;  // the continuous queue's batch in flight (pool -1: none)
   double last_enqueue_ms_ = 0;
-  bool flush_kernel_ = false;
+  enum class FlushMethod { memset, kernel, read } flush_method_ = FlushMethod::memset;
   bool hold_before_flush_ = false;
   int flush_blocks_ = 0;
   int sm_clock_khz_ = 0;
