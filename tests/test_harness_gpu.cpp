@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -158,25 +159,78 @@ TEST_F(HarnessGpu, ColdAndHotDifferOnlyWhenDataFitsInL2) {
   EXPECT_NEAR(hot_large / cold_large, 1.0, 0.05);
 }
 
+// Sets an environment variable (the harness reads its SOLBENCH_* settings when a GpuTimer is made) for
+// the scope, restoring its previous value or absence after.
+class ScopedEnv {
+ public:
+  explicit ScopedEnv(const char* name) : name_(name) {
+    if (const char* v = std::getenv(name)) old_ = v;
+  }
+  ScopedEnv(const ScopedEnv&) = delete;
+  ScopedEnv& operator=(const ScopedEnv&) = delete;
+  ~ScopedEnv() {
+    if (old_)
+      setenv(name_, old_->c_str(), 1);
+    else
+      unsetenv(name_);
+  }
+  bool set(const char* value) { return setenv(name_, value, 1) == 0; }
+
+ private:
+  const char* name_;
+  std::optional<std::string> old_;
+};
+
 // Every flush method (SOLBENCH_FLUSH_METHOD) evicts a working set that fits L2: the read flush, which
 // leaves clean lines, as well as the two writes, which leave dirty ones.
 TEST_F(HarnessGpu, EveryFlushMethodEvictsAWorkingSetThatFitsL2) {
   const DeviceInfo d = device_info();
   Stream s;
-  const char* saved = std::getenv("SOLBENCH_FLUSH_METHOD");
-  const std::string restore = saved ? saved : "";
+  ScopedEnv env("SOLBENCH_FLUSH_METHOD");
   for (const char* method : {"memset", "kernel", "read"}) {
-    ASSERT_EQ(setenv("SOLBENCH_FLUSH_METHOD", method, 1), 0);
+    ASSERT_TRUE(env.set(method));
     GpuTimer timer(s.get());
     EXPECT_STREQ(timer.flush_method(), method);
     const auto [cold, hot] = copy_cold_hot(timer, s.get(), d.l2_bytes / 8);
     std::printf("flush %s: copy of %zu B cold %.2f us, hot %.2f us\n", method, d.l2_bytes / 8, cold * 1e3, hot * 1e3);
     EXPECT_LT(hot, 0.8 * cold) << method << ": the flush should leave the copy's data out of L2";
   }
-  if (saved)
-    setenv("SOLBENCH_FLUSH_METHOD", restore.c_str(), 1);
-  else
-    unsetenv("SOLBENCH_FLUSH_METHOD");
+}
+
+// The cold protocol's premise: after the flush, none of a launch's data is in L2, whatever priority its
+// last reader gave it. Lines read with an L2 evict-last policy (as torch.compile's RMSNorm reads x, and
+// any library kernel may) rank after the flush's own lines for eviction; if they outlived the flush,
+// a "cold" launch of a kernel that reads so would find its data warm. A read of half the L2 is timed
+// after [read it normally, flush], after [read it evict-last, flush] and after a plain read (hot): the
+// evict-last case must keep at least 80% of the cold-hot gap, for every flush method.
+TEST_F(HarnessGpu, FlushEvictsLinesMarkedEvictLast) {
+  const DeviceInfo d = device_info();
+  Stream s;
+  const std::size_t bytes = d.l2_bytes / 2 / 16 * 16;
+  DeviceBuffer buf(bytes), sink(sizeof(unsigned));
+  SB_CUDA_CHECK(cudaMemsetAsync(buf.get(), 0, bytes, s.get()));  // zeros: their XOR is never 1
+  auto read = [&](bool evict_last) {
+    return [&, evict_last](cudaStream_t st) { read_kernel(buf.get(), bytes, evict_last, 1u, sink.as<unsigned>(), st); };
+  };
+  ScopedEnv env("SOLBENCH_FLUSH_METHOD");
+  for (const char* method : {"memset", "kernel", "read"}) {
+    ASSERT_TRUE(env.set(method));
+    GpuTimer timer(s.get());
+    std::vector<double> normal, evict_last, hot;
+    for (int i = 0; i < 21; ++i) {
+      read(false)(s.get());
+      normal.push_back(timer.cold_ms(read(false)));
+      read(true)(s.get());
+      evict_last.push_back(timer.cold_ms(read(false)));
+      read(false)(s.get());
+      hot.push_back(timer.warm_ms(read(false)));
+    }
+    const double tn = median(normal), te = median(evict_last), th = median(hot);
+    std::printf("flush %s, read of %zu B: after a normal read + flush %.2f us, after an evict-last read + flush %.2f us, "
+                "hot %.2f us\n", method, bytes, tn * 1e3, te * 1e3, th * 1e3);
+    EXPECT_LT(th, 0.9 * tn) << method << ": half the L2 should read faster from L2 than from memory";
+    EXPECT_GT(te - th, 0.8 * (tn - th)) << method << ": lines read with evict-last outlived the flush";
+  }
 }
 
 // The ceilings the acceptance of the foundation names, on the H200 only.

@@ -1,5 +1,8 @@
 #include "harness/fill.h"
 
+#include <algorithm>
+#include <stdexcept>
+
 #include "common/check.h"
 #include "common/dispatch.cuh"
 #include "common/vec.cuh"
@@ -51,6 +54,24 @@ __global__ void copy_kernel_impl(V* __restrict__ dst, const V* __restrict__ src,
   for (; i < n; i += stride) dst[i] = src[i];
 }
 
+template <bool EvictLast>
+__global__ void read_kernel_impl(const uint4* p, std::size_t n, unsigned never, unsigned* sink) {
+  [[maybe_unused]] unsigned long long policy = 0;
+  if constexpr (EvictLast) asm volatile("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(policy));
+  unsigned acc = 0;
+  for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < n; i += std::size_t{gridDim.x} * blockDim.x) {
+    uint4 v;
+    if constexpr (EvictLast)
+      asm volatile("ld.global.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+                   : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+                   : "l"(p + i), "l"(policy));
+    else
+      asm volatile("ld.global.v4.u32 {%0, %1, %2, %3}, [%4];" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p + i));
+    acc ^= v.x ^ v.y ^ v.z ^ v.w;
+  }
+  if (acc == never) *sink = acc;
+}
+
 template <typename T>
 __global__ void nan_kernel(T* p, std::size_t n) {
   for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < n; i += std::size_t{gridDim.x} * blockDim.x)
@@ -80,6 +101,21 @@ void fill_nan(void* p, std::size_t n, DType t, cudaStream_t s) {
     using T = decltype(tag);
     nan_kernel<T><<<grid_for(n), kThreads, 0, s>>>(static_cast<T*>(p), n);
   });
+  SB_LAUNCH_CHECK();
+}
+
+void read_kernel(const void* p, std::size_t bytes, bool evict_last, unsigned never, unsigned* sink, cudaStream_t s) {
+  if (bytes % 16 != 0 || reinterpret_cast<std::uintptr_t>(p) % 16 != 0)
+    throw std::invalid_argument("read_kernel: the buffer must be 16-byte aligned and a multiple of 16 bytes long");
+  if (bytes == 0) return;
+  static const int sms = device_info().sm_count;
+  const std::size_t n = bytes / 16;
+  const auto blocks = static_cast<unsigned>(std::min<std::size_t>((n + kThreads - 1) / kThreads, std::size_t{4} * sms));
+  const auto* v = static_cast<const uint4*>(p);
+  if (evict_last)
+    read_kernel_impl<true><<<blocks, kThreads, 0, s>>>(v, n, never, sink);
+  else
+    read_kernel_impl<false><<<blocks, kThreads, 0, s>>>(v, n, never, sink);
   SB_LAUNCH_CHECK();
 }
 

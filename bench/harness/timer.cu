@@ -8,6 +8,7 @@
 #include <string>
 
 #include "common/check.h"
+#include "harness/fill.h"
 
 namespace sb::bench {
 
@@ -51,19 +52,6 @@ __global__ void fill_kernel(uint4* p, std::size_t n) {
   for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < n;
        i += static_cast<std::size_t>(gridDim.x) * blockDim.x)
     p[i] = make_uint4(0, 0, 0, 0);
-}
-
-// The read flush: 16-byte loads over the buffer, grid-stride; their XOR is stored only if it equals
-// `never` (the buffer holds zeros, `never` is not 0), which keeps the loads without writing a line.
-__global__ void read_kernel(const uint4* p, std::size_t n, unsigned never, unsigned* sink) {
-  unsigned acc = 0;
-  for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < n;
-       i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
-    uint4 v;
-    asm volatile("ld.global.v4.u32 {%0, %1, %2, %3}, [%4];" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p + i));
-    acc ^= v.x ^ v.y ^ v.z ^ v.w;
-  }
-  if (acc == never) *sink = acc;
 }
 
 __global__ void spin_kernel(long long cycles, long long* out, unsigned long long* totals) {
@@ -159,9 +147,9 @@ void GpuTimer::flush_l2() {
   switch (flush_method_) {
     case FlushMethod::memset: SB_CUDA_CHECK(cudaMemsetAsync(flush_.get(), 0, flush_.bytes(), stream_)); return;
     case FlushMethod::kernel: fill_kernel<<<flush_blocks_, 512, 0, stream_>>>(flush_.as<uint4>(), n); break;
-    case FlushMethod::read:
-      read_kernel<<<flush_blocks_, 512, 0, stream_>>>(flush_.as<uint4>(), n, 1u, flush_sink_.as<unsigned>());
-      break;
+    case FlushMethod::read:  // the buffer holds zeros: their XOR is never 1
+      read_kernel(flush_.get(), n * sizeof(uint4), false, 1u, flush_sink_.as<unsigned>(), stream_);
+      return;
   }
   SB_LAUNCH_CHECK();
 }
