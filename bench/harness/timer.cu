@@ -54,6 +54,23 @@ __global__ void fill_kernel(uint4* p, std::size_t n) {
     p[i] = make_uint4(0, 0, 0, 0);
 }
 
+// The evict-last flush (SOLBENCH_FLUSH_METHOD=evict-last): the same stores under an L2 evict-last policy,
+// so that they also displace lines a kernel left with that priority (an ordinary line is evicted before
+// any evict-last one), then every 128-byte line of the buffer set back to the ordinary priority, so that
+// the timed launch meets ordinary dirty lines as after the memset.
+__global__ void fill_evict_last_kernel(uint4* p, std::size_t n) {
+  unsigned long long policy;
+  asm volatile("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(policy));
+  for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<std::size_t>(gridDim.x) * blockDim.x)
+    asm volatile("st.global.L2::cache_hint.v4.u32 [%0], {%1, %1, %1, %1}, %2;" ::"l"(p + i), "r"(0u), "l"(policy) : "memory");
+}
+__global__ void normal_priority_kernel(char* p, std::size_t lines) {
+  for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < lines;
+       i += static_cast<std::size_t>(gridDim.x) * blockDim.x)
+    asm volatile("applypriority.global.L2::evict_normal [%0], 128;" ::"l"(p + i * 128) : "memory");
+}
+
 __global__ void spin_kernel(long long cycles, long long* out, unsigned long long* totals) {
   unsigned long long t0, t1;
   asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
@@ -93,9 +110,12 @@ GpuTimer::GpuTimer(cudaStream_t stream) : stream_(stream) {
   flush_ = DeviceBuffer(bytes);
   if (const char* env = std::getenv("SOLBENCH_FLUSH_METHOD")) {
     const std::string m = env;
-    if (m != "memset" && m != "kernel" && m != "read")
-      throw std::invalid_argument("SOLBENCH_FLUSH_METHOD: 'memset', 'kernel' or 'read', got '" + m + "'");
-    flush_method_ = m == "kernel" ? FlushMethod::kernel : m == "read" ? FlushMethod::read : FlushMethod::memset;
+    if (m != "memset" && m != "kernel" && m != "read" && m != "evict-last")
+      throw std::invalid_argument("SOLBENCH_FLUSH_METHOD: 'memset', 'kernel', 'read' or 'evict-last', got '" + m + "'");
+    flush_method_ = m == "kernel"       ? FlushMethod::kernel
+                    : m == "read"       ? FlushMethod::read
+                    : m == "evict-last" ? FlushMethod::evict_last
+                                        : FlushMethod::memset;
   }
   if (flush_method_ == FlushMethod::read) {  // zeros to read (and a sink the read kernel never writes)
     SB_CUDA_CHECK(cudaMemsetAsync(flush_.get(), 0, flush_.bytes(), stream_));
@@ -139,7 +159,12 @@ GpuTimer::~GpuTimer() {
 }
 
 const char* GpuTimer::flush_method() const {
-  return flush_method_ == FlushMethod::kernel ? "kernel" : flush_method_ == FlushMethod::read ? "read" : "memset";
+  switch (flush_method_) {
+    case FlushMethod::kernel: return "kernel";
+    case FlushMethod::read: return "read";
+    case FlushMethod::evict_last: return "evict-last";
+    default: return "memset";
+  }
 }
 
 void GpuTimer::flush_l2() {
@@ -150,6 +175,11 @@ void GpuTimer::flush_l2() {
     case FlushMethod::read:  // the buffer holds zeros: their XOR is never 1
       read_kernel(flush_.get(), n * sizeof(uint4), false, 1u, flush_sink_.as<unsigned>(), stream_);
       return;
+    case FlushMethod::evict_last:
+      fill_evict_last_kernel<<<flush_blocks_, 512, 0, stream_>>>(flush_.as<uint4>(), n);
+      SB_LAUNCH_CHECK();
+      normal_priority_kernel<<<flush_blocks_, 512, 0, stream_>>>(flush_.as<char>(), flush_.bytes() / 128);
+      break;
   }
   SB_LAUNCH_CHECK();
 }
