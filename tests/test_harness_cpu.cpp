@@ -70,6 +70,12 @@ TEST(TimingProtocol, DefaultTextIsPinnedAndEachSettingHasItsVersion) {
   EXPECT_EQ(timing_protocol(false, true).substr(0, 5), "v12: ");
   EXPECT_NE(timing_protocol(false, true).find("continuous queue of batches"), std::string::npos);
   EXPECT_EQ(timing_protocol(true, true).substr(0, 5), "v13: ");
+  // SOLBENCH_REST_MS: four more versions, the rest stated; none without it.
+  EXPECT_EQ(timing_protocol(false, false, 0), timing_protocol(false, false));
+  EXPECT_EQ(timing_protocol(false, false, 100).substr(0, 5), "v14: ");
+  EXPECT_EQ(timing_protocol(true, true, 100).substr(0, 5), "v17: ");
+  EXPECT_NE(timing_protocol(false, false, 100).find("launches of >= 1 ms: 100 ms of GPU idle"), std::string::npos);
+  EXPECT_EQ(timing_protocol(false, false).find("idle"), std::string::npos);
 }
 
 }  // namespace

@@ -7,6 +7,8 @@
 #include <iterator>
 #include <map>
 #include <memory>
+#include <string>
+#include <thread>
 #include <vector>
 
 #include "common/check.h"
@@ -99,8 +101,10 @@ void add_context(const Env& e, const BenchSpec& spec, const std::string& command
   benchmark::AddCustomContext("cold_hold", e.timer.cold_hold());
   benchmark::AddCustomContext("cold_queue", e.timer.cold_queue());
   // Bumped whenever the way a case is timed changes (regress.py warns across versions).
+  benchmark::AddCustomContext("rest_ms", fmt(e.timer.rest_ms(), "%.0f"));
   benchmark::AddCustomContext("timing_protocol", timing_protocol(std::string(e.timer.cold_hold()) == "before-flush",
-                                                                 std::string(e.timer.cold_queue()) == "continuous"));
+                                                                 std::string(e.timer.cold_queue()) == "continuous",
+                                                                 e.timer.rest_ms()));
   benchmark::AddCustomContext("profile_mode", g_profile ? "true" : "false");
   benchmark::AddCustomContext("binary_command", command);
   // The script command that produced the run (scripts/gpu_run.sh sets it), else this binary's.
@@ -110,18 +114,23 @@ void add_context(const Env& e, const BenchSpec& spec, const std::string& command
 
 }  // namespace
 
-std::string timing_protocol(bool hold_before_flush, bool continuous_queue) {
+std::string timing_protocol(bool hold_before_flush, bool continuous_queue, double rest_ms) {
   // The recorded text is compared across runs as is (the CPU test pins it); the figures in it are these
   // constants'.
   static_assert(GpuTimer::kMaxColdBatch == 4 && kSettleMs == 100.0 && kWarmUpMs == 1.0,
                 "the protocol text states 4 launches a batch, 1 ms and 100 ms: change it, and its version");
-  const int version = 10 + (hold_before_flush ? 1 : 0) + (continuous_queue ? 2 : 0);
+  const bool rest = rest_ms > 0;
+  const int version = 10 + (hold_before_flush ? 1 : 0) + (continuous_queue ? 2 : 0) + (rest ? 4 : 0);
+  const std::string rest_text =
+      rest ? "; launches of >= " + fmt(GpuTimer::kRestMinLaunchMs, "%.0f") + " ms: " + fmt(rest_ms, "%.0f") +
+                 " ms of GPU idle between the warm-up and the timed loop"
+           : "";
   return "v" + std::to_string(version) +
          ": warm-up = >= 3 launches and 1 ms, then the timed loop until 100 ms of wall time; cold = " +
          (continuous_queue ? "continuous queue of batches of <= 4 launches (the next queued before the host waits for one)"
                            : "queued batches of <= 4 launches") +
          ", " + (hold_before_flush ? "hold + flush" : "flush + hold") +
-         " + events each, the hold's cycles counted (hold_mhz); hot = CUDA graph of K launches";
+         " + events each, the hold's cycles counted (hold_mhz); hot = CUDA graph of K launches" + rest_text;
 }
 
 Env& env() {
@@ -173,10 +182,17 @@ void run_timed(benchmark::State& state, Mode mode, const Timed& t) {
       current.graph->replay(s);
     }
     SB_CUDA_CHECK(cudaStreamSynchronize(s));
+    // SOLBENCH_REST_MS (experiments): a power-limited launch first lets the GPU idle, so that its clock does
+    // not depend on the cases before it; the settle loop's 100 ms then start after the rest.
+    auto settle_start = warm_up_start;
+    if (!g_profile && timer.rest_ms() > 0 && single_ms >= GpuTimer::kRestMinLaunchMs) {
+      std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(timer.rest_ms()));
+      settle_start = std::chrono::steady_clock::now();
+    }
     // Second part (kSettleMs): the timed loop itself, times discarded, so that the SM clock settles at the
     // level this mode's duty cycle (flush, hold and batch synchronization, or graph replays) gives it.
     while (!g_profile &&
-           std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - warm_up_start).count() < kSettleMs) {
+           std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - settle_start).count() < kSettleMs) {
       if (mode == Mode::cold)
         timer.cold_batch_ms(t.launch, current.cold_batch, current.hold_ms);
       else

@@ -133,6 +133,13 @@ GpuTimer::GpuTimer(cudaStream_t stream) : stream_(stream) {
       throw std::invalid_argument("SOLBENCH_COLD_QUEUE: 'batched' or 'continuous', got '" + q + "'");
     continuous_ = q == "continuous";
   }
+  if (const char* env = std::getenv("SOLBENCH_REST_MS")) {
+    char* end = nullptr;
+    const long v = std::strtol(env, &end, 10);
+    if (!*env || *end || v < 0 || v > 10000)
+      throw std::invalid_argument(std::string("SOLBENCH_REST_MS: milliseconds from 0 to 10000, got '") + env + "'");
+    rest_ms_ = static_cast<double>(v);
+  }
   int sms = 0;
   SB_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
   flush_blocks_ = 4 * sms;

@@ -82,6 +82,14 @@ class GpuTimer {
   // against 4.03 batched, at::rms_norm 256 x 4096 11.07 against 10.25, decode_splitk b1 KV 4096 14.74
   // against 14.08, at::rms_norm 65536 x 1024 87.9 against 87.1, and launches past ~115 us within 0.3%.
   const char* cold_queue() const { return continuous_ ? "continuous" : "batched"; }
+  // Milliseconds of GPU idle before the settle loop of each case whose launch takes >= kRestMinLaunchMs
+  // (0, the default: none); set by SOLBENCH_REST_MS (0-10000), for experiments (recorded in the run
+  // context and in the timing protocol's text). A launch that long is power-limited: its clock, and so
+  // its time, depends on how hard the GPU worked in the preceding seconds (session 11's clock probe:
+  // ~1.94 GHz after 1 s idle, ~1.70 after 100 ms of SDPA prefill; 20 ms idle brings it back to ~1.81, 100
+  // ms to ~1.90), so without a rest its figure depends on which cases ran before it.
+  double rest_ms() const { return rest_ms_; }
+  static constexpr double kRestMinLaunchMs = 1.0;
 
   void flush_l2();                         // enqueue the flush
   double cold_ms(const LaunchFn& launch);  // flush, then time one launch
@@ -130,6 +138,7 @@ class GpuTimer {
   double last_enqueue_ms_ = 0;
   enum class FlushMethod { memset, kernel, read, evict_last } flush_method_ = FlushMethod::memset;
   bool hold_before_flush_ = false;
+  double rest_ms_ = 0;
   int flush_blocks_ = 0;
   int sm_clock_khz_ = 0;
   DeviceBuffer probe_;        // the clock probe's cycles and nanoseconds
