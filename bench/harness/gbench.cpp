@@ -100,8 +100,8 @@ void add_context(const Env& e, const BenchSpec& spec, const std::string& command
   benchmark::AddCustomContext("flush_method", e.timer.flush_method());
   benchmark::AddCustomContext("cold_hold", e.timer.cold_hold());
   benchmark::AddCustomContext("cold_queue", e.timer.cold_queue());
-  // Bumped whenever the way a case is timed changes (regress.py warns across versions).
   benchmark::AddCustomContext("rest_ms", fmt(e.timer.rest_ms(), "%.0f"));
+  // Bumped whenever the way a case is timed changes (regress.py warns across versions).
   benchmark::AddCustomContext("timing_protocol", timing_protocol(std::string(e.timer.cold_hold()) == "before-flush",
                                                                  std::string(e.timer.cold_queue()) == "continuous",
                                                                  e.timer.rest_ms()));
