@@ -3,10 +3,15 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <utility>
 
 #include "harness/gbench.h"
 #include "harness/nvtx.h"
 #include "harness/timer.h"
+#include "harness/timer_settings.h"
 #include "rmsnorm_case.h"
 
 namespace sb::bench {
@@ -76,6 +81,58 @@ TEST(TimingProtocol, DefaultTextIsPinnedAndEachSettingHasItsVersion) {
   EXPECT_EQ(timing_protocol(true, true, 100).substr(0, 5), "v17: ");
   EXPECT_NE(timing_protocol(false, false, 100).find("launches of >= 1 ms: 100 ms of GPU idle"), std::string::npos);
   EXPECT_EQ(timing_protocol(false, false).find("idle"), std::string::npos);
+}
+
+// The SOLBENCH_* settings of the cold protocol: defaults without them, each value they take, and a clear
+// error for a bad one (the bench binary prints it and exits 1 before measuring anything).
+TimerSettings settings_of(const std::map<std::string, std::string>& vars) {
+  return TimerSettings::from_env([&](const char* name) -> const char* {
+    const auto it = vars.find(name);
+    return it == vars.end() ? nullptr : it->second.c_str();
+  });
+}
+
+TEST(TimerSettings, DefaultsWithoutTheVariables) {
+  const TimerSettings s = settings_of({});
+  EXPECT_EQ(s.flush_bytes, 0u);
+  EXPECT_EQ(s.flush_method, FlushMethod::memset);
+  EXPECT_FALSE(s.hold_before_flush);
+  EXPECT_FALSE(s.continuous_queue);
+  EXPECT_EQ(s.rest_ms, 0.0);
+}
+
+TEST(TimerSettings, EachValueParses) {
+  const TimerSettings s = settings_of({{"SOLBENCH_FLUSH_BYTES", "268435456"},
+                                       {"SOLBENCH_FLUSH_METHOD", "evict-last"},
+                                       {"SOLBENCH_COLD_HOLD", "before-flush"},
+                                       {"SOLBENCH_COLD_QUEUE", "continuous"},
+                                       {"SOLBENCH_REST_MS", "100"}});
+  EXPECT_EQ(s.flush_bytes, std::size_t{268435456});
+  EXPECT_EQ(s.flush_method, FlushMethod::evict_last);
+  EXPECT_TRUE(s.hold_before_flush);
+  EXPECT_TRUE(s.continuous_queue);
+  EXPECT_EQ(s.rest_ms, 100.0);
+  for (const char* m : {"memset", "kernel", "read", "evict-last"})
+    EXPECT_STREQ(flush_method_name(settings_of({{"SOLBENCH_FLUSH_METHOD", m}}).flush_method), m);
+  EXPECT_EQ(settings_of({{"SOLBENCH_REST_MS", "0"}}).rest_ms, 0.0);
+}
+
+TEST(TimerSettings, BadValuesNameTheVariable) {
+  const std::pair<const char*, const char*> bad[] = {
+      {"SOLBENCH_FLUSH_BYTES", ""},       {"SOLBENCH_FLUSH_BYTES", "0"},      {"SOLBENCH_FLUSH_BYTES", "-5"},
+      {"SOLBENCH_FLUSH_BYTES", "60MB"},   {"SOLBENCH_FLUSH_METHOD", "zero"},  {"SOLBENCH_FLUSH_METHOD", ""},
+      {"SOLBENCH_COLD_HOLD", "before"},   {"SOLBENCH_COLD_QUEUE", "eager"},   {"SOLBENCH_REST_MS", "-1"},
+      {"SOLBENCH_REST_MS", "100ms"},      {"SOLBENCH_REST_MS", "10001"},      {"SOLBENCH_REST_MS", ""}};
+  for (const auto& [name, value] : bad) {
+    try {
+      settings_of({{name, value}});
+      ADD_FAILURE() << name << "='" << value << "' was accepted";
+    } catch (const std::invalid_argument& e) {
+      const std::string what = e.what();
+      EXPECT_EQ(what.rfind(name, 0), 0u) << what;
+      EXPECT_NE(what.find(std::string("got '") + value + "'"), std::string::npos) << what;
+    }
+  }
 }
 
 }  // namespace

@@ -95,50 +95,21 @@ std::unique_ptr<Replay> capture_cuda_graph(cudaStream_t stream, int launches, co
 }
 
 GpuTimer::GpuTimer(cudaStream_t stream) : stream_(stream) {
+  // The SOLBENCH_* settings first: a bad value fails before anything is allocated.
+  const TimerSettings settings = TimerSettings::from_env();
+  flush_method_ = settings.flush_method;
+  hold_before_flush_ = settings.hold_before_flush;
+  continuous_ = settings.continuous_queue;
+  rest_ms_ = settings.rest_ms;
   int dev = 0, l2 = 0;
   SB_CUDA_CHECK(cudaGetDevice(&dev));
   SB_CUDA_CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, dev));
   SB_CUDA_CHECK(cudaDeviceGetAttribute(&sm_clock_khz_, cudaDevAttrClockRate, dev));
-  std::size_t bytes = static_cast<std::size_t>(l2);
   // Experiments only (recorded as flush_bytes in the run context): another flush size.
-  if (const char* env = std::getenv("SOLBENCH_FLUSH_BYTES")) {
-    char* end = nullptr;
-    const unsigned long long v = std::strtoull(env, &end, 10);
-    if (!*env || *end || v == 0) throw std::invalid_argument(std::string("SOLBENCH_FLUSH_BYTES: not a byte count: ") + env);
-    bytes = v;
-  }
-  flush_ = DeviceBuffer(bytes);
-  if (const char* env = std::getenv("SOLBENCH_FLUSH_METHOD")) {
-    const std::string m = env;
-    if (m != "memset" && m != "kernel" && m != "read" && m != "evict-last")
-      throw std::invalid_argument("SOLBENCH_FLUSH_METHOD: 'memset', 'kernel', 'read' or 'evict-last', got '" + m + "'");
-    flush_method_ = m == "kernel"       ? FlushMethod::kernel
-                    : m == "read"       ? FlushMethod::read
-                    : m == "evict-last" ? FlushMethod::evict_last
-                                        : FlushMethod::memset;
-  }
+  flush_ = DeviceBuffer(settings.flush_bytes > 0 ? settings.flush_bytes : static_cast<std::size_t>(l2));
   if (flush_method_ == FlushMethod::read) {  // zeros to read (and a sink the read kernel never writes)
     SB_CUDA_CHECK(cudaMemsetAsync(flush_.get(), 0, flush_.bytes(), stream_));
     flush_sink_ = DeviceBuffer(sizeof(unsigned));
-  }
-  if (const char* env = std::getenv("SOLBENCH_COLD_HOLD")) {
-    const std::string h = env;
-    if (h != "after-flush" && h != "before-flush")
-      throw std::invalid_argument("SOLBENCH_COLD_HOLD: 'after-flush' or 'before-flush', got '" + h + "'");
-    hold_before_flush_ = h == "before-flush";
-  }
-  if (const char* env = std::getenv("SOLBENCH_COLD_QUEUE")) {
-    const std::string q = env;
-    if (q != "batched" && q != "continuous")
-      throw std::invalid_argument("SOLBENCH_COLD_QUEUE: 'batched' or 'continuous', got '" + q + "'");
-    continuous_ = q == "continuous";
-  }
-  if (const char* env = std::getenv("SOLBENCH_REST_MS")) {
-    char* end = nullptr;
-    const long v = std::strtol(env, &end, 10);
-    if (!*env || *end || v < 0 || v > 10000)
-      throw std::invalid_argument(std::string("SOLBENCH_REST_MS: milliseconds from 0 to 10000, got '") + env + "'");
-    rest_ms_ = static_cast<double>(v);
   }
   int sms = 0;
   SB_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
@@ -165,14 +136,7 @@ GpuTimer::~GpuTimer() {
         if (e) cudaEventDestroy(e);
 }
 
-const char* GpuTimer::flush_method() const {
-  switch (flush_method_) {
-    case FlushMethod::kernel: return "kernel";
-    case FlushMethod::read: return "read";
-    case FlushMethod::evict_last: return "evict-last";
-    default: return "memset";
-  }
-}
+const char* GpuTimer::flush_method() const { return flush_method_name(flush_method_); }
 
 void GpuTimer::flush_l2() {
   const std::size_t n = flush_.bytes() / sizeof(uint4);

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "harness/device.h"
+#include "harness/timer_settings.h"
 
 namespace sb::bench {
 
@@ -136,7 +137,7 @@ class GpuTimer {
   bool continuous_ = false;
   int pending_pool_ = -1, pending_count_ = 0;  // the continuous queue's batch in flight (pool -1: none)
   double last_enqueue_ms_ = 0;
-  enum class FlushMethod { memset, kernel, read, evict_last } flush_method_ = FlushMethod::memset;
+  FlushMethod flush_method_ = FlushMethod::memset;
   bool hold_before_flush_ = false;
   double rest_ms_ = 0;
   int flush_blocks_ = 0;

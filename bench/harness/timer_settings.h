@@ -1,0 +1,29 @@
+// The cold protocol's experiment settings, read from the environment (SOLBENCH_*): plain C++, so that
+// their parsing is tested without a GPU. GpuTimer reads them once when it is made; the run context
+// records each (timer.h documents what they change).
+#pragma once
+
+#include <cstddef>
+#include <cstdlib>
+#include <functional>
+
+namespace sb::bench {
+
+enum class FlushMethod { memset, kernel, read, evict_last };
+const char* flush_method_name(FlushMethod m);  // "memset", "kernel", "read", "evict-last"
+
+struct TimerSettings {
+  std::size_t flush_bytes = 0;  // SOLBENCH_FLUSH_BYTES: a positive byte count; 0 = the L2's size
+  FlushMethod flush_method = FlushMethod::memset;  // SOLBENCH_FLUSH_METHOD
+  bool hold_before_flush = false;                  // SOLBENCH_COLD_HOLD: after-flush | before-flush
+  bool continuous_queue = false;                   // SOLBENCH_COLD_QUEUE: batched | continuous
+  double rest_ms = 0;                              // SOLBENCH_REST_MS: whole milliseconds, 0 to 10000
+
+  // Each variable that `get` returns (std::getenv by default) parsed; an empty or bad value throws
+  // std::invalid_argument naming the variable, what it takes and what it got.
+  static TimerSettings from_env(const std::function<const char*(const char*)>& get = [](const char* n) {
+    return static_cast<const char*>(std::getenv(n));
+  });
+};
+
+}  // namespace sb::bench
