@@ -240,10 +240,13 @@ TEST(DecodeSplitkLaunch, FloorLaunchesEveryPlanKind) {
     ds::launch_floor(p, stream.get());
     stream.sync();
   }
-  const attention::Problem mha = dims_only(1, 32, 32, 128, 4096, DType::bf16);
-  EXPECT_NE(ds::launch_floor_supports(mha).find("tensor-core"), std::string::npos) << ds::launch_floor_supports(mha);
-  EXPECT_THROW(ds::launch_floor(mha, stream.get()), std::invalid_argument);
-  EXPECT_THROW(ds::max_active_clusters(mha, 8), std::invalid_argument);
+  // An FMA plan under every build, experiments included (decode_splitk_mha_tc.patch moves MHA at
+  // head_dim <= 128 to the tensor-core kernel): head_dim 256.
+  const attention::Problem fma = dims_only(1, 32, 32, 256, 4096, DType::bf16);
+  ASSERT_FALSE(ds::make_plan(fma, sms).tensor_cores);
+  EXPECT_NE(ds::launch_floor_supports(fma).find("tensor-core"), std::string::npos) << ds::launch_floor_supports(fma);
+  EXPECT_THROW(ds::launch_floor(fma, stream.get()), std::invalid_argument);
+  EXPECT_THROW(ds::max_active_clusters(fma, 8), std::invalid_argument);
   EXPECT_THROW(ds::max_active_clusters(cluster, 0), std::invalid_argument);
   EXPECT_THROW(ds::max_active_clusters(cluster, 17), std::invalid_argument);
 }
