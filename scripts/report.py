@@ -504,9 +504,9 @@ def launch_floor_section(cases) -> list:
 def cold_penalty_table(variant: str, workload: str, dtype: str, floors: dict, by_name: dict, cases) -> list:
     """Where a cold launch's extra time goes, at each shape with the variant, its launch floor and the
     fastest PyTorch baseline timed both cold and hot: cold minus hot for the variant, for its floor (the
-    launches' share) and the rest (the variant's own: its cache misses and whatever else the cold state
-    costs it; session 16's evict-first K and V, results/h200/history/2026-11-30_session16_experiments/
-    kv_cache_hints/, did not support reading it as the flush's dirty lines written back), beside the same
+    launches' share) and the rest (the variant's own: mostly the flush's dirty lines written back as its
+    misses evict them; with a flush that leaves clean lines the large shapes' cold time is their hot time
+    within 1 µs, results/h200/history/2026-11-30_session17_experiments/flush_diagnostic/), beside the same
     difference for the PyTorch baseline that is fastest cold."""
     rows = []
     for label in sorted(floors, key=lambda l: shape_key(next(iter(floors[l].values())))):
@@ -529,7 +529,9 @@ def cold_penalty_table(variant: str, workload: str, dtype: str, floors: dict, by
     if not rows:
         return []
     return [f"Cold minus hot, `{variant}` · {workload} · {dtype}: the variant's, its launch floor's (the "
-            "launches' share), the rest (its own), and the fastest PyTorch baseline's (cold) for comparison.", "",
+            "launches' share), the rest (its own: at the large shapes, the flush's dirty lines written back, "
+            "which a flush leaving clean lines removes; session 17), and the fastest PyTorch baseline's (cold) "
+            "for comparison.", "",
             f"| shape | `{variant}` | launch floor | rest | fastest PyTorch | its cold − hot |",
             "|---|---:|---:|---:|---|---:|", *rows, ""]
 
