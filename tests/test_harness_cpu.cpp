@@ -103,16 +103,16 @@ TEST(TimerSettings, DefaultsWithoutTheVariables) {
 
 TEST(TimerSettings, EachValueParses) {
   const TimerSettings s = settings_of({{"SOLBENCH_FLUSH_BYTES", "268435456"},
-                                       {"SOLBENCH_FLUSH_METHOD", "evict-last"},
+                                       {"SOLBENCH_FLUSH_METHOD", "read"},
                                        {"SOLBENCH_COLD_HOLD", "before-flush"},
                                        {"SOLBENCH_COLD_QUEUE", "continuous"},
                                        {"SOLBENCH_REST_MS", "100"}});
   EXPECT_EQ(s.flush_bytes, std::size_t{268435456});
-  EXPECT_EQ(s.flush_method, FlushMethod::evict_last);
+  EXPECT_EQ(s.flush_method, FlushMethod::read);
   EXPECT_TRUE(s.hold_before_flush);
   EXPECT_TRUE(s.continuous_queue);
   EXPECT_EQ(s.rest_ms, 100.0);
-  for (const char* m : {"memset", "kernel", "read", "evict-last"})
+  for (const char* m : {"memset", "kernel", "read"})
     EXPECT_STREQ(flush_method_name(settings_of({{"SOLBENCH_FLUSH_METHOD", m}}).flush_method), m);
   EXPECT_EQ(settings_of({{"SOLBENCH_REST_MS", "0"}}).rest_ms, 0.0);
 }
@@ -121,6 +121,7 @@ TEST(TimerSettings, BadValuesNameTheVariable) {
   const std::pair<const char*, const char*> bad[] = {
       {"SOLBENCH_FLUSH_BYTES", ""},       {"SOLBENCH_FLUSH_BYTES", "0"},      {"SOLBENCH_FLUSH_BYTES", "-5"},
       {"SOLBENCH_FLUSH_BYTES", "60MB"},   {"SOLBENCH_FLUSH_METHOD", "zero"},  {"SOLBENCH_FLUSH_METHOD", ""},
+      {"SOLBENCH_FLUSH_METHOD", "evict-last"},  // removed in session 17: an error now, not a silent default
       {"SOLBENCH_COLD_HOLD", "before"},   {"SOLBENCH_COLD_QUEUE", "eager"},   {"SOLBENCH_REST_MS", "-1"},
       {"SOLBENCH_REST_MS", "100ms"},      {"SOLBENCH_REST_MS", "10001"},      {"SOLBENCH_REST_MS", ""}};
   for (const auto& [name, value] : bad) {

@@ -46,27 +46,11 @@ class CudaGraphReplay final : public Replay {
 
 __global__ void empty_kernel() {}
 
-// The kernel flushes: 16-byte stores of zeros over the buffer, grid-stride. EvictLast
-// (SOLBENCH_FLUSH_METHOD=evict-last): under an L2 evict-last policy, so that they also displace lines a
-// kernel left with that priority (an ordinary line is evicted before any evict-last one);
-// normal_priority_kernel then sets every 128-byte line of the buffer back to the ordinary priority, so
-// that the timed launch meets ordinary dirty lines as after the memset.
-template <bool EvictLast>
+// The kernel flush (SOLBENCH_FLUSH_METHOD=kernel): 16-byte stores of zeros over the buffer, grid-stride.
 __global__ void fill_kernel(uint4* p, std::size_t n) {
-  [[maybe_unused]] unsigned long long policy = 0;
-  if constexpr (EvictLast) asm volatile("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(policy));
   for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < n;
-       i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
-    if constexpr (EvictLast)
-      asm volatile("st.global.L2::cache_hint.v4.u32 [%0], {%1, %1, %1, %1}, %2;" ::"l"(p + i), "r"(0u), "l"(policy) : "memory");
-    else
-      p[i] = make_uint4(0, 0, 0, 0);
-  }
-}
-__global__ void normal_priority_kernel(char* p, std::size_t lines) {
-  for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < lines;
        i += static_cast<std::size_t>(gridDim.x) * blockDim.x)
-    asm volatile("applypriority.global.L2::evict_normal [%0], 128;" ::"l"(p + i * 128) : "memory");
+    p[i] = make_uint4(0, 0, 0, 0);
 }
 
 __global__ void spin_kernel(long long cycles, long long* out, unsigned long long* totals) {
@@ -140,15 +124,10 @@ void GpuTimer::flush_l2() {
   const std::size_t n = flush_.bytes() / sizeof(uint4);
   switch (flush_method_) {
     case FlushMethod::memset: SB_CUDA_CHECK(cudaMemsetAsync(flush_.get(), 0, flush_.bytes(), stream_)); return;
-    case FlushMethod::kernel: fill_kernel<false><<<flush_blocks_, 512, 0, stream_>>>(flush_.as<uint4>(), n); break;
+    case FlushMethod::kernel: fill_kernel<<<flush_blocks_, 512, 0, stream_>>>(flush_.as<uint4>(), n); break;
     case FlushMethod::read:  // the buffer holds zeros: their XOR is never 1
       read_kernel(flush_.get(), n * sizeof(uint4), false, 1u, flush_sink_.as<unsigned>(), stream_);
       return;
-    case FlushMethod::evict_last:
-      fill_kernel<true><<<flush_blocks_, 512, 0, stream_>>>(flush_.as<uint4>(), n);
-      SB_LAUNCH_CHECK();
-      normal_priority_kernel<<<flush_blocks_, 512, 0, stream_>>>(flush_.as<char>(), flush_.bytes() / 128);
-      break;
   }
   SB_LAUNCH_CHECK();
 }

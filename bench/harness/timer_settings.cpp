@@ -10,7 +10,6 @@ const char* flush_method_name(FlushMethod m) {
   switch (m) {
     case FlushMethod::kernel: return "kernel";
     case FlushMethod::read: return "read";
-    case FlushMethod::evict_last: return "evict-last";
     default: return "memset";
   }
 }
@@ -34,8 +33,7 @@ TimerSettings TimerSettings::from_env(const std::function<const char*(const char
     if (m == "memset") s.flush_method = FlushMethod::memset;
     else if (m == "kernel") s.flush_method = FlushMethod::kernel;
     else if (m == "read") s.flush_method = FlushMethod::read;
-    else if (m == "evict-last") s.flush_method = FlushMethod::evict_last;
-    else bad("SOLBENCH_FLUSH_METHOD", "'memset', 'kernel', 'read' or 'evict-last'", v);
+    else bad("SOLBENCH_FLUSH_METHOD", "'memset', 'kernel' or 'read'", v);
   }
   if (const char* v = get("SOLBENCH_COLD_HOLD")) {
     const std::string h = v;

@@ -9,8 +9,8 @@
 
 namespace sb::bench {
 
-enum class FlushMethod { memset, kernel, read, evict_last };
-const char* flush_method_name(FlushMethod m);  // "memset", "kernel", "read", "evict-last"
+enum class FlushMethod { memset, kernel, read };
+const char* flush_method_name(FlushMethod m);  // "memset", "kernel", "read"
 
 struct TimerSettings {
   std::size_t flush_bytes = 0;  // SOLBENCH_FLUSH_BYTES: a positive byte count; 0 = the L2's size
