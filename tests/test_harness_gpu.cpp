@@ -129,7 +129,6 @@ TEST_F(HarnessGpu, CopyKernelCopiesExactly) {
   }
 }
 
-// Hot and cold differ for a working set that fits in L2 and agree for one far larger.
 // Median cold and hot time (ms) of a copy kernel moving `bytes` from one buffer to another.
 std::pair<double, double> copy_cold_hot(GpuTimer& timer, cudaStream_t s, std::size_t bytes) {
   DeviceBuffer src(bytes), dst(bytes);
@@ -145,6 +144,7 @@ std::pair<double, double> copy_cold_hot(GpuTimer& timer, cudaStream_t s, std::si
   return {median(cold), median(hot)};
 }
 
+// Hot and cold differ for a working set that fits in L2 and agree for one far larger.
 TEST_F(HarnessGpu, ColdAndHotDifferOnlyWhenDataFitsInL2) {
   const DeviceInfo d = device_info();
   Stream s;

@@ -61,13 +61,11 @@ class GpuTimer {
   // of 16-byte stores, write-allocating in L2 as PyTorch's zero_ in triton's do_bench does) leave it
   // full of dirty lines, which the timed launch's misses write back as they evict them; "read" (a
   // grid-stride kernel of 16-byte loads) leaves it full of clean lines, so that the same launch's
-  // misses write nothing back. Every method evicts lines a kernel last read with an L2 evict-last
-  // policy too (HarnessGpu.FlushEvictsLinesMarkedEvictLast; session 17 removed an "evict-last" flush
-  // written for the case that one did not: it was not needed, and it made every cold case slower). Set
-  // by SOLBENCH_FLUSH_METHOD, for experiments on the flush (recorded in the run context): "read" against
-  // the default measures what the dirty lines cost a cold launch (session 17: ~1 µs of a 16 MiB case,
-  // 9-10 µs of a large decode one). (The default stays a write: do_bench's flush and a model's preceding
-  // kernels leave dirty lines.)
+  // misses write nothing back. Every method also evicts lines last read with an L2 evict-last policy
+  // (HarnessGpu.FlushEvictsLinesMarkedEvictLast). Set by SOLBENCH_FLUSH_METHOD, for experiments on the
+  // flush (recorded in the run context): "read" against the default measures what the dirty lines cost a
+  // cold launch (results/h200/NOTES.md). The default stays a write: do_bench's flush and a model's
+  // preceding kernels leave dirty lines.
   const char* flush_method() const;
   // Where cold_batch_ms's hold goes: "after-flush" (the default: flush, hold, start event) or
   // "before-flush" (hold, flush, start event: the flush's tail meets the launch, as in do_bench, where
