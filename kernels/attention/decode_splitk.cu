@@ -115,7 +115,34 @@
 // before its Q copies), and racecheck reported the announcement right after mbarrier.init as a race
 // (mbar_init's write against its read; 0 hazards in the default). Adopted here with the announcement
 // moved past the block's first barrier (after Q lands, off both paths): 186 instructions from the wait
-// to the last st.async; the other 38 kernels' SASS unchanged.
+// to the last st.async; the other 38 kernels' SASS unchanged. The full runs, 35f49ae's against 417aa4d's
+// (results/h200/history/2026-11-30_regress_417aa4d672f0_vs_35f49aef020f.txt), us cold (hot): b1 KV 1024
+// 9.05 -> 8.43 (5.81 -> 4.86), b1 KV 4096 12.81 -> 12.09 (8.56 -> 7.70).
+// Session 16 (results/h200/history/2026-11-30_session16_experiments/kv_cache_hints/), lost: an L2
+// evict-first policy on every K and V cp.async of both split kernels (=44) made the large shapes 1.4-5.6%
+// slower cold (hot level), .L2::256B (=45) 2-10% slower cold and hot; b1 KV 4096 -0.3 us cold, +1 us hot.
+// Session 17 (results/h200/history/2026-11-30_session17_experiments/mha_tc/), lost: MHA at head_dim <= 128
+// on the tensor-core kernel, one kv head and its row a block (=47/=48): b64 level, b16 KV 8192 and b256
+// KV 1024 0.7-0.9% slower, b1 1.7-2.2% slower; the FMA kernel's heuristic counting 3 blocks an SM (=49):
+// b1 0.8-2.9% slower. The tensor-core kernel's GQA rate needs its 4 real rows a block.
+// Session 18 (results/h200/history/2026-11-30_session18_experiments/tc_transposed/), adopted (=50): the
+// tensor-core kernel transposed, S^T = K Q^T and O^T = V^T P^T with the query rows as the MMA's 8 columns
+// (before: the rows padded to the MMA's 16 rows, half of every MMA padding, D / 4 MMAs a warp's 16 keys and
+// a softmax for the padding rows too). Tile loop of split_kernel_tc<bf16, 128, 4> 361 -> 270 SASS
+// instructions (HMMA 32 -> 16), registers 162 -> 144 (d64 110 -> 92), 0 spills. Default / this, pass 1,
+// pass 2, us cold (hot), SDPA cuDNN beside them:
+//   b1 KV 1024     8.36, 8.36 (4.94, 4.96) / 8.16, 8.17 (4.63, 4.51)   cuDNN 11.2, 12.1 (8.54, 7.34)
+//   b1 KV 4096     12.0, 12.0 (7.91, 7.88) / 12.0, 12.0 (6.90, 6.90)         16.3, 16.0 (11.3, 11.0)
+//   b1 KV 16384    30.5, 30.5 (23.2, 23.1) / 30.2, 30.2 (22.9, 22.9)         31.4, 32.0 (24.2, 24.7)
+//   b16 KV 8192     134,  134 ( 123,  123) /  134,  134 ( 123,  123)          134,  134 ( 123,  123)
+//   b16 KV 32768    490,  490 ( 479,  479) /  490,  490 ( 477,  479)          484,  484 ( 475,  475)
+//   b256 KV 4096    965,  966 ( 955,  958) /  962,  962 ( 952,  952)          969,  969 ( 958,  962)
+// Predicted: the large GQA shapes 0.5-1.5% faster, b1 KV 4096 0.3-0.8 us. The hot b1 times fell 7-13%
+// (the loop is issue-bound there), the cold ones 0-2.3%, the large shapes 0-0.4%: Nsight Compute at b16
+// KV 8192 (clean caches) has the split kernel at 124 us and 90.5% of DRAM peak either way, tensor pipe
+// 11.9% -> 5.9%, instructions 24.2 M -> 18.2 M (cuDNN's 18.9 M): that shape is bound by memory, and
+// session 8's 27% / 32.4 M were an older kernel's. =51 (MHA on this kernel, one row a block) lost: b64
+// KV 4096 1.003, b1 KV 32768 0.996 of the FMA kernel's pairs.
 #include <algorithm>
 #include <atomic>
 #include <climits>
@@ -300,6 +327,21 @@ __device__ inline BlockCoords block_coords(const Params& p) {
 struct Merged {
   float out, max, sum;
 };
+// The column's max, each warp's weight 2^(m_w - max) and the weighted sum of the warps' l.
+template <int W, int N>
+__device__ inline void merged_weights(const float (&s_m)[W][N], const float (&s_l)[W][N], int c, float (&a)[W],
+                                      float& mx, float& sum) {
+  mx = kNegInf;
+#pragma unroll
+  for (int w = 0; w < W; ++w) mx = fmaxf(mx, s_m[w][c]);
+  const float mu = usable_max(mx);
+  sum = 0.0f;
+#pragma unroll
+  for (int w = 0; w < W; ++w) {
+    a[w] = exp2f(s_m[w][c] - mu);
+    sum += s_l[w][c] * a[w];
+  }
+}
 template <int W, int N, int D>
 __device__ inline Merged merged_column(const float (&s_m)[W][N], const float (&s_l)[W][N],
                                        const float (&s_acc)[W][N][D], int c, int d) {
@@ -320,21 +362,15 @@ __device__ inline Merged merged_column(const float (&s_m)[W][N], const float (&s
 __device__ inline float merged_out(const Merged& m) { return m.out * (m.sum > 0.0f ? 1.0f / m.sum : 0.0f); }
 __device__ inline float merged_lse(const Merged& m) { return m.max == kNegInf ? kNegInf : m.max + log2f(m.sum); }
 // Dims d .. d + 3 of column c, merged as merged_column and merged_out do (the same operations in the same
-// order: the same bits), the column's weights and 1 / sum formed once for the four; lse as merged_lse.
+// order: the same bits), the column's weights and 1 / sum formed once for the four. (merged_column keeps
+// its own loop, the weights interleaved with the output: through merged_weights, the FMA kernels' register
+// allocation changed, session 16.)
 template <int W, int N, int D>
 __device__ inline float4 merged_column4(const float (&s_m)[W][N], const float (&s_l)[W][N],
                                         const float (&s_acc)[W][N][D], int c, int d, float& lse) {
-  float mx = kNegInf;
-#pragma unroll
-  for (int w = 0; w < W; ++w) mx = fmaxf(mx, s_m[w][c]);
-  const float mu = usable_max(mx);
-  float a[W], sum = 0.0f;
-#pragma unroll
-  for (int w = 0; w < W; ++w) {
-    a[w] = exp2f(s_m[w][c] - mu);
-    sum += s_l[w][c] * a[w];
-  }
-  lse = mx == kNegInf ? kNegInf : mx + log2f(sum);
+  float a[W], mx, sum;
+  merged_weights(s_m, s_l, c, a, mx, sum);
+  lse = merged_lse({0.0f, mx, sum});
   const float inv = sum > 0.0f ? 1.0f / sum : 0.0f;
   float out[4];
 #pragma unroll
@@ -572,14 +608,19 @@ __global__ void __launch_bounds__(kThreads, Tile<D, R, H>::kMinBlocks) split_ker
 // or 128 (Plan::tensor_cores): cuDNN's shape of block as Nsight Compute showed it (128 threads, two blocks
 // an SM, few instructions per byte). 4 warps; a tile is kTcTileKeys = 64 keys, warp w owns keys
 // 16w .. 16w + 15 of every tile with its own cp.async pipeline of tc_stages() stages (no block barrier in
-// the loop). S = Q K^T and O += P V by mma.sync m16n8k16 (fp32 accumulators), K and V through XOR-swizzled
-// ldmatrix; the rows are padded to the MMA's 16. Precision: Q enters the MMA as given (16-bit, exact) and
-// the softmax scale x log2 e multiplies the fp32 scores after it, so a score is as exact as fp32
-// accumulation makes it at any scale and in fp16 too (session 6's candidate rounded the *scaled* Q to 16
-// bits and failed the +-5e5-logit tests); P = 2^(s - m) in [0, 1] enters the P V MMA rounded to the
-// dtype, as the same-dtype reference and FlashAttention round it (l sums the fp32 weights). Q reaches
-// shared memory by cp.async in the K/V pipeline's first group; the Q K^T sum runs as two accumulator
-// chains (even and odd 16-dim steps). Measured against the previous, exact-split version: the file's head.
+// the loop). The loop computes S^T = K Q^T and O^T += V^T P^T by mma.sync m16n8k16 (fp32 accumulators): the
+// warp's 16 keys (and 16 head dims at a time) are the MMA's 16 rows, the block's R <= 8 query rows its 8
+// columns (columns >= R are zero-filled padding). So a warp's 16 keys take D / 8 MMAs (D / 16 for each
+// product), Q^T's fragments stay in registers for the whole loop (D / 8 of them), K and V^T arrive by
+// XOR-swizzled ldmatrix (.trans for V), and P^T goes from the S^T accumulators to the B operand of the P V
+// MMA by two movmatrix.trans a tile. Each lane holds query rows 2 t4 and 2 t4 + 1 (t4 = lane % 4): a row's
+// softmax runs over the 8 lanes of its t4. Precision: Q enters the MMA as given (16-bit, exact) and the
+// softmax scale x log2 e multiplies the fp32 scores after it, so a score is as exact as fp32 accumulation
+// makes it at any scale and in fp16 too (session 6's candidate rounded the *scaled* Q to 16 bits and failed
+// the +-5e5-logit tests); P = 2^(s - m) in [0, 1] enters the P V MMA rounded to the dtype, as the
+// same-dtype reference and FlashAttention round it (l sums the fp32 weights). Q reaches shared memory by
+// cp.async in the K/V pipeline's first group; the Q K^T sum runs as two accumulator chains (even and odd
+// 16-dim steps). Measured against the previous versions: the file's head.
 // The fragment and swizzle index math is modelled on the CPU by scripts/tests/test_decode_tc_fragments.py.
 namespace tc {
 using tiled_flash::ldmatrix_x4;
@@ -601,6 +642,13 @@ struct Shape {
 // ldmatrix's 8 row reads of one chunk column hit 8 different bank groups.
 template <int D>
 __device__ inline int swz(int row, int chunk) { return row * (D / 8) + (chunk ^ (row & 7)); }
+// movmatrix.trans: an 8 x 8 16-bit matrix held in the MMA accumulator layout (lane: row lane / 4, columns
+// 2 (lane % 4), + 1) comes back transposed in the same layout.
+__device__ inline uint32_t movmatrix_trans(uint32_t a) {
+  uint32_t d;
+  asm volatile("movmatrix.sync.aligned.m8n8.trans.b16 %0, %1;\n" : "=r"(d) : "r"(a));
+  return d;
+}
 }  // namespace tc
 
 // Cluster merge (Plan::cluster_combine): the num_splits blocks of a unit are one cluster (rank = split).
@@ -672,7 +720,7 @@ __device__ inline unsigned cluster_expected_bytes(int split, int splits, int row
 // announced (cluster_expected_bytes); column(r, d4, lse) -> the block's merged row r at dims 4 d4 .. + 3,
 // and the row's lse; rows_left: the block's rows before p.rows (row r is real iff r < rows_left); row_of(r):
 // row r's output row. The row tests use rows_left, not row_of, whose division by p.group stays off the path
-// from the cluster wait to the last st.async (session 15: 607 -> 193 SASS instructions on that path).
+// from the cluster wait to the last st.async (session 15: 607 -> 186 SASS instructions on that path).
 template <typename T, int N, int D, int kBlockThreads, typename Column, typename RowOf>
 __device__ inline void cluster_merge(const Params& p, char* base, int split, Column column, RowOf row_of,
                                      int rows_left) {
@@ -727,9 +775,9 @@ __device__ inline void cluster_merge(const Params& p, char* base, int split, Col
 
 template <typename T, int D, int R, bool kCluster = false>
 __global__ void __launch_bounds__(kTcThreads, 2) split_kernel_tc(const Params p) {
-  static_assert(R <= 8, "MMA rows g + 8 are padding: at most 8 real rows");
+  static_assert(R <= 8, "the query rows are the MMA's 8 columns: at most 8");
   using namespace tc;
-  constexpr int S = Shape<D>::kStages, kChunks = D / 8, kNTiles = D / 8;
+  constexpr int S = Shape<D>::kStages, kChunks = D / 8, kOTiles = D / 16;  // O^T's m16 tiles of head dims
   extern __shared__ uint4 smem[];
   uint4* qs = smem + kTcWarps * S * Shape<D>::kWarpStageVecs;  // [16 rows][D] (16-byte chunks)
   auto& s_acc = *reinterpret_cast<float (*)[kTcWarps][R][D]>(smem);  // after the loop, over the pipeline
@@ -759,10 +807,10 @@ __global__ void __launch_bounds__(kTcThreads, 2) split_kernel_tc(const Params p)
                       static_cast<const T*>(p.q) + ((b * p.q_len + i) * p.heads_q + h) * D + chunk * 8, valid);
   }
 
-  int lim[2];  // the last key rows g and g + 8 may see (-1: none, or padding)
+  int lim[2];  // the last key rows 2 t4 and 2 t4 + 1 may see (-1: none, or padding)
 #pragma unroll
   for (int h2 = 0; h2 < 2; ++h2) {
-    const int row = g + 8 * h2, rg = rb * R + row;
+    const int row = 2 * t4 + h2, rg = rb * R + row;
     lim[h2] = -1;
     if (row < R && rg < p.rows) {
       const int64_t i = rg / p.group;
@@ -825,113 +873,112 @@ __global__ void __launch_bounds__(kTcThreads, 2) split_kernel_tc(const Params p)
       mbar_arrive_expect_tx(smem_addr(reinterpret_cast<char*>(smem) + Shape<D>::kSmemBytes),
                             cluster_expected_bytes<R, D>(split, p.num_splits, p.rows - rb * R));
 
-  float m[2] = {kNegInf, kNegInf}, l[2] = {0.0f, 0.0f};  // rows g, g + 8 (l: this thread's columns only)
-  float o[kNTiles][4];
+  // Rows 2 t4 and 2 t4 + 1 (this lane's columns of S^T and O^T): running max m, sum l (of this lane's keys
+  // only until the end), O^T's D / 16 tiles of 16 head dims (o[n][r]: dim 16 n + g, o[n][2 + r]: + 8).
+  float m[2] = {kNegInf, kNegInf}, l[2] = {0.0f, 0.0f};
+  float o[kOTiles][4];
 #pragma unroll
-  for (int n = 0; n < kNTiles; ++n) o[n][0] = o[n][1] = o[n][2] = o[n][3] = 0.0f;
+  for (int n = 0; n < kOTiles; ++n) o[n][0] = o[n][1] = o[n][2] = o[n][3] = 0.0f;
+  // Q^T as the B operand of every k-step, in registers for the whole loop: ldmatrix j's matrix m4 (rows 0-7,
+  // dims chunk 4 j + m4) holds k-step 2 j's (b0, b1) and 2 j + 1's.
+  uint32_t qb[D / 16][2];
   const unsigned q_addr = smem_addr(qs);
+#pragma unroll
+  for (int j = 0; j < D / 32; ++j) {
+    uint32_t r4[4];
+    const int m4 = lane / 8, row = lane % 8, chunk = 4 * j + m4;
+    ldmatrix_x4(r4, q_addr + 16 * swz<D>(row, chunk));
+    qb[2 * j][0] = r4[0], qb[2 * j][1] = r4[1], qb[2 * j + 1][0] = r4[2], qb[2 * j + 1][1] = r4[3];
+  }
   int st = 0;
   for (int i = 0; i < ntiles; ++i) {
     cp_async_wait<S - 1>();
     __syncwarp();  // every lane's copies of tile i are visible to the warp
     const uint4* kt = wstage + st * Shape<D>::kWarpStageVecs;
     const unsigned k_addr = smem_addr(kt), v_addr = smem_addr(kt + kWarpKeys * kChunks);
-    // S = Q K^T over this warp's 16 keys: two n8 tiles (keys 0-7, 8-15).
-    float chain[kQkChains][2][4] = {};
+    // S^T = K Q^T over this warp's 16 keys: lane holds keys g (sc[0], sc[1]) and g + 8 (sc[2], sc[3]) of
+    // rows 2 t4 and 2 t4 + 1.
+    float chain[kQkChains][4] = {};
 #pragma unroll
     for (int kk = 0; kk < D / 16; ++kk) {
-      float (&acc)[2][4] = chain[kk % kQkChains];
-      uint32_t kb[4];  // ldmatrix: matrix m = lane / 8: keys (m / 2) * 8 + lane % 8, dims chunk 2 kk + m % 2
-      {
-        const int m4 = lane / 8, row = (m4 / 2) * 8 + lane % 8, chunk = 2 * kk + m4 % 2;
-        ldmatrix_x4(kb, k_addr + 16 * swz<D>(row, chunk));
-      }
-      uint32_t qa[4];  // matrix m: rows (m % 2) * 8 + lane % 8, dims chunk 2 kk + m / 2
-      {
-        const int m4 = lane / 8, row = (m4 % 2) * 8 + lane % 8, chunk = 2 * kk + m4 / 2;
-        ldmatrix_x4(qa, q_addr + 16 * swz<D>(row, chunk));
-      }
-      mma_16816<T>(acc[0], qa, kb[0], kb[1]);
-      mma_16816<T>(acc[1], qa, kb[2], kb[3]);
+      uint32_t ka[4];  // K as A: matrix m4: keys (m4 % 2) * 8 + lane % 8, dims chunk 2 kk + m4 / 2
+      const int m4 = lane / 8, row = (m4 % 2) * 8 + lane % 8, chunk = 2 * kk + m4 / 2;
+      ldmatrix_x4(ka, k_addr + 16 * swz<D>(row, chunk));
+      mma_16816<T>(chain[kk % kQkChains], ka, qb[kk][0], qb[kk][1]);
     }
-    float sc[2][4];  // the chains' sum, scaled into the log2 domain
+    float sc[4];
 #pragma unroll
-    for (int n = 0; n < 2; ++n)
+    for (int e = 0; e < 4; ++e) {
+      float v = chain[0][e];
 #pragma unroll
-      for (int e = 0; e < 4; ++e) {
-        float v = chain[0][n][e];
-#pragma unroll
-        for (int c = 1; c < kQkChains; ++c) v += chain[c][n][e];
-        sc[n][e] = v * p.q_scale;
-      }
-    // Mask: key of sc[n][2 h2 + e] is t0 + 8 n + 2 t4 + e, row g + 8 h2.
+      for (int c = 1; c < kQkChains; ++c) v += chain[c][e];
+      sc[e] = v * p.q_scale;
+    }
     const int t0 = key_begin + i * kTileKeys + warp * kWarpKeys;
 #pragma unroll
-    for (int n = 0; n < 2; ++n)
+    for (int e = 0; e < 4; ++e) {
+      const int j = t0 + g + 8 * (e / 2);
+      if (j >= key_end || j > lim[e % 2]) sc[e] = kNegInf;
+    }
+    // Online softmax per row: row 2 t4 + r's 16 keys lie in the 8 lanes of this t4 (xor 4, 8, 16).
 #pragma unroll
-      for (int h2 = 0; h2 < 2; ++h2)
+    for (int r = 0; r < 2; ++r) {
+      float mt = fmaxf(sc[r], sc[2 + r]);
+      mt = fmaxf(mt, __shfl_xor_sync(0xffffffffu, mt, 4));
+      mt = fmaxf(mt, __shfl_xor_sync(0xffffffffu, mt, 8));
+      mt = fmaxf(mt, __shfl_xor_sync(0xffffffffu, mt, 16));
+      mt = fmaxf(mt, m[r]);
+      const float mu = usable_max(mt), alpha = ex2_approx(m[r] - mu);
+      m[r] = mt;
+      l[r] *= alpha;
 #pragma unroll
-        for (int e = 0; e < 2; ++e) {
-          const int j = t0 + 8 * n + 2 * t4 + e;
-          if (j >= key_end || j > lim[h2]) sc[n][2 * h2 + e] = kNegInf;
-        }
-    // Online softmax per row (the quad of lanes 4g .. 4g + 3 holds a row's 16 keys).
-#pragma unroll
-    for (int h2 = 0; h2 < 2; ++h2) {
-      float mt = fmaxf(fmaxf(sc[0][2 * h2], sc[0][2 * h2 + 1]), fmaxf(sc[1][2 * h2], sc[1][2 * h2 + 1]));
-      mt = fmaxf(mt, __shfl_xor_sync(0xffffffffu, mt, 1));
-      mt = fmaxf(mt, __shfl_xor_sync(0xffffffffu, mt, 2));
-      mt = fmaxf(mt, m[h2]);
-      const float mu = usable_max(mt), alpha = ex2_approx(m[h2] - mu);
-      m[h2] = mt;
-      l[h2] *= alpha;
-#pragma unroll
-      for (int n = 0; n < kNTiles; ++n) {
-        o[n][2 * h2] *= alpha;
-        o[n][2 * h2 + 1] *= alpha;
+      for (int n = 0; n < kOTiles; ++n) {
+        o[n][r] *= alpha;
+        o[n][2 + r] *= alpha;
       }
 #pragma unroll
-      for (int n = 0; n < 2; ++n)
-#pragma unroll
-        for (int e = 0; e < 2; ++e) {
-          const float w = ex2_approx(sc[n][2 * h2 + e] - mu);
-          sc[n][2 * h2 + e] = w;
-          l[h2] += w;
-        }
+      for (int h = 0; h < 2; ++h) {
+        const float w = ex2_approx(sc[2 * h + r] - mu);
+        sc[2 * h + r] = w;
+        l[r] += w;
+      }
     }
-    // P as the A operand (k = this warp's 16 keys), rounded to T.
-    const uint32_t pa[4] = {pack2<T>(sc[0][0], sc[0][1]), pack2<T>(sc[0][2], sc[0][3]), pack2<T>(sc[1][0], sc[1][1]),
-                            pack2<T>(sc[1][2], sc[1][3])};
-    // O += P V: V as B (k = key, n = dim) by ldmatrix.trans, two n8 tiles of dims a load.
+    // P^T as the B operand (k = keys, n = rows): each 8 x 8 half transposed across the warp.
+    const uint32_t pb0 = movmatrix_trans(pack2<T>(sc[0], sc[1])), pb1 = movmatrix_trans(pack2<T>(sc[2], sc[3]));
+    // O^T += V^T P^T: V^T as A by ldmatrix.trans.
 #pragma unroll
-    for (int n = 0; n < kNTiles; n += 2) {
-      uint32_t vb[4];  // matrix m: keys (m % 2) * 8 + lane % 8, dims chunk n + m / 2
-      const int m4 = lane / 8, row = (m4 % 2) * 8 + lane % 8, chunk = n + m4 / 2;
-      ldmatrix_x4_trans(vb, v_addr + 16 * swz<D>(row, chunk));
-      mma_16816<T>(o[n], pa, vb[0], vb[1]);
-      mma_16816<T>(o[n + 1], pa, vb[2], vb[3]);
+    for (int n = 0; n < kOTiles; ++n) {
+      uint32_t va[4];  // matrix m4: keys (m4 / 2) * 8 + lane % 8, dims chunk 2 n + m4 % 2
+      const int m4 = lane / 8, row = (m4 / 2) * 8 + lane % 8, chunk = 2 * n + m4 % 2;
+      ldmatrix_x4_trans(va, v_addr + 16 * swz<D>(row, chunk));
+      mma_16816<T>(o[n], va, pb0, pb1);
     }
     __syncwarp();  // every lane is done reading stage st
     issue(i + S, st);
     st = st + 1 == S ? 0 : st + 1;
   }
   cp_async_wait<0>();
-  // The quad's column sums of l; then the warps merge through shared memory (rows < R only).
+  // Row 2 t4 + r's sum over the 8 lanes of this t4; then the warps merge through shared memory (rows < R).
 #pragma unroll
-  for (int h2 = 0; h2 < 2; ++h2) {
-    l[h2] += __shfl_xor_sync(0xffffffffu, l[h2], 1);
-    l[h2] += __shfl_xor_sync(0xffffffffu, l[h2], 2);
+  for (int r = 0; r < 2; ++r) {
+    l[r] += __shfl_xor_sync(0xffffffffu, l[r], 4);
+    l[r] += __shfl_xor_sync(0xffffffffu, l[r], 8);
+    l[r] += __shfl_xor_sync(0xffffffffu, l[r], 16);
   }
   __syncthreads();  // every warp is done with its pipeline: s_acc reuses it
-  if (g < R) {
 #pragma unroll
-    for (int n = 0; n < kNTiles; ++n) {
-      s_acc[warp][g][8 * n + 2 * t4] = o[n][0];
-      s_acc[warp][g][8 * n + 2 * t4 + 1] = o[n][1];
-    }
-    if (t4 == 0) {
-      s_m[warp][g] = m[0];
-      s_l[warp][g] = l[0];
+  for (int r = 0; r < 2; ++r) {
+    const int row = 2 * t4 + r;
+    if (row < R) {
+#pragma unroll
+      for (int n = 0; n < kOTiles; ++n) {
+        s_acc[warp][row][16 * n + g] = o[n][r];
+        s_acc[warp][row][16 * n + g + 8] = o[n][2 + r];
+      }
+      if (g == 0) {
+        s_m[warp][row] = m[r];
+        s_l[warp][row] = l[r];
+      }
     }
   }
   __syncthreads();

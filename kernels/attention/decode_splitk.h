@@ -27,7 +27,10 @@ inline constexpr double kLog2e = 1.4426950408889634;  // scores are kept in the 
 // tensor-core kernel and its slots, 15-19 its unscaled-Q steps (18 adopted): the default since 2026-11-29
 // and -30, see decode_splitk.cu; 27 its copy addresses hoisted out of the copy steps, adopted 2026-11-30;
 // 29 clusters of up to 16 blocks, lost; 31 a merge by remote stores, lost, and 35 the merge by st.async,
-// adopted 2026-11-30 (session 14); experiments/ patches add further values.)
+// adopted 2026-11-30 (session 14); 37 that merge without integer work on its path, adopted (session 15);
+// 44-46 K/V cache hints, lost (session 16); 47-48 MHA on the tensor-core kernel and 49 the FMA kernel's
+// split heuristic at 3 blocks an SM, lost (session 17); 50 the tensor-core kernel transposed (S^T = K Q^T),
+// adopted, and 51 MHA on it, lost (session 18); experiments/ patches add further values.)
 #ifndef SB_DECODE_EXPERIMENT
 #define SB_DECODE_EXPERIMENT 0
 #endif

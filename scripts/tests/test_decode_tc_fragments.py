@@ -1,9 +1,10 @@
 """The index math of decode_splitk's tensor-core split kernel, on the CPU: a model of ldmatrix (.x4 and
-.x4.trans) and mma.sync.m16n8k16 fragments (PTX ISA layouts) is run over the formulas read from
-kernels/attention/decode_splitk.cu itself (the XOR swizzle, and the row and 16-byte chunk each lane hands
-ldmatrix for K, Q and V), so an edited formula is checked, not a copy of it. Q K^T and P V through the
-swizzled shared-memory tiles must equal numpy's products at head_dim 64 and 128, every ldmatrix phase must
-touch 8 distinct bank groups, and a swapped index must fail the model. What it does not check: the
+.x4.trans), mma.sync.m16n8k16 and movmatrix.trans fragments (PTX ISA layouts) is run over the formulas read
+from kernels/attention/decode_splitk.cu itself (the XOR swizzle, and the row and 16-byte chunk each lane
+hands ldmatrix for Q, K and V), so an edited formula is checked, not a copy of it. The kernel's transposed
+products, S^T = K Q^T and O^T = V^T P^T with the query rows as the MMA's 8 columns, through the swizzled
+shared-memory tiles must equal numpy's at head_dim 64 and 128 for 2, 4 and 8 rows, every ldmatrix phase
+must touch 8 distinct bank groups, and a swapped index must fail the model. What it does not check: the
 CUDA code around the formulas (that is the GPU tests' job)."""
 import re
 import unittest
@@ -14,7 +15,7 @@ import numpy as np
 SOURCE = Path(__file__).resolve().parents[2] / "kernels" / "attention" / "decode_splitk.cu"
 
 
-NAMES = {"lane", "m4", "kk", "n", "row", "chunk", "D", "kSteps", "kChunks", "cq", "cc", "s", "lane_slot"}
+NAMES = {"lane", "m4", "j", "kk", "n", "row", "chunk", "D", "kSteps", "kChunks", "cq", "cc", "s", "lane_slot"}
 
 
 def c_to_python(expr):
@@ -30,13 +31,13 @@ def evaluate(expr, **names):
 
 
 def kernel_formulas():
-    """(swizzle, [(row, chunk) for K, Q, V]) as Python expressions, from the kernel's source."""
+    """(swizzle, [(row, chunk) for Q, K, V]) as Python expressions, from the kernel's source."""
     text = SOURCE.read_text()
     swz = re.search(r"inline int swz\(int row, int chunk\) \{ return (.+?); \}", text)
     body = text[text.index("split_kernel_tc(const Params p)"):]
     lanes = re.findall(r"const int m4 = lane / 8, row = ([^,]+), chunk = ([^;]+);", body)
     if swz is None or len(lanes) != 3:
-        raise AssertionError(f"{SOURCE}: expected swz() and 3 ldmatrix lane formulas (K, Q, V), found "
+        raise AssertionError(f"{SOURCE}: expected swz() and 3 ldmatrix lane formulas (Q, K, V), found "
                              f"{'no' if swz is None else 'a'} swz and {len(lanes)}")
     return c_to_python(swz.group(1)), [(c_to_python(r), c_to_python(c)) for r, c in lanes]
 
@@ -60,9 +61,9 @@ class Model:
     def swz(self, row, chunk):
         return evaluate(self.swz_expr, row=row, chunk=chunk, D=self.d)
 
-    def lane_address(self, which, lane, kk=0, n=0):
+    def lane_address(self, which, lane, j=0, kk=0, n=0):
         row_expr, chunk_expr = self.lanes[which]
-        env = {"lane": lane, "m4": lane // 8, "kk": kk, "n": n}
+        env = {"lane": lane, "m4": lane // 8, "j": j, "kk": kk, "n": n}
         return self.swz(evaluate(row_expr, **env), evaluate(chunk_expr, **env))
 
     def store(self, mat):  # [16][D] -> shared memory as 16-byte chunks [16 * D / 8][8]
@@ -105,45 +106,50 @@ def mma_16816(c, a, b0, b1):
     return out
 
 
-K_, Q_, V_ = 0, 1, 2  # order of the lane formulas in the kernel
+def movmatrix_trans(vals):
+    """movmatrix.sync.aligned.m8n8.trans.b16: lane l holds (row l / 4, columns 2 (l % 4), + 1) of an 8 x 8
+    matrix and receives the same elements of its transpose."""
+    m = np.zeros((8, 8))
+    for lane in range(32):
+        m[lane // 4, 2 * (lane % 4):2 * (lane % 4) + 2] = vals[lane]
+    return np.array([[m.T[lane // 4, 2 * (lane % 4)], m.T[lane // 4, 2 * (lane % 4) + 1]] for lane in range(32)])
+
+
+Q_, K_, V_ = 0, 1, 2  # order of the lane formulas in the kernel
 
 
 def products(model, q, k, v, p):
-    """The kernel's S = Q K^T (16 rows x 16 keys) and O = P V (16 rows x D) through the model."""
+    """The kernel's S^T = K Q^T (16 keys x 8 rows, two accumulator chains) and O = P V (8 rows x D, from
+    O^T = V^T P^T) through the model; q is [16][D] as staged (rows >= 8 are never read), p is [8][16]."""
     d = model.d
     qs, ks, vs = model.store(q), model.store(k), model.store(v)
-    sc = [np.zeros((32, 4)), np.zeros((32, 4))]
+    qb = {}
+    for j in range(d // 32):
+        r4 = ldmatrix_x4(qs, lambda lane: model.lane_address(Q_, lane, j=j))
+        qb[2 * j], qb[2 * j + 1] = (r4[:, 0], r4[:, 1]), (r4[:, 2], r4[:, 3])
+    chains = [np.zeros((32, 4)), np.zeros((32, 4))]
     for kk in range(d // 16):
-        kb = ldmatrix_x4(ks, lambda lane: model.lane_address(K_, lane, kk=kk))
-        qa = ldmatrix_x4(qs, lambda lane: model.lane_address(Q_, lane, kk=kk))
-        sc[0] = mma_16816(sc[0], qa, kb[:, 0], kb[:, 1])
-        sc[1] = mma_16816(sc[1], qa, kb[:, 2], kb[:, 3])
-    s = np.zeros((16, 16))
+        ka = ldmatrix_x4(ks, lambda lane: model.lane_address(K_, lane, kk=kk))
+        chains[kk % 2] = mma_16816(chains[kk % 2], ka, *qb[kk])
+    sc = chains[0] + chains[1]
+    st = np.zeros((16, 8))
     for lane in range(32):
         g, t = lane // 4, lane % 4
-        for n in range(2):
-            s[g, 8 * n + 2 * t:8 * n + 2 * t + 2] = sc[n][lane][0:2]
-            s[g + 8, 8 * n + 2 * t:8 * n + 2 * t + 2] = sc[n][lane][2:4]
-    # P enters as the A operand straight from the accumulator layout of its two n8 tiles (the kernel's
-    # pack2 of (0, 1), (2, 3) of tile 0, then of tile 1).
-    pa = np.zeros((32, 4, 2))
-    for lane in range(32):
-        g, t = lane // 4, lane % 4
-        c = [[p[g, 8 * n + 2 * t], p[g, 8 * n + 2 * t + 1], p[g + 8, 8 * n + 2 * t], p[g + 8, 8 * n + 2 * t + 1]]
-             for n in range(2)]
-        pa[lane] = [c[0][0:2], c[0][2:4], c[1][0:2], c[1][2:4]]
-    o = [np.zeros((32, 4)) for _ in range(d // 8)]
-    for n in range(0, d // 8, 2):
-        vb = ldmatrix_x4(vs, lambda lane: model.lane_address(V_, lane, n=n), trans=True)
-        o[n] = mma_16816(o[n], pa, vb[:, 0], vb[:, 1])
-        o[n + 1] = mma_16816(o[n + 1], pa, vb[:, 2], vb[:, 3])
-    out = np.zeros((16, d))
-    for lane in range(32):
-        g, t = lane // 4, lane % 4
-        for n in range(d // 8):
-            out[g, 8 * n + 2 * t:8 * n + 2 * t + 2] = o[n][lane][0:2]
-            out[g + 8, 8 * n + 2 * t:8 * n + 2 * t + 2] = o[n][lane][2:4]
-    return s, out
+        st[g, 2 * t:2 * t + 2], st[g + 8, 2 * t:2 * t + 2] = sc[lane][0:2], sc[lane][2:4]
+    # P as the kernel holds it after the softmax, in S^T's accumulator layout (keys g and g + 8 of rows 2 t
+    # and 2 t + 1), packed in pairs and moved to the B operand by movmatrix.trans.
+    c = np.array([[p[2 * (ln % 4), ln // 4], p[2 * (ln % 4) + 1, ln // 4], p[2 * (ln % 4), ln // 4 + 8],
+                   p[2 * (ln % 4) + 1, ln // 4 + 8]] for ln in range(32)])
+    pb0, pb1 = movmatrix_trans(c[:, 0:2]), movmatrix_trans(c[:, 2:4])
+    out = np.zeros((8, d))
+    for n in range(d // 16):
+        va = ldmatrix_x4(vs, lambda lane: model.lane_address(V_, lane, n=n), trans=True)
+        o = mma_16816(np.zeros((32, 4)), va, pb0, pb1)
+        for lane in range(32):
+            g, t = lane // 4, lane % 4
+            for r in range(2):
+                out[2 * t + r, 16 * n + g], out[2 * t + r, 16 * n + g + 8] = o[lane][r], o[lane][2 + r]
+    return st, out
 
 
 def bank_groups(model, which, **index):
@@ -157,37 +163,39 @@ class TensorCoreFragments(unittest.TestCase):
         self.rng = np.random.default_rng(0)
 
     def inputs(self, d, rows=4):
-        q = self.rng.standard_normal((16, d))
-        q[rows:] = 0  # rows past R are the MMA's padding
-        p = self.rng.random((16, 16))
+        q = np.zeros((16, d))
+        q[:rows] = self.rng.standard_normal((rows, d))  # rows past R are zero-filled (the MMA's padding columns)
+        p = self.rng.random((8, 16))
         p[rows:] = 0
         return q, self.rng.standard_normal((16, d)), self.rng.standard_normal((16, d)), p
 
     def test_products_equal_numpy(self):
         for d in (64, 128):
-            with self.subTest(head_dim=d):
-                q, k, v, p = self.inputs(d)
-                s, o = products(Model(d, self.swz, self.lanes), q, k, v, p)
-                np.testing.assert_allclose(s, q @ k.T, atol=1e-9)
-                np.testing.assert_allclose(o, p @ v, atol=1e-9)
+            for rows in (2, 4, 8):
+                with self.subTest(head_dim=d, rows=rows):
+                    q, k, v, p = self.inputs(d, rows)
+                    st, o = products(Model(d, self.swz, self.lanes), q, k, v, p)
+                    np.testing.assert_allclose(st, k @ q[:8].T, atol=1e-9)
+                    np.testing.assert_allclose(o, p @ v, atol=1e-9)
 
     def test_every_ldmatrix_phase_is_conflict_free(self):
         for d in (64, 128):
             model = Model(d, self.swz, self.lanes)
+            for j in range(d // 32):
+                self.assertEqual(bank_groups(model, Q_, j=j), [8] * 4, f"Q, d{d}, j {j}")
             for kk in range(d // 16):
                 self.assertEqual(bank_groups(model, K_, kk=kk), [8] * 4, f"K, d{d}, kk {kk}")
-                self.assertEqual(bank_groups(model, Q_, kk=kk), [8] * 4, f"Q, d{d}, kk {kk}")
-            for n in range(0, d // 8, 2):
+            for n in range(d // 16):
                 self.assertEqual(bank_groups(model, V_, n=n), [8] * 4, f"V, d{d}, n {n}")
 
     def test_a_swapped_index_fails_the_model(self):
-        # K's key-row and chunk halves swapped (m4 % 2 for m4 / 2): the products must no longer match.
-        row, chunk = self.lanes[K_]
-        swapped = [(row.replace("m4 // 2", "m4 % 2"), chunk.replace("m4 % 2", "m4 // 2")), *self.lanes[1:]]
-        self.assertNotEqual(swapped[K_], self.lanes[K_])
+        # V's key-row and chunk halves swapped (m4 % 2 for m4 / 2): the products must no longer match.
+        row, chunk = self.lanes[V_]
+        swapped = [*self.lanes[:V_], (row.replace("m4 // 2", "m4 % 2"), chunk.replace("m4 % 2", "m4 // 2"))]
+        self.assertNotEqual(swapped[V_], self.lanes[V_])
         q, k, v, p = self.inputs(128)
-        s, _ = products(Model(128, self.swz, swapped), q, k, v, p)
-        self.assertFalse(np.allclose(s, q @ k.T))
+        _, o = products(Model(128, self.swz, swapped), q, k, v, p)
+        self.assertFalse(np.allclose(o, p @ v))
 
     def test_copy_steps_fill_every_slot_once(self):
         # Lane (cq, cc) = (lane / kChunks, lane % kChunks) copies chunk cc of row s + kSteps cq at step s to
