@@ -30,6 +30,28 @@ class HarnessGpu : public ::testing::Test {
   void SetUp() override { SB_REQUIRE_GPU(); }
 };
 
+// Sets an environment variable (the harness reads its SOLBENCH_* settings when a GpuTimer is made) for
+// the scope, restoring its previous value or absence after.
+class ScopedEnv {
+ public:
+  explicit ScopedEnv(const char* name) : name_(name) {
+    if (const char* v = std::getenv(name)) old_ = v;
+  }
+  ScopedEnv(const ScopedEnv&) = delete;
+  ScopedEnv& operator=(const ScopedEnv&) = delete;
+  ~ScopedEnv() {
+    if (old_)
+      setenv(name_, old_->c_str(), 1);
+    else
+      unsetenv(name_);
+  }
+  bool set(const char* value) { return setenv(name_, value, 1) == 0; }
+
+ private:
+  const char* name_;
+  std::optional<std::string> old_;
+};
+
 // A single thread spins for a known number of SM cycles; at the peak SM clock (which a busy H100/H200
 // holds) that is a known time. Events must see it within 3%, in cold, warm and hot (graph) timing, and
 // agree with the kernel's own %globaltimer reading within 2%.
@@ -50,9 +72,9 @@ TEST_F(HarnessGpu, SpinKernelTimedAtCyclesOverClock) {
   // The bench's cold protocol: a full batch (a larger count is refused: cold_batch_ms checks it).
   std::vector<double> queued = timer.cold_batch_ms(spin, GpuTimer::kMaxColdBatch);
   // The continuous cold queue (SOLBENCH_COLD_QUEUE=continuous): each call returns the batch before it.
-  setenv("SOLBENCH_COLD_QUEUE", "continuous", 1);
+  ScopedEnv queue("SOLBENCH_COLD_QUEUE");  // restored when the test ends
+  ASSERT_TRUE(queue.set("continuous"));
   GpuTimer continuous(s.get());
-  unsetenv("SOLBENCH_COLD_QUEUE");
   EXPECT_STREQ(continuous.cold_queue(), "continuous");
   EXPECT_STREQ(timer.cold_queue(), "batched");
   std::vector<double> streamed;
@@ -158,28 +180,6 @@ TEST_F(HarnessGpu, ColdAndHotDifferOnlyWhenDataFitsInL2) {
   EXPECT_LT(hot_small, 0.8 * cold_small) << "hot should run from L2";
   EXPECT_NEAR(hot_large / cold_large, 1.0, 0.05);
 }
-
-// Sets an environment variable (the harness reads its SOLBENCH_* settings when a GpuTimer is made) for
-// the scope, restoring its previous value or absence after.
-class ScopedEnv {
- public:
-  explicit ScopedEnv(const char* name) : name_(name) {
-    if (const char* v = std::getenv(name)) old_ = v;
-  }
-  ScopedEnv(const ScopedEnv&) = delete;
-  ScopedEnv& operator=(const ScopedEnv&) = delete;
-  ~ScopedEnv() {
-    if (old_)
-      setenv(name_, old_->c_str(), 1);
-    else
-      unsetenv(name_);
-  }
-  bool set(const char* value) { return setenv(name_, value, 1) == 0; }
-
- private:
-  const char* name_;
-  std::optional<std::string> old_;
-};
 
 // Every flush method (SOLBENCH_FLUSH_METHOD) evicts a working set that fits L2: the read flush, which
 // leaves clean lines, as well as the two writes, which leave dirty ones.
