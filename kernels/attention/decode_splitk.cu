@@ -19,7 +19,7 @@
 // 2^-126 of the row max flush to 0). K and V reach shared memory through a cp.async pipeline of
 // pipeline_stages() tiles: each thread copies exactly the 16-byte pieces it later reads (no block barrier
 // in the loop), reads a tile's pieces into registers, refills that stage with the tile `stages` ahead,
-// then computes, so every stage is in flight while a tile is computed (96 KB a block, 192 KB an SM at 6
+// then computes, so every stage is in flight while a tile is computed (64 KB a block, 128 KB an SM at 4
 // stages). Groups merge by shuffles, warps through shared memory (reusing the pipeline's).
 // Both: one split writes O, several write fp32 partial O + lse for the combine, which is launched
 // programmatically dependent (PDL) on the split kernel.
@@ -143,17 +143,6 @@
 // 11.9% -> 5.9%, instructions 24.2 M -> 18.2 M (cuDNN's 18.9 M): that shape is bound by memory, and
 // session 8's 27% / 32.4 M were an older kernel's. =51 (MHA on this kernel, one row a block) lost: b64
 // KV 4096 1.003, b1 KV 32768 0.996 of the FMA kernel's pairs.
-// Session 19 (results/h200/history/2026-11-30_session19_experiments/pipeline_depth/): deeper pipelines, one
-// pass, cold, us; SDPA cuDNN in the same pass. =1, the FMA kernel at 6 stages (96 KB a block, two blocks an
-// SM) against 4: MHA b64 KV 4096 956 against 997-1,005 (the four builds with the default's FMA kernel;
-// cuDNN 951), b64 KV 16384 3,802 against 3,917-3,925 (cuDNN 3,801), b1 KV 131072 and b256 KV 1024 within
-// 0.2%. =53, the unclustered tensor-core kernel at d128 with 4 stages (128 KB, one block an SM) against 3
-// (96 KB, two blocks an SM): b64 GQA KV 16384 958 -> 932 (cuDNN 964), b256 KV 4096 945 -> 938 (954), the
-// other GQA shapes within 0.4%; =52 (6 stages) 939 and 942 there. Predicted: faster where the loads in
-// flight an SM limit the stream. The unsplit b16 GQA shapes (one block an SM already) did not move (b16
-// KV 32768 487 at 3, 4 and 6 stages, cuDNN 479), so there it is not the depth; at b64 four stages in one
-// block beat three in each of two, so bytes in flight are not all of it (fewer streams an SM: not profiled).
-// Q is staged as its 8 rows (the MMA's columns) since this change: rows 8-15 were zero-filled and never read.
 #include <algorithm>
 #include <atomic>
 #include <climits>
@@ -616,8 +605,8 @@ __global__ void __launch_bounds__(kThreads, Tile<D, R, H>::kMinBlocks) split_ker
 }
 
 // The tensor-core split kernel, for GQA row blocks (2, 4 or 8 query rows of one kv head) at head_dim 64
-// or 128 (Plan::tensor_cores): cuDNN's shape of block as Nsight Compute showed it (128 threads, few
-// instructions per byte; one block an SM at d128, two at d64: decode_splitk.h's tc_stages). 4 warps; a tile is kTcTileKeys = 64 keys, warp w owns keys
+// or 128 (Plan::tensor_cores): cuDNN's shape of block as Nsight Compute showed it (128 threads, two blocks
+// an SM, few instructions per byte). 4 warps; a tile is kTcTileKeys = 64 keys, warp w owns keys
 // 16w .. 16w + 15 of every tile with its own cp.async pipeline of tc_stages() stages (no block barrier in
 // the loop). The loop computes S^T = K Q^T and O^T += V^T P^T by mma.sync m16n8k16 (fp32 accumulators): the
 // warp's 16 keys (and 16 head dims at a time) are the MMA's 16 rows, the block's R <= 8 query rows its 8
@@ -641,14 +630,13 @@ using tiled_flash::pack2;
 using tiled_flash::smem_addr;
 constexpr int kTcWarps = kTcThreads / 32, kWarpKeys = kTcWarpKeys, kTileKeys = kTcTileKeys;
 constexpr int kQkChains = 2;  // independent Q K^T accumulator chains (even and odd k-steps)
-template <int D, bool kCluster = false>
+template <int D>
 struct Shape {
-  static constexpr int kStages = tc_stages(D, kCluster);
+  static constexpr int kStages = tc_stages(D);
   static constexpr int kWarpStageVecs = tc_warp_stage_bytes(D) / 16;  // uint4 per warp-stage: K then V
-  static constexpr int kSmemBytes = tc_smem_bytes(D, kCluster);
-  // Blocks an SM: dynamic + static shared memory + 1 KB reserved each; two at d64 (decode_splitk.h).
-  static_assert((D == 64 ? 2 : 1) * (kSmemBytes + 2 * kTcWarps * 8 * 4 + 1024) <= 228 * 1024,
-                "the pipeline's blocks must fit an SM");
+  static constexpr int kSmemBytes = tc_smem_bytes(D);
+  // Two blocks an SM (__launch_bounds__ below): dynamic + static shared memory + 1 KB reserved each.
+  static_assert(2 * (kSmemBytes + 2 * kTcWarps * 8 * 4 + 1024) <= 228 * 1024, "two blocks must fit an SM");
 };
 // Row `row` (< 16), 16-byte chunk `chunk` of a [rows][D] 16-bit tile, XOR-swizzled over 8 chunks so that
 // ldmatrix's 8 row reads of one chunk column hit 8 different bank groups.
@@ -789,15 +777,15 @@ template <typename T, int D, int R, bool kCluster = false>
 __global__ void __launch_bounds__(kTcThreads, 2) split_kernel_tc(const Params p) {
   static_assert(R <= 8, "the query rows are the MMA's 8 columns: at most 8");
   using namespace tc;
-  constexpr int S = Shape<D, kCluster>::kStages, kChunks = D / 8, kOTiles = D / 16;  // O^T's m16 tiles of head dims
+  constexpr int S = Shape<D>::kStages, kChunks = D / 8, kOTiles = D / 16;  // O^T's m16 tiles of head dims
   extern __shared__ uint4 smem[];
-  uint4* qs = smem + kTcWarps * S * Shape<D, kCluster>::kWarpStageVecs;  // [kTcQRows][D] (16-byte chunks)
+  uint4* qs = smem + kTcWarps * S * Shape<D>::kWarpStageVecs;  // [16 rows][D] (16-byte chunks)
   auto& s_acc = *reinterpret_cast<float (*)[kTcWarps][R][D]>(smem);  // after the loop, over the pipeline
   __shared__ float s_m[kTcWarps][R], s_l[kTcWarps][R];
 
   if constexpr (kCluster) {  // cluster_merge's mbarrier, then its cluster barrier's arrival
     if (threadIdx.x == 0) {
-      mbar_init(smem_addr(reinterpret_cast<char*>(smem) + Shape<D, kCluster>::kSmemBytes), 1);
+      mbar_init(smem_addr(reinterpret_cast<char*>(smem) + Shape<D>::kSmemBytes), 1);
       fence_mbar_init();
     }
     cluster_arrive_relaxed();
@@ -810,7 +798,7 @@ __global__ void __launch_bounds__(kTcThreads, 2) split_kernel_tc(const Params p)
 
   // Q: rows rb * R .. + R - 1 of this kv head's group as given, by cp.async (joins the first K/V group);
   // rows >= R or past p.rows are zero-filled (their source address is a valid row, never read).
-  for (int idx = tid; idx < kTcQRows * kChunks; idx += kTcThreads) {
+  for (int idx = tid; idx < 16 * kChunks; idx += kTcThreads) {
     const int row = idx / kChunks, chunk = idx % kChunks, rg = rb * R + row;
     const bool valid = row < R && rg < p.rows;
     const int r0 = valid ? rg : rb * R;  // rb * R < p.rows for every launched row block
@@ -837,7 +825,7 @@ __global__ void __launch_bounds__(kTcThreads, 2) split_kernel_tc(const Params p)
   const T* kbase = static_cast<const T*>(p.k) + (b * p.kv_len * p.heads_kv + kvh) * D;
   const T* vbase = static_cast<const T*>(p.v) + (b * p.kv_len * p.heads_kv + kvh) * D;
   const int ntiles = key_end > key_begin ? (key_end - key_begin + kTileKeys - 1) / kTileKeys : 0;
-  uint4* wstage = smem + warp * S * Shape<D, kCluster>::kWarpStageVecs;  // this warp's stages: [stage][K, V][16][D]
+  uint4* wstage = smem + warp * S * Shape<D>::kWarpStageVecs;  // this warp's stages: [stage][K, V][16][D]
   // K and V copies, the address arithmetic out of the kSteps warp-wide steps (experiment =27, adopted;
   // measured in this file's header). Lane (cq, cc) = (lane / kChunks, lane % kChunks) copies
   // chunk cc of tile rows s + kSteps cq, s < kSteps. Then
@@ -863,7 +851,7 @@ __global__ void __launch_bounds__(kTcThreads, 2) split_kernel_tc(const Params p)
       const int r0 = i * kTileKeys + warp * kWarpKeys + kSteps * cq;  // step 0's row, from key_begin
       const int left = key_end - key_begin - r0;                      // step s copies a key iff s < left
       int64_t off = static_cast<int64_t>(r0) * row_bytes;
-      const unsigned stage = stage0 + 16u * static_cast<unsigned>(st * Shape<D, kCluster>::kWarpStageVecs);
+      const unsigned stage = stage0 + 16u * static_cast<unsigned>(st * Shape<D>::kWarpStageVecs);
 #pragma unroll
       for (int s = 0; s < kSteps; ++s) {
         const bool valid = s < left;
@@ -882,7 +870,7 @@ __global__ void __launch_bounds__(kTcThreads, 2) split_kernel_tc(const Params p)
   __syncthreads();         // all of Q is in shared memory
   if constexpr (kCluster)  // past the block's first barrier (see cluster_expected_bytes)
     if (tid == 0)
-      mbar_arrive_expect_tx(smem_addr(reinterpret_cast<char*>(smem) + Shape<D, kCluster>::kSmemBytes),
+      mbar_arrive_expect_tx(smem_addr(reinterpret_cast<char*>(smem) + Shape<D>::kSmemBytes),
                             cluster_expected_bytes<R, D>(split, p.num_splits, p.rows - rb * R));
 
   // Rows 2 t4 and 2 t4 + 1 (this lane's columns of S^T and O^T): running max m, sum l (of this lane's keys
@@ -906,7 +894,7 @@ __global__ void __launch_bounds__(kTcThreads, 2) split_kernel_tc(const Params p)
   for (int i = 0; i < ntiles; ++i) {
     cp_async_wait<S - 1>();
     __syncwarp();  // every lane's copies of tile i are visible to the warp
-    const uint4* kt = wstage + st * Shape<D, kCluster>::kWarpStageVecs;
+    const uint4* kt = wstage + st * Shape<D>::kWarpStageVecs;
     const unsigned k_addr = smem_addr(kt), v_addr = smem_addr(kt + kWarpKeys * kChunks);
     // S^T = K Q^T over this warp's 16 keys: lane holds keys g (sc[0], sc[1]) and g + 8 (sc[2], sc[3]) of
     // rows 2 t4 and 2 t4 + 1.
@@ -1002,7 +990,7 @@ __global__ void __launch_bounds__(kTcThreads, 2) split_kernel_tc(const Params p)
   };
   if constexpr (kCluster) {
     auto column = [&](int r, int d4, float& lse) { return merged_column4(s_m, s_l, s_acc, r, 4 * d4, lse); };
-    cluster_merge<T, R, D, kTcThreads>(p, reinterpret_cast<char*>(smem) + Shape<D, kCluster>::kSmemBytes, split, column, row_of,
+    cluster_merge<T, R, D, kTcThreads>(p, reinterpret_cast<char*>(smem) + Shape<D>::kSmemBytes, split, column, row_of,
                                        p.rows - rb * R);
   } else {
     for (int idx = tid; idx < R * D; idx += kTcThreads) {
@@ -1038,9 +1026,9 @@ cudaLaunchConfig_t cluster_config(unsigned blocks, int cluster, cudaStream_t str
 template <typename T, int D, int R>
 void launch_split_tc(unsigned blocks, const Params& prm, bool cluster, cudaStream_t stream) {
   if (cluster) {
-    static_assert(tc::Shape<D, true>::kSmemBytes + kRecvOffset + 4 * cluster_recv_floats(R, D) <= kClusterSmemBytes,
+    static_assert(tc::Shape<D>::kSmemBytes + kRecvOffset + 4 * cluster_recv_floats(R, D) <= kClusterSmemBytes,
                   "the cluster variant needs the pipeline's memory, then cluster_merge's mbarrier and buffer");
-    static_assert(tc::Shape<D, true>::kSmemBytes % 16 == 0, "cluster_merge's mbarrier and buffer are 16-byte aligned");
+    static_assert(tc::Shape<D>::kSmemBytes % 16 == 0, "cluster_merge's mbarrier and buffer are 16-byte aligned");
     opt_in_smem<split_kernel_tc<T, D, R, true>>(kClusterSmemBytes);
     cudaLaunchAttribute attr[1];
     const cudaLaunchConfig_t cfg = cluster_config(blocks, prm.num_splits, stream, attr);
@@ -1223,8 +1211,8 @@ void launch_floor(const Problem& p, cudaStream_t stream) {
   const auto blocks =
       static_cast<unsigned>(p.batch * (p.heads_kv / plan.heads_per_block) * plan.row_blocks * plan.num_splits);
   // One opt-in (the first call's size stays) at the largest size any plan launches it with.
-  static_assert(tc_smem_bytes(128) >= kClusterSmemBytes && tc_smem_bytes(128) >= tc_smem_bytes(64));
-  opt_in_smem<empty_split_kernel>(tc_smem_bytes(128));
+  static_assert(kClusterSmemBytes >= tc_smem_bytes(64) && kClusterSmemBytes >= tc_smem_bytes(128));
+  opt_in_smem<empty_split_kernel>(kClusterSmemBytes);
   if (plan.cluster_combine) {
     cudaLaunchAttribute attr[1];
     const cudaLaunchConfig_t cfg = cluster_config(blocks, plan.num_splits, stream, attr);

@@ -22,17 +22,15 @@ inline constexpr double kWaveEfficiency = 0.95;
 inline constexpr double kLog2e = 1.4426950408889634;  // scores are kept in the log2 domain (exp2)
 
 // Compile-time experiment switch (one GPU run can build and time each value; the plan does not depend on
-// it): 0 (default). (1 and 2 were the FMA kernel's pipeline at 6 and 3 stages against 4: 6 adopted in
-// session 19; 3-5 were the transposed Q.K sum, ex2.approx and MHA head pairs, 13-14 the
+// it, only the FMA kernel's pipeline depth): 0 (default) = 4 cp.async stages per 2-blocks-per-SM block,
+// 1 = 6 stages, 2 = 3 stages. (3-5 were the transposed Q.K sum, ex2.approx and MHA head pairs, 13-14 the
 // tensor-core kernel and its slots, 15-19 its unscaled-Q steps (18 adopted): the default since 2026-11-29
 // and -30, see decode_splitk.cu; 27 its copy addresses hoisted out of the copy steps, adopted 2026-11-30;
 // 29 clusters of up to 16 blocks, lost; 31 a merge by remote stores, lost, and 35 the merge by st.async,
 // adopted 2026-11-30 (session 14); 37 that merge without integer work on its path, adopted (session 15);
 // 44-46 K/V cache hints, lost (session 16); 47-48 MHA on the tensor-core kernel and 49 the FMA kernel's
 // split heuristic at 3 blocks an SM, lost (session 17); 50 the tensor-core kernel transposed (S^T = K Q^T),
-// adopted, and 51 MHA on it, lost (session 18); 52-53 the unclustered tensor-core kernel at d128 with 6 / 4
-// stages, one block an SM (53 adopted), 54 its heuristic counting two blocks an SM, lost (session 19);
-// experiments/ patches add further values.)
+// adopted, and 51 MHA on it, lost (session 18); experiments/ patches add further values.)
 #ifndef SB_DECODE_EXPERIMENT
 #define SB_DECODE_EXPERIMENT 0
 #endif
@@ -62,19 +60,15 @@ inline constexpr std::size_t kClusterMaxKvBytes = std::size_t{32} << 20;
 
 // The tensor-core split kernel (GQA: 2-8 query rows of one kv head a block, head_dim 64 or 128; see
 // decode_splitk.cu): 4 warps, each with its own cp.async pipeline over kTcWarpKeys keys of every
-// kTcTileKeys-key tile, Q (its 8 rows, the MMA's columns, zero-padded) in shared memory as given. Stages at
-// d128: 4 (128 KB of K and V, one block an SM), 3 in the cluster variant (96 KB: its kClusterSmemBytes also
-// hold cluster_merge's buffer); at d64: 6 (96 KB, two blocks fit an SM). Session 19 (=53): 4 stages
-// unclustered at d128, one block an SM, against 3 with two blocks an SM, took b64 GQA KV 16384 from 958 to
-// 932 us cold and b256 KV 4096 from 945 to 938; the other GQA shapes moved by < 0.5%.
+// kTcTileKeys-key tile, Q (16 rows, padded) in shared memory as given. Stages: 3 at d128, 6 at d64, 96 KB
+// of K and V a block either way (+ 4 or 2 KB of Q); two blocks fit an SM.
 inline constexpr int kTcThreads = 128;
 inline constexpr int kTcWarpKeys = 16;
 inline constexpr int kTcTileKeys = kTcThreads / 32 * kTcWarpKeys;  // 64
-inline constexpr int kTcQRows = 8;  // Q rows staged: the query rows are the MMA's 8 columns
-constexpr int tc_stages(int head_dim, bool cluster = false) { return head_dim == 128 ? (cluster ? 3 : 4) : 6; }
+constexpr int tc_stages(int head_dim) { return head_dim == 128 ? 3 : 6; }
 constexpr int tc_warp_stage_bytes(int head_dim) { return 2 * kTcWarpKeys * head_dim * 2; }  // K and V, 16-bit
-constexpr int tc_smem_bytes(int head_dim, bool cluster = false) {
-  return kTcThreads / 32 * tc_stages(head_dim, cluster) * tc_warp_stage_bytes(head_dim) + kTcQRows * head_dim * 2;
+constexpr int tc_smem_bytes(int head_dim) {
+  return kTcThreads / 32 * tc_stages(head_dim) * tc_warp_stage_bytes(head_dim) + 16 * head_dim * 2;
 }
 
 // Keys a lane owns per tile (16 B of K and 16 B of V each): 2, so a tile stage is 256 threads x 2 keys x
@@ -86,11 +80,10 @@ constexpr int keys_per_lane(int /*rows_per_block*/) { return 2; }
 inline constexpr int kFmaMaxRows = 4;
 inline constexpr int kFmaBlocksPerSm = 2;
 // cp.async stages of 16 KB per block: each thread copies exactly the 16-byte pieces it later reads, so
-// the pipeline needs no block barrier; all `stages` tiles are in flight while one is computed. 6 stages x
-// 2 blocks = 192 KB of shared memory and up to 192 KB of loads in flight per SM. Session 19 (=1): 6 stages
-// against 4 took MHA b64 KV 4096 from ~998 to 956 us cold and KV 16384 from ~3,920 to 3,802 (cuDNN 951 and
-// 3,801 in the same command); b1 KV 131072 and b256 KV 1024 moved by < 0.3%.
-constexpr int pipeline_stages() { return 6; }
+// the pipeline needs no block barrier; all `stages` tiles are in flight while one is computed. 4 stages x
+// 2 blocks = 128 KB of shared memory and up to 128 KB of loads in flight per SM (Little's law at ~4.5 TB/s
+// and ~1-2 us loaded latency over 132 SMs needs 34-68 KB).
+constexpr int pipeline_stages() { return kExperiment == 1 ? 6 : kExperiment == 2 ? 3 : 4; }
 
 struct Plan {
   bool tensor_cores = false;  // the tensor-core kernel: rows_per_block >= 2, heads_per_block 1, head_dim <= 128
@@ -103,9 +96,8 @@ struct Plan {
                            // kThreads / (head_dim / 8 * heads_per_block) * 2
   int blocks_per_sm = 0;   // split blocks per SM that the heuristic counts as one wave: the FMA kernel's
                            // resident blocks (kFmaBlocksPerSm, register bound); 1 for the tensor-core
-                           // kernel (at d128 one fits; at d64 two fit, but one keeps 96 KB of K and V in
-                           // flight: b16 KV 8192 ran 134-136 us unsplit against 139-142 us at 2 splits in
-                           // session 8, and =54, counting two, lost 1.2-4.5% at b1-b16 in session 19)
+                           // kernel (two fit, but one keeps 96 KB of K and V in flight, enough for HBM:
+                           // b16 KV 8192 ran 134-136 us unsplit against 139-142 us at 2 splits)
   int64_t tiles = 0;       // ceil(kv_len / tile_keys)
   int num_splits = 1;      // split blocks per (batch, kv head(s), row block); 1 = O written directly, no combine
   int64_t chunk_keys = 0;  // keys per split, a multiple of tile_keys; split s reads [s * chunk, (s + 1) * chunk)
