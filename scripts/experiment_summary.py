@@ -10,6 +10,10 @@ session-7 command the default build, timed first, read 19-23% slower at ~10 us s
 builds after it, in its `cudaMemcpyAsync` reference as much as in its kernel; in another only the last
 build read faster (results/h200/history/2026-11-29_session7_experiments/). A ratio to the default of
 the same pass, averaged over a forward and a reverse pass, cancels a drift that is linear in time.
+A ratio that rests on one pass only (a command cut before its second pass) is marked `(1 pass)` and
+counted in a closing note: the default is then timed first or last, and such a ratio is not evidence
+of a difference of a few percent (session 19 adopted two decode pipelines on one pass, and the full run
+read them slower: results/h200/history/2026-11-30_session19_experiments/).
 Exit 2 on a malformed file, or when no case has a default figure to compare with.
 """
 import collections
@@ -38,7 +42,8 @@ def parse(lines):
 
 
 def summarise(table, builds, default="default"):
-    """Rows of (case, build, per-pass figures, mean ratio to the default over the passes both have)."""
+    """Rows of (case, build, per-pass figures, mean ratio to the default over the passes both have, how
+    many passes that mean is over)."""
     rows = []
     for case, by_build in table.items():
         base = by_build.get(default, {})
@@ -48,7 +53,7 @@ def summarise(table, builds, default="default"):
                 continue
             shared = [p for p in runs if p in base and base[p] > 0]
             ratio = statistics.mean(runs[p] / base[p] for p in shared) if shared and build != default else None
-            rows.append((case, build, [runs[p] for p in sorted(runs)], ratio))
+            rows.append((case, build, [runs[p] for p in sorted(runs)], ratio, len(shared) if ratio is not None else 0))
     return rows
 
 
@@ -67,9 +72,13 @@ def main(argv) -> int:
         print(f"experiment_summary: {argv[1]}: no case has both a default and another build", file=sys.stderr)
         return 2
     print("case, build: median us per pass; time / default's time in the same pass, mean over passes")
-    for case, build, runs, ratio in rows:
+    for case, build, runs, ratio, passes in rows:
         print(f"{case:60s} {build:28s} " + " ".join(f"{u:9.2f}" for u in runs)
-              + (f"   x{ratio:.3f}" if ratio is not None else ""))
+              + (f"   x{ratio:.3f}" if ratio is not None else "") + (" (1 pass)" if passes == 1 else ""))
+    one_pass = sum(1 for r in rows if r[4] == 1)
+    if one_pass:
+        print(f"note: {one_pass} of {sum(1 for r in rows if r[3] is not None)} ratios rest on one pass "
+              "(the default timed first or last in it): not evidence of a few-percent difference")
     return 0
 
 

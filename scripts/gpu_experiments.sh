@@ -15,7 +15,8 @@
 # '=' as '_'), OUTDIR/<name>_test.log, timings.txt (one line per pass, build and case: pass, build, case,
 # median µs), gpu_state.txt (SM and memory clocks, temperature and power as each timing starts) and
 # summary.txt (scripts/experiment_summary.py: each build against the default of the same pass, averaged
-# over the passes). A build whose tests fail is reported and not benchmarked.
+# over the passes; rewritten after every pass, so a command cut by its limit leaves one). A build whose
+# tests fail is reported and not benchmarked.
 # NCU_SHAPES (optional): after the passes, Nsight Compute over every tested build's BENCH in --profile mode
 # at those shapes (one Nsight Compute run per build, OUTDIR/ncu_<name>.csv.gz): the kernels NCU_KERNELS
 # (default: decode_splitk's split and combine kernels, or `vectorized`'s), the cases NCU_FILTER (default:
@@ -154,6 +155,10 @@ for ((k = 1; k <= passes; k++)); do
       awk -v n="$n" -v k="$k" '/_median/ {sub("/manual_time_median", "", $1); print k, n, $1, $2}' |
       tee -a "$out/timings.txt" || status=1
   done
+  # A summary after every pass, so that a command cut by its time limit still leaves one (marked where
+  # its ratios rest on one pass).
+  ((k < passes)) && [ -s "$out/timings.txt" ] &&
+    python3 "$root/scripts/experiment_summary.py" "$out/timings.txt" >"$out/summary.txt" 2>&1 || true
 done
 if [ -s "$out/timings.txt" ]; then
   python3 "$root/scripts/experiment_summary.py" "$out/timings.txt" | tee "$out/summary.txt" || status=1
