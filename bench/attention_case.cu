@@ -4,8 +4,10 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <optional>
 #include <stdexcept>
 
+#include "attention_shapes.h"
 #include "common/check.h"
 #include "common/dispatch.cuh"
 #include "common/vec.cuh"
@@ -86,13 +88,23 @@ AttentionData::AttentionData(const AttentionDims& dims, DType dtype, uint64_t se
                              double scale)
     : d_(dims), dtype_(dtype), scale_(scale), stream_(stream),
       q_(dims.batch * dims.q_len * dims.heads_q * dims.head_dim * size_bytes(dtype)),
-      k_(dims.batch * dims.kv_len * dims.heads_kv * dims.head_dim * size_bytes(dtype)),
-      v_(dims.batch * dims.kv_len * dims.heads_kv * dims.head_dim * size_bytes(dtype)),
-      o_(dims.batch * dims.q_len * dims.heads_q * dims.head_dim * size_bytes(dtype)) {
+      o_(dims.batch * dims.q_len * dims.heads_q * dims.head_dim * size_bytes(dtype)),
+      kv_bytes_(dims.batch * dims.kv_len * dims.heads_kv * dims.head_dim * size_bytes(dtype)) {
+  if (const std::optional<std::size_t> gap = kv_gap_from_env()) {  // an experiment: V at K + gap
+    const std::size_t v_offset = (kv_bytes_ + 255) / 256 * 256 + *gap;
+    kv_ = DeviceBuffer(v_offset + kv_bytes_);
+    k_ptr_ = kv_.get();
+    v_ptr_ = static_cast<char*>(kv_.get()) + v_offset;
+  } else {
+    k_ = DeviceBuffer(kv_bytes_);
+    v_ = DeviceBuffer(kv_bytes_);
+    k_ptr_ = k_.get();
+    v_ptr_ = v_.get();
+  }
   const std::size_t elem = size_bytes(dtype);
   fill_normal(q_.get(), q_.bytes() / elem, dtype, seed, 0.0f, q_stddev, stream);
-  fill_normal(k_.get(), k_.bytes() / elem, dtype, seed ^ 0x4b, 0.0f, 1.0f, stream);
-  fill_normal(v_.get(), v_.bytes() / elem, dtype, seed ^ 0x56, 0.0f, 1.0f, stream);
+  fill_normal(k_ptr_, kv_bytes_ / elem, dtype, seed ^ 0x4b, 0.0f, 1.0f, stream);
+  fill_normal(v_ptr_, kv_bytes_ / elem, dtype, seed ^ 0x56, 0.0f, 1.0f, stream);
   poison_output();
   if (cublasCreate(&cublas_) != CUBLAS_STATUS_SUCCESS) throw std::runtime_error("cublasCreate failed");
 }
@@ -105,8 +117,8 @@ attention::Problem AttentionData::problem() const {
   attention::Problem p = problem_of(d_, dtype_);
   p.scale = scale_;
   p.q = q_.get();
-  p.k = k_.get();
-  p.v = v_.get();
+  p.k = k_ptr_;
+  p.v = v_ptr_;
   p.o = o_.get();
   p.workspace = ws_.get();
   p.workspace_size = ws_.bytes();
@@ -138,8 +150,8 @@ void AttentionData::compute_reference() {
     if (b != cached_b || h / group != cached_kvh) {
       cached_b = b;
       cached_kvh = h / group;
-      k = fetch_rows(k_.get(), dtype_, b, cached_kvh, d_.heads_kv, d_.kv_len, dim, 0, d_.kv_len, stream_);
-      v = fetch_rows(v_.get(), dtype_, b, cached_kvh, d_.heads_kv, d_.kv_len, dim, 0, d_.kv_len, stream_);
+      k = fetch_rows(k_ptr_, dtype_, b, cached_kvh, d_.heads_kv, d_.kv_len, dim, 0, d_.kv_len, stream_);
+      v = fetch_rows(v_ptr_, dtype_, b, cached_kvh, d_.heads_kv, d_.kv_len, dim, 0, d_.kv_len, stream_);
     }
     const std::vector<double> q = fetch_rows(q_.get(), dtype_, b, h, d_.heads_q, d_.q_len, dim, i, 1, stream_);
     // fp64 reference of this one row: a single-head problem whose query sits at the same position.

@@ -88,6 +88,10 @@ class AttentionData {
   double scale_;
   cudaStream_t stream_;
   DeviceBuffer q_, k_, v_, o_, ws_;
+  DeviceBuffer kv_;  // K and V in one allocation (SOLBENCH_KV_GAP), else k_ and v_
+  void* k_ptr_ = nullptr;
+  void* v_ptr_ = nullptr;
+  std::size_t kv_bytes_ = 0;  // each of K and V
   cublasHandle_t cublas_ = nullptr;
   std::vector<AttentionRefRow> rows_;  // the checked rows with their references, computed once
 };

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <stdexcept>
 
 #include "harness/cli.h"
 
@@ -221,6 +222,22 @@ std::string attention_shapes_grammar() {
          "                  MHA, batch 1 to 256, KV 1k to 128k), default (prefill + decode), anchors\n"
          "                  (the shapes of ANCHORS.md), smoke.\n"
          "                  Example: --shapes=anchors,b8_hq64_hkv8_d128_q1_kv32768\n";
+}
+
+std::optional<std::size_t> kv_gap_from_env(const std::function<const char*(const char*)>& get) {
+  const char* v = get("SOLBENCH_KV_GAP");
+  if (!v) return std::nullopt;
+  constexpr unsigned long long kMax = 1ull << 30;
+  char* end = nullptr;
+  const unsigned long long n = std::strtoull(v, &end, 10);
+  if (!*v || *end || !std::isdigit(static_cast<unsigned char>(*v)) || n > kMax || n % 256 != 0)
+    throw std::invalid_argument(std::string("SOLBENCH_KV_GAP: takes a byte count, a multiple of 256 from 0 to ") +
+                                std::to_string(kMax) + "; got '" + v + "'");
+  return static_cast<std::size_t>(n);
+}
+
+std::string kv_placement_name(std::optional<std::size_t> gap) {
+  return gap ? "one allocation, gap " + std::to_string(*gap) : "separate";
 }
 
 }  // namespace sb::bench

@@ -178,6 +178,10 @@ def main(argv=None) -> int:
         print(f"WARNING: different timing protocols (a change of method, not of kernels, moves times): "
               f"baseline {base_run.context.get('timing_protocol', 'not recorded')!r}, "
               f"run {new_run.context.get('timing_protocol', 'not recorded')!r}")
+    placements = [r.context.get("kv_placement", "separate") for r in (base_run, new_run)]  # unrecorded: the default
+    if placements[0] != placements[1]:
+        print(f"WARNING: different K / V placements (SOLBENCH_KV_GAP, an experiment setting): "
+              f"baseline {placements[0]!r}, run {placements[1]!r}")
     for line in stale or []:
         print(f"WARNING: stale results: {line}")
     clocks = [statistics.median(m) if m else None for m in

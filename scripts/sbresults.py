@@ -318,7 +318,8 @@ def kernels_fingerprint(repo_root: str | Path, op: str | None = None) -> str:
 def merge_files(paths, out: str | Path) -> None:
     """Write the bench binaries' JSON files of one run as one Google Benchmark JSON file: the first
     file's context (the others must name the same GPU; each binary's own command is kept as
-    binary_command_<i>) and all benchmark rows. The result loads like any single file."""
+    binary_command_<i>, and a key only a later file has, such as bench_attention's kv_placement, is
+    added) and all benchmark rows. The result loads like any single file."""
     files = expand(paths)
     load(files)  # validates: parseable, one GPU, unique case names
     merged = None
@@ -328,6 +329,8 @@ def merge_files(paths, out: str | Path) -> None:
             merged = doc
         else:
             merged["context"][f"binary_command_{i}"] = doc.get("context", {}).get("binary_command", "")
+            for key, value in doc.get("context", {}).items():
+                merged["context"].setdefault(key, value)
             merged["benchmarks"] += doc["benchmarks"]
     Path(out).write_text(json.dumps(merged, indent=1) + "\n")
 

@@ -5,6 +5,7 @@ usage: test_bench_cli.py PATH/TO/bench_rmsnorm PATH/TO/bench_attention
 Bad flags and shape strings must print what is wrong and exit 2; listing the cases touches no GPU and
 shows one case per variant x dtype x shape x mode, named as the report and the regression check expect.
 """
+import os
 import pathlib
 import re
 import subprocess
@@ -87,6 +88,22 @@ class AttentionCli(unittest.TestCase):
             r = self.run_attention(f"--shapes={spec}")
             self.assertEqual(r.returncode, 2, f"{spec}: {r.stdout}{r.stderr}")
             self.assertIn(fragment, r.stderr)
+
+    def test_bad_timer_setting_exits_2_naming_the_variable(self):
+        r = subprocess.run([ATTENTION, "--benchmark_list_tests=true", "--shapes=smoke"], capture_output=True,
+                           text=True, timeout=60, env={**os.environ, "SOLBENCH_COLD_QUEUE": "sometimes"})
+        self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+        self.assertIn("SOLBENCH_COLD_QUEUE", r.stderr)
+
+    def test_bad_kv_gap_exits_2_naming_the_variable(self):
+        for value in ("100", "", "-256", "4k", str((1 << 30) + 256)):
+            r = subprocess.run([ATTENTION, "--benchmark_list_tests=true", "--shapes=smoke"], capture_output=True,
+                               text=True, timeout=60, env={**os.environ, "SOLBENCH_KV_GAP": value})
+            self.assertEqual(r.returncode, 2, f"SOLBENCH_KV_GAP={value!r}: {r.stdout}{r.stderr}")
+            self.assertIn("SOLBENCH_KV_GAP: takes a byte count", r.stderr)
+        r = subprocess.run([ATTENTION, "--benchmark_list_tests=true", "--shapes=smoke"], capture_output=True,
+                           text=True, timeout=60, env={**os.environ, "SOLBENCH_KV_GAP": "4096"})
+        self.assertEqual(r.returncode, 0, r.stderr)
 
     def test_listing_names_workload_and_every_anchor(self):
         r = self.run_attention("--benchmark_list_tests=true", "--shapes=anchors",

@@ -16,6 +16,7 @@
 #include "harness/device.h"
 #include "harness/fill.h"
 #include "harness/timer.h"
+#include "scoped_env.h"
 
 namespace sb::bench {
 namespace {
@@ -28,28 +29,6 @@ double median(std::vector<double> v) {
 class HarnessGpu : public ::testing::Test {
  protected:
   void SetUp() override { SB_REQUIRE_GPU(); }
-};
-
-// Sets an environment variable (the harness reads its SOLBENCH_* settings when a GpuTimer is made) for
-// the scope, restoring its previous value or absence after.
-class ScopedEnv {
- public:
-  explicit ScopedEnv(const char* name) : name_(name) {
-    if (const char* v = std::getenv(name)) old_ = v;
-  }
-  ScopedEnv(const ScopedEnv&) = delete;
-  ScopedEnv& operator=(const ScopedEnv&) = delete;
-  ~ScopedEnv() {
-    if (old_)
-      setenv(name_, old_->c_str(), 1);
-    else
-      unsetenv(name_);
-  }
-  bool set(const char* value) { return setenv(name_, value, 1) == 0; }
-
- private:
-  const char* name_;
-  std::optional<std::string> old_;
 };
 
 // A single thread spins for a known number of SM cycles; at the peak SM clock (which a busy H100/H200

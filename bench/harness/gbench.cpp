@@ -105,6 +105,7 @@ void add_context(const Env& e, const BenchSpec& spec, const std::string& command
   benchmark::AddCustomContext("timing_protocol", timing_protocol(std::string(e.timer.cold_hold()) == "before-flush",
                                                                  std::string(e.timer.cold_queue()) == "continuous",
                                                                  e.timer.rest_ms()));
+  for (const auto& [name, value] : spec.context) benchmark::AddCustomContext(name, value);
   benchmark::AddCustomContext("profile_mode", g_profile ? "true" : "false");
   benchmark::AddCustomContext("binary_command", command);
   // The script command that produced the run (scripts/gpu_run.sh sets it), else this binary's.
@@ -293,7 +294,11 @@ int bench_main(int argc_in, char** argv_in, const BenchSpec& spec) {
       });
     }
     spec.register_cases(opt);
+    TimerSettings::from_env();  // the SOLBENCH_* settings checked before anything runs (GpuTimer reads them)
   } catch (const UsageError& e) {
+    std::fprintf(stderr, "%s: error: %s\n", spec.binary.c_str(), e.what());
+    return kUsageExit;
+  } catch (const std::invalid_argument& e) {  // a bad SOLBENCH_* value
     std::fprintf(stderr, "%s: error: %s\n", spec.binary.c_str(), e.what());
     return kUsageExit;
   }

@@ -123,6 +123,14 @@ class Regress(unittest.TestCase):
         rc, out, _ = self.regress(base, self.json(seed=3, ctx=gbfake.context(timing_protocol="v1")))
         self.assertNotIn("timing protocols", out)
 
+    def test_a_change_of_kv_placement_is_named(self):
+        base = self.json(seed=1)  # recorded before the setting existed: separate allocations
+        rc, out, _ = self.regress(base, self.json(seed=2, ctx=gbfake.context(kv_placement="one allocation, gap 0")))
+        self.assertIn("WARNING: different K / V placements", out)
+        self.assertIn("'separate'", out)
+        rc, out, _ = self.regress(base, self.json(seed=3, ctx=gbfake.context(kv_placement="separate")))
+        self.assertNotIn("K / V placements", out)
+
     def test_slowdown_within_the_noise_is_not_a_regression(self):
         base = self.json(seed=1, sigma={PLANTED: 0.06})
         run = self.json(seed=2, sigma={PLANTED: 0.06}, scale={PLANTED: 1.10})

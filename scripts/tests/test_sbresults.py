@@ -246,3 +246,20 @@ class Merge(unittest.TestCase):
             sbresults.merge_files([a, b], out)
             merged = sbresults.load(out)
         self.assertEqual(len(merged.cases), len(sbresults.load(a).cases) + len(sbresults.load(b).cases))
+
+    def test_a_context_key_of_a_later_file_is_kept(self):
+        import json
+        import tempfile
+        data = Path(__file__).resolve().parent / "data"
+        a, b = (json.loads((data / n).read_text()) for n in ("rmsnorm_gb171.json", "attention_gb183.json"))
+        b["context"]["gpu_name"] = a["context"]["gpu_name"]
+        b["context"]["kv_placement"] = "one allocation, gap 4096"
+        a["context"].pop("kv_placement", None)
+        with tempfile.TemporaryDirectory() as tmp:
+            pa, pb, out = Path(tmp) / "a.json", Path(tmp) / "b.json", Path(tmp) / "run.json"
+            pa.write_text(json.dumps(a))
+            pb.write_text(json.dumps(b))
+            sbresults.merge_files([pa, pb], out)
+            merged = sbresults.load(out)
+        self.assertEqual(merged.context["kv_placement"], "one allocation, gap 4096")
+        self.assertEqual(merged.context["executable"], a["context"]["executable"])  # the first file's own keys win

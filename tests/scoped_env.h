@@ -1,0 +1,31 @@
+// Test helper: an environment variable set for a scope (the harness reads its SOLBENCH_* settings when a
+// GpuTimer or a case's data is made), its previous value or absence restored after.
+#pragma once
+
+#include <cstdlib>
+#include <optional>
+#include <string>
+
+namespace sb::bench {
+
+class ScopedEnv {
+ public:
+  explicit ScopedEnv(const char* name) : name_(name) {
+    if (const char* v = std::getenv(name)) old_ = v;
+  }
+  ScopedEnv(const ScopedEnv&) = delete;
+  ScopedEnv& operator=(const ScopedEnv&) = delete;
+  ~ScopedEnv() {
+    if (old_)
+      setenv(name_, old_->c_str(), 1);
+    else
+      unsetenv(name_);
+  }
+  bool set(const char* value) { return setenv(name_, value, 1) == 0; }
+
+ private:
+  const char* name_;
+  std::optional<std::string> old_;
+};
+
+}  // namespace sb::bench
