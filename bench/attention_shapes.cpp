@@ -231,8 +231,7 @@ std::optional<std::size_t> kv_gap_from_env(const std::function<const char*(const
   char* end = nullptr;
   const unsigned long long n = std::strtoull(v, &end, 10);
   if (!*v || *end || !std::isdigit(static_cast<unsigned char>(*v)) || n > kMax || n % 256 != 0)
-    throw std::invalid_argument(std::string("SOLBENCH_KV_GAP: takes a byte count, a multiple of 256 from 0 to ") +
-                                std::to_string(kMax) + "; got '" + v + "'");
+    bad_setting("SOLBENCH_KV_GAP", "a byte count, a multiple of 256 from 0 to " + std::to_string(kMax), v);
   return static_cast<std::size_t>(n);
 }
 

@@ -4,10 +4,10 @@
 // Prefill is reported in TFLOP/s (AttentionProblem::flops(): 4 * head_dim per unmasked pair); decode
 // in GB/s of K + V (kv_bytes()), the traffic that bounds it.
 #include <algorithm>
-#include <cstdio>
 #include <map>
 #include <memory>
-#include <stdexcept>
+#include <utility>
+#include <vector>
 
 #include "attention/attention.h"
 #include "attention/decode_splitk.h"
@@ -235,11 +235,9 @@ int main(int argc, char** argv) {
   spec.torch_version = sb::torch_ref::version();
 #endif
   spec.register_cases = sb::bench::register_cases;
-  try {  // read once here, so that a bad value is a usage error before any case runs
-    spec.context.emplace_back("kv_placement", sb::bench::kv_placement_name(sb::bench::kv_gap_from_env()));
-  } catch (const std::invalid_argument& e) {
-    std::fprintf(stderr, "bench_attention: error: %s\n", e.what());
-    return 2;
-  }
+  spec.context = [] {
+    return std::vector<std::pair<std::string, std::string>>{
+        {"kv_placement", sb::bench::kv_placement_name(sb::bench::kv_gap_from_env())}};
+  };
   return sb::bench::bench_main(argc, argv, spec);
 }

@@ -247,7 +247,7 @@ TEST(KvPlacement, AcceptsMultiplesOf256UpTo1GiB) {
 
 TEST(KvPlacement, BadValuesThrowNamingTheVariable) {
   for (const char* bad : {"", "100", "-256", "+256", " 256", "256 ", "4k", "1073742080", "99999999999999999999999"})
-    sb::test::expect_throw_naming<std::invalid_argument>([bad] { gap_of(bad); }, "SOLBENCH_KV_GAP: takes a byte count");
+    sb::test::expect_throw_naming<std::invalid_argument>([bad] { gap_of(bad); }, "SOLBENCH_KV_GAP: a byte count, a multiple of 256");
 }
 
 }  // namespace

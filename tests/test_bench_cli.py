@@ -100,7 +100,7 @@ class AttentionCli(unittest.TestCase):
             r = subprocess.run([ATTENTION, "--benchmark_list_tests=true", "--shapes=smoke"], capture_output=True,
                                text=True, timeout=60, env={**os.environ, "SOLBENCH_KV_GAP": value})
             self.assertEqual(r.returncode, 2, f"SOLBENCH_KV_GAP={value!r}: {r.stdout}{r.stderr}")
-            self.assertIn("SOLBENCH_KV_GAP: takes a byte count", r.stderr)
+            self.assertIn("SOLBENCH_KV_GAP: a byte count, a multiple of 256", r.stderr)
         r = subprocess.run([ATTENTION, "--benchmark_list_tests=true", "--shapes=smoke"], capture_output=True,
                            text=True, timeout=60, env={**os.environ, "SOLBENCH_KV_GAP": "4096"})
         self.assertEqual(r.returncode, 0, r.stderr)

@@ -81,6 +81,10 @@ std::vector<std::string> split_list(const std::string& value, const std::string&
   return items;
 }
 
+void bad_setting(const char* name, const std::string& takes, const char* got) {
+  throw std::invalid_argument(std::string(name) + ": " + takes + ", got '" + got + "'");
+}
+
 long long parse_int(const std::string& s, long long lo, long long hi, const std::string& what) {
   if (s.empty() || s[0] == '+' || s[0] == '-' || s[0] == ' ')
     throw UsageError(what + ": '" + s + "' is not a positive integer");

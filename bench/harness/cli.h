@@ -33,6 +33,10 @@ Options extract_options(int* argc, char** argv);
 // Help for our flags; `shapes_grammar` is the op's own paragraph.
 std::string options_help(const std::string& shapes_grammar);
 
+// A bad SOLBENCH_* environment setting: throws std::invalid_argument "NAME: takes, got 'value'"
+// (bench_main prints it and exits with kUsageExit).
+[[noreturn]] void bad_setting(const char* name, const std::string& takes, const char* got);
+
 // Splits "a,b,,c" into {"a","b","c"}; an empty list is a UsageError naming `flag`.
 std::vector<std::string> split_list(const std::string& value, const std::string& flag);
 

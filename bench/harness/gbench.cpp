@@ -74,7 +74,8 @@ std::string fmt(double v, const char* f) {
   return buf;
 }
 
-void add_context(const Env& e, const BenchSpec& spec, const std::string& command) {
+void add_context(const Env& e, const BenchSpec& spec,
+                 const std::vector<std::pair<std::string, std::string>>& op_context, const std::string& command) {
   const DeviceInfo& d = e.device;
   benchmark::AddCustomContext("gpu_name", d.name);
   benchmark::AddCustomContext("compute_capability", std::to_string(d.cc_major) + "." + std::to_string(d.cc_minor));
@@ -105,7 +106,7 @@ void add_context(const Env& e, const BenchSpec& spec, const std::string& command
   benchmark::AddCustomContext("timing_protocol", timing_protocol(std::string(e.timer.cold_hold()) == "before-flush",
                                                                  std::string(e.timer.cold_queue()) == "continuous",
                                                                  e.timer.rest_ms()));
-  for (const auto& [name, value] : spec.context) benchmark::AddCustomContext(name, value);
+  for (const auto& [name, value] : op_context) benchmark::AddCustomContext(name, value);
   benchmark::AddCustomContext("profile_mode", g_profile ? "true" : "false");
   benchmark::AddCustomContext("binary_command", command);
   // The script command that produced the run (scripts/gpu_run.sh sets it), else this binary's.
@@ -278,6 +279,7 @@ int bench_main(int argc_in, char** argv_in, const BenchSpec& spec) {
   int argc = static_cast<int>(args.size()) - 1;
   char** argv = args.data();
   Options opt;
+  std::vector<std::pair<std::string, std::string>> op_context;
   try {
     opt = extract_options(&argc, argv);
     g_profile = opt.profile;
@@ -295,6 +297,7 @@ int bench_main(int argc_in, char** argv_in, const BenchSpec& spec) {
     }
     spec.register_cases(opt);
     TimerSettings::from_env();  // the SOLBENCH_* settings checked before anything runs (GpuTimer reads them)
+    if (spec.context) op_context = spec.context();
   } catch (const UsageError& e) {
     std::fprintf(stderr, "%s: error: %s\n", spec.binary.c_str(), e.what());
     return kUsageExit;
@@ -314,7 +317,7 @@ int bench_main(int argc_in, char** argv_in, const BenchSpec& spec) {
     g_env = std::make_unique<Env>();
     g_env->device = device_info();
     g_env->ceilings = measure_ceilings(g_env->stream.get());
-    add_context(*g_env, spec, command);
+    add_context(*g_env, spec, op_context, command);
     std::fprintf(stderr, "%s: %s, copy ceiling %.0f GB/s, bf16 GEMM ceiling %.0f TFLOP/s\n", spec.binary.c_str(),
                  g_env->device.name.c_str(), g_env->ceilings.copy_gbps, g_env->ceilings.gemm_tflops);
     benchmark::RunSpecifiedBenchmarks();

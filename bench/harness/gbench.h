@@ -66,8 +66,9 @@ struct BenchSpec {
   std::string torch_version;   // "" without libtorch
   // Registers the op's cases for the parsed options; throws UsageError for a bad --shapes.
   std::function<void(const Options&)> register_cases;
-  // The op's own run-context entries (name, value), recorded after the harness's.
-  std::vector<std::pair<std::string, std::string>> context;
+  // The op's own run-context entries (name, value), recorded after the harness's; called once with the
+  // flags and SOLBENCH_* settings, so it may throw std::invalid_argument for a bad setting (exit 2).
+  std::function<std::vector<std::pair<std::string, std::string>>()> context;
 };
 
 // The run context's timing_protocol: the version and a description of how cases are timed, from the

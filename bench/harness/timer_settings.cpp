@@ -4,6 +4,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "harness/cli.h"
+
 namespace sb::bench {
 
 const char* flush_method_name(FlushMethod m) {
@@ -15,18 +17,12 @@ const char* flush_method_name(FlushMethod m) {
   return "memset";  // not reached: every FlushMethod is named above
 }
 
-namespace {
-[[noreturn]] void bad(const char* name, const std::string& takes, const char* got) {
-  throw std::invalid_argument(std::string(name) + ": " + takes + ", got '" + got + "'");
-}
-}  // namespace
-
 TimerSettings TimerSettings::from_env(const std::function<const char*(const char*)>& get) {
   TimerSettings s;
   if (const char* v = get("SOLBENCH_FLUSH_BYTES")) {
     char* end = nullptr;
     const unsigned long long n = std::strtoull(v, &end, 10);
-    if (!*v || *end || *v == '-' || n == 0) bad("SOLBENCH_FLUSH_BYTES", "a positive byte count", v);
+    if (!*v || *end || *v == '-' || n == 0) bad_setting("SOLBENCH_FLUSH_BYTES", "a positive byte count", v);
     s.flush_bytes = static_cast<std::size_t>(n);
   }
   if (const char* v = get("SOLBENCH_FLUSH_METHOD")) {
@@ -34,22 +30,22 @@ TimerSettings TimerSettings::from_env(const std::function<const char*(const char
     if (m == "memset") s.flush_method = FlushMethod::memset;
     else if (m == "kernel") s.flush_method = FlushMethod::kernel;
     else if (m == "read") s.flush_method = FlushMethod::read;
-    else bad("SOLBENCH_FLUSH_METHOD", "'memset', 'kernel' or 'read'", v);
+    else bad_setting("SOLBENCH_FLUSH_METHOD", "'memset', 'kernel' or 'read'", v);
   }
   if (const char* v = get("SOLBENCH_COLD_HOLD")) {
     const std::string h = v;
-    if (h != "after-flush" && h != "before-flush") bad("SOLBENCH_COLD_HOLD", "'after-flush' or 'before-flush'", v);
+    if (h != "after-flush" && h != "before-flush") bad_setting("SOLBENCH_COLD_HOLD", "'after-flush' or 'before-flush'", v);
     s.hold_before_flush = h == "before-flush";
   }
   if (const char* v = get("SOLBENCH_COLD_QUEUE")) {
     const std::string q = v;
-    if (q != "batched" && q != "continuous") bad("SOLBENCH_COLD_QUEUE", "'batched' or 'continuous'", v);
+    if (q != "batched" && q != "continuous") bad_setting("SOLBENCH_COLD_QUEUE", "'batched' or 'continuous'", v);
     s.continuous_queue = q == "continuous";
   }
   if (const char* v = get("SOLBENCH_REST_MS")) {
     char* end = nullptr;
     const long n = std::strtol(v, &end, 10);
-    if (!*v || *end || n < 0 || n > 10000) bad("SOLBENCH_REST_MS", "whole milliseconds from 0 to 10000", v);
+    if (!*v || *end || n < 0 || n > 10000) bad_setting("SOLBENCH_REST_MS", "whole milliseconds from 0 to 10000", v);
     s.rest_ms = static_cast<double>(n);
   }
   return s;
