@@ -8,6 +8,7 @@
 #include <string>
 #include <utility>
 
+#include "harness/device.h"
 #include "harness/gbench.h"
 #include "harness/nvtx.h"
 #include "harness/timer.h"
@@ -16,6 +17,15 @@
 
 namespace sb::bench {
 namespace {
+
+TEST(GpuUuid, FormattedAsNvidiaSmiNamesTheGpu) {
+  // The UUID of the H200 that session 20's calls 2 and 3 ran on, as nvidia-smi --query-gpu=uuid printed it.
+  const unsigned char bytes[16] = {0x16, 0xa6, 0x52, 0x9d, 0xa3, 0x6c, 0xcc, 0x66,
+                                   0xfd, 0x50, 0xa1, 0xe2, 0xd2, 0x52, 0x13, 0x06};
+  EXPECT_EQ(format_gpu_uuid(bytes), "GPU-16a6529d-a36c-cc66-fd50-a1e2d2521306");
+  const unsigned char zeros[16] = {};
+  EXPECT_EQ(format_gpu_uuid(zeros), "GPU-00000000-0000-0000-0000-000000000000");
+}
 
 TEST(HotLaunchCount, FillsAFiftyMicrosecondWindowWithinBounds) {
   EXPECT_EQ(hot_launch_count(0.001), 50);   // 1 us kernels: 50 launches

@@ -1,5 +1,7 @@
 #include "harness/device.h"
 
+#include <cstdio>
+#include <cstring>
 #include <utility>
 
 #include "common/check.h"
@@ -34,7 +36,21 @@ DeviceInfo device_info() {
   SB_CUDA_CHECK(cudaDeviceGetAttribute(&d.mem_bus_bits, cudaDevAttrGlobalMemoryBusWidth, d.id));
   SB_CUDA_CHECK(cudaDriverGetVersion(&d.driver_version));
   SB_CUDA_CHECK(cudaRuntimeGetVersion(&d.runtime_version));
+  unsigned char uuid[16];
+  std::memcpy(uuid, prop.uuid.bytes, sizeof uuid);
+  d.uuid = format_gpu_uuid(uuid);
   return d;
+}
+
+std::string format_gpu_uuid(const unsigned char (&bytes)[16]) {
+  std::string s = "GPU-";
+  char hex[3];
+  for (int i = 0; i < 16; ++i) {
+    if (i == 4 || i == 6 || i == 8 || i == 10) s += '-';
+    std::snprintf(hex, sizeof hex, "%02x", bytes[i]);
+    s += hex;
+  }
+  return s;
 }
 
 DeviceBuffer::DeviceBuffer(std::size_t bytes) : bytes_(bytes) {

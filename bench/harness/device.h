@@ -22,8 +22,12 @@ struct DeviceInfo {
   int driver_version = 0;   // e.g. 13000
   int runtime_version = 0;
   int cc_major = 0, cc_minor = 0;
+  std::string uuid;  // "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx", as nvidia-smi names the physical GPU
 };
 DeviceInfo device_info();  // of the current device; throws CudaError
+// The 16 bytes of cudaDeviceProp::uuid in nvidia-smi's form. Runs record it because two GPUs of one model
+// can time the same kernels differently (two H200s, session 20: 1,010 against 970 us for one decode case).
+std::string format_gpu_uuid(const unsigned char (&bytes)[16]);
 
 class DeviceBuffer {
  public:

@@ -78,6 +78,7 @@ void add_context(const Env& e, const BenchSpec& spec,
                  const std::vector<std::pair<std::string, std::string>>& op_context, const std::string& command) {
   const DeviceInfo& d = e.device;
   benchmark::AddCustomContext("gpu_name", d.name);
+  benchmark::AddCustomContext("gpu_uuid", d.uuid);
   benchmark::AddCustomContext("compute_capability", std::to_string(d.cc_major) + "." + std::to_string(d.cc_minor));
   benchmark::AddCustomContext("sm_count", std::to_string(d.sm_count));
   benchmark::AddCustomContext("l2_bytes", std::to_string(d.l2_bytes));

@@ -66,9 +66,6 @@ class WithoutGpu(unittest.TestCase):
         self.assertIn("name at least one DEFINE", r.stderr)
 
 
-if __name__ == "__main__":
-    unittest.main()
-
 
 class RunSuiteFiling(unittest.TestCase):
     """run_suite.sh past the GPU check, with stand-ins for nvidia-smi, gpu_run.sh and report.py in a copy of
@@ -107,3 +104,44 @@ class RunSuiteFiling(unittest.TestCase):
             cwd, args = (root / "scripts" / "report_call.txt").read_text().split("\n")
             self.assertEqual(Path(cwd).resolve(), root.resolve())
             self.assertEqual(args, "results/h200")
+
+
+class GpuRunBenchStage(unittest.TestCase):
+    """gpu_run.sh's bench stage with stand-ins for nvidia-smi, cmake and the two bench binaries (BUILD_DIR):
+    a binary none of whose cases BENCH_ARGS' filter names leaves an empty --benchmark_out file and exits 0;
+    the stage drops that file and says so (session 20: the empty file failed the merge and the cross-check of
+    a prefill-only run), while a binary that fails still fails the run."""
+
+    def run_stage(self, rmsnorm_body):
+        with tempfile.TemporaryDirectory() as tmp:
+            tools, build, out = Path(tmp) / "bin", Path(tmp) / "build", Path(tmp) / "out"
+            (build / "bench").mkdir(parents=True)
+            tools.mkdir()
+            (tools / "nvidia-smi").write_text("#!/bin/sh\necho 'GPU 0: NVIDIA H200'\n")
+            (tools / "cmake").write_text("#!/bin/sh\nexit 0\n")
+            writes_out = 'for a in "$@"; do case $a in --benchmark_out=*) f=${a#--benchmark_out=} ;; esac; done\n'
+            (build / "bench" / "bench_rmsnorm").write_text("#!/bin/bash\n" + writes_out + rmsnorm_body)
+            (build / "bench" / "bench_attention").write_text(
+                "#!/bin/bash\n" + writes_out + 'echo \'{"context": {}, "benchmarks": []}\' > "$f"\n')
+            for f in list(tools.iterdir()) + list((build / "bench").iterdir()):
+                f.chmod(0o755)
+            env = dict(os.environ, PATH=f"{tools}:{os.environ['PATH']}", BUILD_DIR=str(build), SKIP_TESTS="1",
+                       SKIP_CROSSCHECK="1", SKIP_SANITIZER="1", BENCH_ARGS="--benchmark_filter=^attention/")
+            r = subprocess.run(["bash", str(SCRIPTS / "gpu_run.sh"), str(out)], capture_output=True, text=True,
+                               env=env, timeout=60)
+            return r, sorted(p.name for p in out.glob("bench_*.json"))
+
+    def test_a_binary_whose_cases_the_filter_leaves_out_adds_no_json(self):
+        r, jsons = self.run_stage('echo "Failed to match any benchmarks against regex: ^attention/" >&2\n: > "$f"\n')
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertEqual(jsons, ["bench_attention.json"])
+        self.assertIn("bench_rmsnorm: BENCH_ARGS' filter names none of its cases; no JSON from it", r.stderr)
+
+    def test_a_failing_binary_still_fails_the_run(self):
+        r, _ = self.run_stage(': > "$f"\nexit 1\n')
+        self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
+        self.assertIn("FAILED: bench_rmsnorm", r.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -131,6 +131,16 @@ class Regress(unittest.TestCase):
         rc, out, _ = self.regress(base, self.json(seed=3, ctx=gbfake.context(kv_placement="separate")))
         self.assertNotIn("K / V placements", out)
 
+    def test_a_change_of_physical_gpu_is_named(self):
+        a, b = "GPU-16a6529d-a36c-cc66-fd50-a1e2d2521306", "GPU-00000000-1111-2222-3333-444444444444"
+        base = self.json(seed=1, ctx=gbfake.context(gpu_uuid=a))
+        rc, out, _ = self.regress(base, self.json(seed=2, ctx=gbfake.context(gpu_uuid=b)))
+        self.assertIn("WARNING: different physical GPUs of one model", out)
+        self.assertIn(f"baseline {a}, run {b}", out)
+        for ctx in (gbfake.context(gpu_uuid=a), gbfake.context()):  # the same GPU; a run that did not record it
+            rc, out, _ = self.regress(base, self.json(seed=3, ctx=ctx))
+            self.assertNotIn("physical GPUs", out)
+
     def test_slowdown_within_the_noise_is_not_a_regression(self):
         base = self.json(seed=1, sigma={PLANTED: 0.06})
         run = self.json(seed=2, sigma={PLANTED: 0.06}, scale={PLANTED: 1.10})
