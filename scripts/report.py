@@ -73,7 +73,8 @@ SWEEPS = [
 ]
 
 ENV_ROWS = [  # (label, context key, unit)
-    ("GPU", "gpu_name", ""), ("SMs", "sm_count", ""), ("L2", "l2_bytes", "MiB"),
+    ("GPU", "gpu_name", ""), ("GPU UUID (the physical GPU)", "gpu_uuid", ""), ("SMs", "sm_count", ""),
+    ("L2", "l2_bytes", "MiB"),
     ("SM clock", "sm_clock_mhz", "MHz"), ("memory clock", "mem_clock_mhz", "MHz"),
     ("driver", "driver", ""), ("CUDA runtime", "cuda_runtime", ""),
     ("PyTorch", "torch_version", ""), ("git commit", "git_commit", ""),
