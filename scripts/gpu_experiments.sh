@@ -13,7 +13,7 @@
 # SHAPES in DTYPES, with REPETITIONS, every build once a pass, the order of the builds reversed every other
 # pass. Writes OUTDIR/<name>.json (pass 1; <name>_pass<k>.json after; name: default, or the DEFINE with
 # '=' as '_'), OUTDIR/<name>_test.log, timings.txt (one line per pass, build and case: pass, build, case,
-# median µs), gpu_state.txt (SM and memory clocks, temperature and power as each timing starts) and
+# median µs), gpu_state.txt (the GPU's UUID, SM and memory clocks, temperature and power as each timing starts) and
 # summary.txt (scripts/experiment_summary.py: each build against the default of the same pass, averaged
 # over the passes; rewritten after every pass, so a command cut by its limit leaves one). A build whose
 # tests fail is reported and not benchmarked.
@@ -145,7 +145,7 @@ for ((k = 1; k <= passes; k++)); do
   fi
   for n in "${order[@]}"; do
     # The GPU's state as each timing starts (the drift between passes is what the passes are for).
-    echo "$k $n $(nvidia-smi --query-gpu=clocks.sm,clocks.mem,temperature.gpu,power.draw --format=csv,noheader 2>&1 | head -1)" \
+    echo "$k $n $(nvidia-smi --query-gpu=uuid,clocks.sm,clocks.mem,temperature.gpu,power.draw --format=csv,noheader 2>&1 | head -1)" \
       >>"$out/gpu_state.txt"
     json=$out/$n.json
     ((k > 1)) && json=$out/${n}_pass$k.json
