@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
-#include <stdexcept>
 
 #include "harness/cli.h"
 
@@ -228,10 +227,9 @@ std::optional<std::size_t> kv_gap_from_env(const std::function<const char*(const
   const char* v = get("SOLBENCH_KV_GAP");
   if (!v) return std::nullopt;
   constexpr unsigned long long kMax = 1ull << 30;
-  char* end = nullptr;
-  const unsigned long long n = std::strtoull(v, &end, 10);
-  if (!*v || *end || !std::isdigit(static_cast<unsigned char>(*v)) || n > kMax || n % 256 != 0)
-    bad_setting("SOLBENCH_KV_GAP", "a byte count, a multiple of 256 from 0 to " + std::to_string(kMax), v);
+  const std::string takes = "a byte count, a multiple of 256 from 0 to " + std::to_string(kMax);
+  const unsigned long long n = setting_count("SOLBENCH_KV_GAP", v, 0, kMax, takes);
+  if (n % 256 != 0) bad_setting("SOLBENCH_KV_GAP", takes, v);
   return static_cast<std::size_t>(n);
 }
 

@@ -176,8 +176,8 @@ def main(argv=None) -> int:
               f"run {new_run.context.get('gpu_name')!r}")
     uuids = [r.context.get("gpu_uuid") for r in (base_run, new_run)]
     if None not in uuids and uuids[0] != uuids[1] and base_run.context.get("gpu_name") == new_run.context.get("gpu_name"):
-        print(f"WARNING: different physical GPUs of one model (two H200s have timed the same decode kernel 4% "
-              f"apart, session 20): baseline {uuids[0]}, run {uuids[1]}")
+        print(f"WARNING: different physical GPUs of one model (H200s have timed the same decode kernel up to "
+              f"6.6% apart, session 20): baseline {uuids[0]}, run {uuids[1]}")
     if base_run.context.get("timing_protocol") != new_run.context.get("timing_protocol"):
         print(f"WARNING: different timing protocols (a change of method, not of kernels, moves times): "
               f"baseline {base_run.context.get('timing_protocol', 'not recorded')!r}, "

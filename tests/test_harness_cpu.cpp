@@ -94,7 +94,7 @@ TEST(TimingProtocol, DefaultTextIsPinnedAndEachSettingHasItsVersion) {
 }
 
 // The SOLBENCH_* settings of the cold protocol: defaults without them, each value they take, and a clear
-// error for a bad one (the bench binary prints it and exits 1 before measuring anything).
+// error for a bad one (the bench binary prints it and exits 2 before measuring anything).
 TimerSettings settings_of(const std::map<std::string, std::string>& vars) {
   return TimerSettings::from_env([&](const char* name) -> const char* {
     const auto it = vars.find(name);
@@ -133,7 +133,10 @@ TEST(TimerSettings, BadValuesNameTheVariable) {
       {"SOLBENCH_FLUSH_BYTES", "60MB"},   {"SOLBENCH_FLUSH_METHOD", "zero"},  {"SOLBENCH_FLUSH_METHOD", ""},
       {"SOLBENCH_FLUSH_METHOD", "evict-last"},  // removed in session 17: an error now, not a silent default
       {"SOLBENCH_COLD_HOLD", "before"},   {"SOLBENCH_COLD_QUEUE", "eager"},   {"SOLBENCH_REST_MS", "-1"},
-      {"SOLBENCH_REST_MS", "100ms"},      {"SOLBENCH_REST_MS", "10001"},      {"SOLBENCH_REST_MS", ""}};
+      {"SOLBENCH_REST_MS", "100ms"},      {"SOLBENCH_REST_MS", "10001"},      {"SOLBENCH_REST_MS", ""},
+      {"SOLBENCH_REST_MS", " 5"},         {"SOLBENCH_REST_MS", "+5"},         {"SOLBENCH_FLUSH_BYTES", "+4096"},
+      {"SOLBENCH_FLUSH_BYTES", " 4096"},  {"SOLBENCH_FLUSH_BYTES", "99999999999999999999999"},
+      {"SOLBENCH_FLUSH_BYTES", "1099511627777"}};  // 1 TiB + 1
   for (const auto& [name, value] : bad) {
     try {
       settings_of({{name, value}});

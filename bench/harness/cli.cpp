@@ -85,6 +85,15 @@ void bad_setting(const char* name, const std::string& takes, const char* got) {
   throw std::invalid_argument(std::string(name) + ": " + takes + ", got '" + got + "'");
 }
 
+unsigned long long setting_count(const char* name, const char* value, unsigned long long lo, unsigned long long hi,
+                                 const std::string& takes) {
+  const std::string v = value;
+  if (v.empty() || v.size() > 19 || v.find_first_not_of("0123456789") != std::string::npos) bad_setting(name, takes, value);
+  const unsigned long long n = std::stoull(v);  // at most 19 digits: no overflow
+  if (n < lo || n > hi) bad_setting(name, takes, value);
+  return n;
+}
+
 long long parse_int(const std::string& s, long long lo, long long hi, const std::string& what) {
   if (s.empty() || s[0] == '+' || s[0] == '-' || s[0] == ' ')
     throw UsageError(what + ": '" + s + "' is not a positive integer");

@@ -36,6 +36,10 @@ std::string options_help(const std::string& shapes_grammar);
 // A bad SOLBENCH_* environment setting: throws std::invalid_argument "NAME: takes, got 'value'"
 // (bench_main prints it and exits with kUsageExit).
 [[noreturn]] void bad_setting(const char* name, const std::string& takes, const char* got);
+// A SOLBENCH_* setting that is a whole number: decimal digits only (no sign, space or suffix), from lo
+// to hi; anything else is bad_setting(name, takes, value).
+unsigned long long setting_count(const char* name, const char* value, unsigned long long lo, unsigned long long hi,
+                                 const std::string& takes);
 
 // Splits "a,b,,c" into {"a","b","c"}; an empty list is a UsageError naming `flag`.
 std::vector<std::string> split_list(const std::string& value, const std::string& flag);

@@ -1,12 +1,15 @@
 #include "harness/timer_settings.h"
 
-#include <cstdlib>
 #include <stdexcept>
 #include <string>
 
 #include "harness/cli.h"
 
 namespace sb::bench {
+
+namespace {
+constexpr unsigned long long kMaxFlushBytes = 1ull << 40;  // far past any L2; a typo's size is refused
+}  // namespace
 
 const char* flush_method_name(FlushMethod m) {
   switch (m) {
@@ -19,12 +22,9 @@ const char* flush_method_name(FlushMethod m) {
 
 TimerSettings TimerSettings::from_env(const std::function<const char*(const char*)>& get) {
   TimerSettings s;
-  if (const char* v = get("SOLBENCH_FLUSH_BYTES")) {
-    char* end = nullptr;
-    const unsigned long long n = std::strtoull(v, &end, 10);
-    if (!*v || *end || *v == '-' || n == 0) bad_setting("SOLBENCH_FLUSH_BYTES", "a positive byte count", v);
-    s.flush_bytes = static_cast<std::size_t>(n);
-  }
+  if (const char* v = get("SOLBENCH_FLUSH_BYTES"))
+    s.flush_bytes = static_cast<std::size_t>(setting_count("SOLBENCH_FLUSH_BYTES", v, 1, kMaxFlushBytes,
+                                                           "a positive byte count up to 1 TiB"));
   if (const char* v = get("SOLBENCH_FLUSH_METHOD")) {
     const std::string m = v;
     if (m == "memset") s.flush_method = FlushMethod::memset;
@@ -42,12 +42,8 @@ TimerSettings TimerSettings::from_env(const std::function<const char*(const char
     if (q != "batched" && q != "continuous") bad_setting("SOLBENCH_COLD_QUEUE", "'batched' or 'continuous'", v);
     s.continuous_queue = q == "continuous";
   }
-  if (const char* v = get("SOLBENCH_REST_MS")) {
-    char* end = nullptr;
-    const long n = std::strtol(v, &end, 10);
-    if (!*v || *end || n < 0 || n > 10000) bad_setting("SOLBENCH_REST_MS", "whole milliseconds from 0 to 10000", v);
-    s.rest_ms = static_cast<double>(n);
-  }
+  if (const char* v = get("SOLBENCH_REST_MS"))
+    s.rest_ms = static_cast<double>(setting_count("SOLBENCH_REST_MS", v, 0, 10000, "whole milliseconds from 0 to 10000"));
   return s;
 }
 
