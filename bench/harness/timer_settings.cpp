@@ -1,6 +1,5 @@
 #include "harness/timer_settings.h"
 
-#include <stdexcept>
 #include <string>
 
 #include "harness/cli.h"
