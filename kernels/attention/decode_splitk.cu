@@ -143,6 +143,20 @@
 // 11.9% -> 5.9%, instructions 24.2 M -> 18.2 M (cuDNN's 18.9 M): that shape is bound by memory, and
 // session 8's 27% / 32.4 M were an older kernel's. =51 (MHA on this kernel, one row a block) lost: b64
 // KV 4096 1.003, b1 KV 32768 0.996 of the FMA kernel's pairs.
+// Sessions 21-22, adopted (=58, results/h200/history/2026-11-30_session21_experiments/early_tile0/ and
+// 2026-11-30_session22_experiments/adopt_early_tile0/): session 21's phase trace had ~400 SASS instructions
+// (64-bit divisions of the block coordinates, Q's addresses for all 16 staged rows, the row limits) ahead
+// of the first K/V copy, a cost the cold launch adds to its first DRAM latency. The prologue now issues
+// tile 0's copies first, then Q's (addresses formed for real rows only), commits both as group 0, then
+// the other stages, then the row limits; block_coords divides in 32 bits (both split kernels). First K/V
+// copy at SASS instruction 208, not 652 (split_kernel_tc<bf16, 128, 4>); 138 registers. The FMA kernels
+// are 136-168 instructions shorter. Predicted: b1 KV 4096 cold 11.75 -> 11.3-11.5 us. This / before,
+// mean of two passes with the build order reversed, cold (hot):
+//   session 21 (GPU-95731517): b1 KV 1024 0.960 (0.888), KV 4096 0.983 (0.942), KV 16384 0.982 (0.983),
+//                              b16 KV 8192 and b64 KV 16384 0.998-1.000
+//   session 22 (GPU-fb010f13): b1 KV 1024 0.947 (0.902), KV 4096 0.959 (0.939): 12.05 -> 11.55 us cold;
+//                              MHA (FMA) b1 KV 4096 0.997 (0.995), b64 KV 4096 1.001 (1.001), b256 KV 1024
+//                              0.999 (1.000)
 #include <algorithm>
 #include <atomic>
 #include <climits>
@@ -309,13 +323,16 @@ struct BlockCoords {
 };
 template <int H>
 __device__ inline BlockCoords block_coords(const Params& p) {
-  int64_t bid = blockIdx.x;
+  // 32-bit unsigned division: a grid and its factors fit 32 bits, and the 64-bit form's calls to the
+  // division routine sat ahead of the first K/V copy (session 21's trace).
+  unsigned bid = blockIdx.x;
+  const unsigned splits = static_cast<unsigned>(p.num_splits), row_blocks = static_cast<unsigned>(p.row_blocks);
+  const unsigned units = static_cast<unsigned>(p.heads_kv / H);
   BlockCoords c;
-  c.split = static_cast<int>(bid % p.num_splits);
-  bid /= p.num_splits;
-  c.rb = static_cast<int>(bid % p.row_blocks);
-  bid /= p.row_blocks;
-  const int64_t units = p.heads_kv / H;
+  c.split = static_cast<int>(bid % splits);
+  bid /= splits;
+  c.rb = static_cast<int>(bid % row_blocks);
+  bid /= row_blocks;
   c.unit = bid % units;
   c.b = bid / units;
   return c;
@@ -796,28 +813,39 @@ __global__ void __launch_bounds__(kTcThreads, 2) split_kernel_tc(const Params p)
   const int64_t kvh = bc.unit, b = bc.b;
   const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32, g = lane / 4, t4 = lane % 4;
 
-  // Q: rows rb * R .. + R - 1 of this kv head's group as given, by cp.async (joins the first K/V group);
-  // rows >= R or past p.rows are zero-filled (their source address is a valid row, never read).
-  for (int idx = tid; idx < 16 * kChunks; idx += kTcThreads) {
-    const int row = idx / kChunks, chunk = idx % kChunks, rg = rb * R + row;
-    const bool valid = row < R && rg < p.rows;
-    const int r0 = valid ? rg : rb * R;  // rb * R < p.rows for every launched row block
-    const int64_t i = r0 / p.group, h = kvh * p.group + r0 % p.group;
-    cp_async_16_zfill(&qs[swz<D>(row, chunk)],
-                      static_cast<const T*>(p.q) + ((b * p.q_len + i) * p.heads_q + h) * D + chunk * 8, valid);
-  }
+  // Q: rows rb * R .. + R - 1 of this kv head's group as given, by cp.async, issued after tile 0's K/V
+  // copies and committed with them (group 0); rows >= R or past p.rows are zero-filled from a valid
+  // address, and only a real row's address is formed (the padding rows, all of the second pass at d128,
+  // skip the division).
+  static_assert(16 * kChunks % kTcThreads == 0, "whole passes over Q's 16 staged rows");
+  auto issue_q = [&] {
+#pragma unroll
+    for (int it = 0; it < 16 * kChunks / kTcThreads; ++it) {
+      const int idx = tid + it * kTcThreads;
+      const int row = idx / kChunks, chunk = idx % kChunks, rg = rb * R + row;
+      const bool valid = row < R && rg < p.rows;
+      const T* src = static_cast<const T*>(p.q);  // a valid address, not read when !valid
+      if (valid) {
+        const int64_t i = rg / p.group, h = kvh * p.group + rg % p.group;
+        src += ((b * p.q_len + i) * p.heads_q + h) * D + chunk * 8;
+      }
+      cp_async_16_zfill(&qs[swz<D>(row, chunk)], src, valid);
+    }
+  };
 
   int lim[2];  // the last key rows 2 t4 and 2 t4 + 1 may see (-1: none, or padding)
+  auto row_limits = [&] {
 #pragma unroll
-  for (int h2 = 0; h2 < 2; ++h2) {
-    const int row = 2 * t4 + h2, rg = rb * R + row;
-    lim[h2] = -1;
-    if (row < R && rg < p.rows) {
-      const int64_t i = rg / p.group;
-      const int64_t last = p.causal ? i + p.kv_len - p.q_len : p.kv_len - 1;
-      lim[h2] = static_cast<int>(last < -1 ? -1 : last);
+    for (int h2 = 0; h2 < 2; ++h2) {
+      const int row = 2 * t4 + h2, rg = rb * R + row;
+      lim[h2] = -1;
+      if (row < R && rg < p.rows) {
+        const int64_t i = rg / p.group;
+        const int64_t last = p.causal ? i + p.kv_len - p.q_len : p.kv_len - 1;
+        lim[h2] = static_cast<int>(last < -1 ? -1 : last);
+      }
     }
-  }
+  };
   const int64_t first = static_cast<int64_t>(split) * p.chunk_keys;
   const int key_begin = static_cast<int>(first < p.kv_len ? first : p.kv_len);
   const int key_end = static_cast<int>(first + p.chunk_keys < p.kv_len ? first + p.chunk_keys : p.kv_len);
@@ -846,7 +874,7 @@ __global__ void __launch_bounds__(kTcThreads, 2) split_kernel_tc(const Params p)
   const char* klane = reinterpret_cast<const char*>(kbase + static_cast<int64_t>(key_begin) * key_stride + cc * 8);
   const char* vlane = reinterpret_cast<const char*>(vbase + static_cast<int64_t>(key_begin) * key_stride + cc * 8);
   const unsigned stage0 = smem_addr(wstage);
-  auto issue = [&](int i, int st) {
+  auto copy_tile = [&](int i, int st) {
     if (i < ntiles) {
       const int r0 = i * kTileKeys + warp * kWarpKeys + kSteps * cq;  // step 0's row, from key_begin
       const int left = key_end - key_begin - r0;                      // step s copies a key iff s < left
@@ -862,10 +890,19 @@ __global__ void __launch_bounds__(kTcThreads, 2) split_kernel_tc(const Params p)
         off += row_bytes;
       }
     }
+  };
+  auto issue = [&](int i, int st) {
+    copy_tile(i, st);
     cp_async_commit();
   };
+  // Prologue order: tile 0's K/V copies leave first (the cold launch's first DRAM latency starts there),
+  // then Q's, one commit for both; the other stages; then the row limits, which nothing before needs.
+  copy_tile(0, 0);
+  issue_q();
+  cp_async_commit();
 #pragma unroll
-  for (int i = 0; i < S; ++i) issue(i, i);
+  for (int i = 1; i < S; ++i) issue(i, i);
+  row_limits();
   cp_async_wait<S - 1>();  // group 0: this thread's Q copies (and its tile 0)
   __syncthreads();         // all of Q is in shared memory
   if constexpr (kCluster)  // past the block's first barrier (see cluster_expected_bytes)
