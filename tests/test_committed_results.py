@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """The committed results, checked on any machine: every results/<gpu>/latest.json loads, carries
 the run context the report needs, passes the regression gate against its baseline.json, and
-REPORT.md is exactly what scripts/report.py generates from it (nobody edited it by hand).
+REPORT.md is exactly what scripts/report.py generates from it (nobody edited it by hand); every entry
+of results/<gpu>/history/ is named in that folder's README.md.
 
 usage: test_committed_results.py REPO_ROOT
 """
@@ -41,6 +42,20 @@ class CommittedResults(unittest.TestCase):
             r = subprocess.run([sys.executable, str(ROOT / "scripts/regress.py"), str(d / "baseline.json"),
                                 str(d / "latest.json")], capture_output=True, text=True)
             self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+
+    def test_every_history_entry_is_described(self):
+        # NOTES.md and the kernel headers cite history/ for every earlier step: an entry its README does not
+        # name (in backquotes, as its table does) is a result nobody can place.
+        for d in result_dirs():
+            hist = d / "history"
+            if not hist.is_dir():
+                continue
+            readme = hist / "README.md"
+            self.assertTrue(readme.is_file(), f"{hist} has no README.md describing its entries")
+            text = readme.read_text()
+            undescribed = [p.name for p in sorted(hist.iterdir())
+                           if p.name != "README.md" and f"`{p.name}`" not in text and f"`{p.name}/`" not in text]
+            self.assertEqual(undescribed, [], f"{readme}: entries not named in its table")
 
     def test_report_is_generated_not_edited(self):
         try:
