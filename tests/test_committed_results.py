@@ -44,7 +44,7 @@ class CommittedResults(unittest.TestCase):
             self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
 
     def test_every_history_entry_is_described(self):
-        # NOTES.md and the kernel headers cite history/ for every earlier step: an entry its README does not
+        # NOTES.md and the kernel sources cite history/ for every earlier step: an entry its README does not
         # name (in backquotes, as its table does) is a result nobody can place.
         for d in result_dirs():
             hist = d / "history"

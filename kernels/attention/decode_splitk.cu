@@ -1,162 +1,17 @@
-// decode_splitk: flash-decoding. One block reads a chunk of one kv head's K and V once (of two adjacent kv
-// heads at MHA decode), for every query row of that head's GQA group, with an fp32 online softmax; the
-// chunks of a sequence run in parallel (split-KV) and a small combine kernel merges their partial outputs
-// by log-sum-exp; small tensor-core plans merge in their thread-block cluster instead (Plan::cluster_combine,
-// decode_splitk.h). Two split kernels (Plan::tensor_cores chooses):
-// - GQA row blocks (2-8 query rows of one kv head) at head_dim 64/128: split_kernel_tc, Q K^T and P V on
-//   tensor cores in 128-thread blocks (its comment, above its code, has the details).
-// - MHA with one row a block and head_dim 256: split_kernel, FMAs in 256-thread blocks:
-// Mapping: a 256-thread block = (batch, H adjacent kv heads, row block of <= 8 query rows, split), where
-// H = Plan::heads_per_block is 2 at MHA with q_len <= 2, even heads_kv and head_dim <= 128, else 1.
-// head_dim / 8 lanes hold one head's piece of a key row, 16 B each (16 lanes = 256 B at d128), and
-// H x head_dim / 8 adjacent lanes of a warp the key's H pieces (512 contiguous bytes for a d128 pair); the
-// block's 256 / (H x head_dim / 8) key groups take keys t + u * groups + group of a tile (u < 2: 32 keys
-// at d128, 16 with H = 2; always 16 KB of K and V). Each group keeps its own running max, sum and 8-dim
-// accumulators per row. Q K^T: 8 FMAs a lane, then transposed_sum reduce-scatters a lane's 2 x R partial
-// dots over the key's lanes and all-gathers the sums (each lane holds rows and keys in a lane-permuted
-// order, so no selects): 15 shuffles and 8 adds a tile at 4 rows, 5 shuffles at 1 row, where a butterfly
-// per dot takes 32 and 32, or 8. The main loop's weights are ex2.approx.ftz (one MUFU.EX2; weights below
-// 2^-126 of the row max flush to 0). K and V reach shared memory through a cp.async pipeline of
-// pipeline_stages() tiles: each thread copies exactly the 16-byte pieces it later reads (no block barrier
-// in the loop), reads a tile's pieces into registers, refills that stage with the tile `stages` ahead,
-// then computes, so every stage is in flight while a tile is computed (64 KB a block, 128 KB an SM at 4
-// stages). Groups merge by shuffles, warps through shared memory (reusing the pipeline's).
-// Both: one split writes O, several write fp32 partial O + lse for the combine, which is launched
-// programmatically dependent (PDL) on the split kernel.
-// Traffic: K and V once, Q and O once, plus 8 B per (row, split, dim) of partials (L2-resident).
-// Floor at 4.2 TB/s (bf16, 32/8 heads, d128; K+V bytes): b1 KV 4k 4.0 us, 32k 32 us, 128k 128 us; b16 8k
-// 128 us; b64 4k 256 us; b64 16k 1023 us. Aim: >= 90% of it once K+V >= 128 MiB and < 10 us (split kernel
-// + combine) at b1 4k. Constraints: fp16/bf16, head_dim 64/128/256, q_len <= 8, 16-byte aligned Q, K, V.
-// Measured, FMA kernel steps (H200, bf16, d128, cold L2, median of 3 repetitions, us, one command on
-// 2026-11-29; results/h200/history/2026-11-29_experiments/): the first kernel (a butterfly per dot, exp2f,
-// one kv head a block) / + transposed_sum / + ex2.approx / + MHA head pairs; SDPA cuDNN in the same command:
-//   GQA 32/8  b1 KV 4096     18.1 / 18.1 / 18.1 / 17.9   cuDNN 17.2
-//             b1 KV 32768    55.1 / 54.8 / 54.7 / 54.5         49.0
-//             b16 KV 8192     152 /  150 /  147 /  148          134
-//             b64 KV 16384   1013 / 1008 / 1011 /  995          974
-//   MHA 32/32 b64 KV 16384   4587 / 4598 / 4593 / 3873         3856
-//             b1 KV 131072    603 /  603 /  604 /  494          495
-// The transposed sum and ex2.approx changed GQA times by at most 3%; the head pairs made MHA 1.18-1.22x
-// faster, at cuDNN's level. GQA stayed at 0.90-0.98x cuDNN: Nsight Compute at b16 KV 8192 showed the FMA
-// kernel 74.5% issue-active at 2 splits (134-137 us + a 4 us combine) where cuDNN's kernel, 128 blocks of
-// 128 threads, unsplit, takes 124 us at 17.8% issue-active.
-// Measured, tensor-core kernel (GQA 32/8, d128, same units, two passes of one command with the builds'
-// order reversed in the second, 2026-11-30; results/h200/history/2026-11-30_session8_experiments/
-// decode_tc_one_block_slots/): the FMA kernel / this kernel / cuDNN, pass 1, pass 2:
-//   b1 KV 4096     18.0, 17.9 / 16.2, 16.4 / 16.3, 16.9
-//   b1 KV 32768    54.3, 54.3 / 50.2, 50.5 / 49.2, 48.8
-//   b1 KV 131072    147,  148 /  139,  140 /  139,  138
-//   b4 KV 131072    513,  511 /  489,  489 /  492,  492
-//   b16 KV 8192     147,  148 /  136,  136 /  133,  134
-//   b64 KV 4096     265,  265 /  260,  260 /  255,  255
-//   b64 KV 16384   1006, 1004 /  978,  978 /  973,  972
-// 1.02-1.10x the FMA kernel, 0.97-1.03x cuDNN. The split heuristic counts one block an SM for it (two
-// fit): b16 KV 8192 unsplit 136 us against 139-142 at 2 splits. Nsight Compute (clean caches): its b16 KV
-// 8192 split kernel 128 us at 87.5% of DRAM peak and 30% issue-active (cuDNN 124 us); at b1 KV 4096 the
-// split kernel takes 10.2-10.8 us and the combine 4.1-5.4, so the < 10 us aim is out of reach of the
-// split kernel alone (16.8 MB in 10.5 us is 1.6 TB/s; where that time goes is not yet analysed).
-// Session 9 (2026-11-30, results/h200/history/2026-11-30_session9_experiments/decode_tc_exact_q/): that
-// version held the scaled Q in three 16-bit parts and P in two (fp32 precision through the MMAs); this
-// one stages Q as given and scales the fp32 scores (exact at any scale), rounds P to the dtype once,
-// copies Q by cp.async and sums Q K^T in two chains (experiments/README.md: =15-=19, one step each).
-// Previous / this / cuDNN, pass 1, pass 2, same units:
-//   b1 KV 4096     16.5, 16.5 / 15.1, 15.2 / 17.1, 17.1
-//   b1 KV 32768    50.1, 50.1 / 48.6, 48.5 / 49.9, 50.0
-//   b1 KV 131072    140,  140 /  139,  138 /  139,  139
-//   b16 KV 8192     135,  136 /  135,  135 /  133,  134
-//   b64 KV 4096     259,  260 /  256,  256 /  255,  255
-//   b64 KV 16384    978,  978 /  972,  971 /  973,  973
-// Predicted from the instruction count (a third of the Q K^T MMAs and half the P V ones): b16 KV 8192
-// 136 -> ~130 us, b1 KV 4096 16.2 -> ~15. The small shapes moved as predicted; b16 did not (0.4%), so at
-// 87.5% of DRAM peak (Nsight Compute, session 8) that shape is bound by memory, not by issue.
-// Session 13 (2026-11-30, results/h200/history/2026-11-30_session13_experiments/decode_tc_fixed_cost/):
-// Nsight Compute at b1 KV 4096 (session 12) found the kernel issue-bound, 29% of its instructions in the
-// cp.async issue block; the copies' address arithmetic now sits outside the copy steps (=27: an issue call
-// 277 -> 113 SASS instructions, 178 -> 160 registers). Previous / this / cuDNN, pass 1, pass 2, cold (hot):
-//   b1 KV 1024     10.1, 10.1 (6.26, 6.43) / 9.87, 9.87 (6.22, 6.09) / 11.4, 12.3 (8.02, 8.04)
-//   b1 KV 4096     13.9, 13.9 (10.0, 10.0) / 13.6, 13.6 (9.01, 9.12) / 16.5, 16.3 (10.6, 10.8)
-//   b1 KV 16384    30.7, 30.6              / 30.1, 30.5              / 31.6, 31.5
-//   b1 KV 32768    48.1, 47.9              / 47.5, 47.8              / 48.8, 48.5
-//   b1 KV 131072    136,  135              /  135,  136              /  136,  137
-//   b16 KV 8192     132,  133              /  132,  132              /  132,  132
-//   b64 KV 4096     252,  251              /  250,  250              /  251,  251
-//   b64 KV 16384    952,  951              /  948,  946              /  951,  952
-//   b256 KV 1024    253,  253              /  252,  252              /  252,  252
-// Predicted: b1 KV 4096 cold 13.7 -> 12.0-12.5 us. The hot time fell 0.9 us (9%), as predicted, but the
-// cold one only 0.3 us (2%): the ~4 us that a cold launch adds to a hot one did not shrink, and the
-// saved issue slots fall mostly outside it (not analysed further). Large shapes, memory-bound: -0.0-0.8%.
-// Lost, same command (=29, with =27): clusters of up to 16 blocks (non-portable) at b1 KV 4096, 16 splits
-// on 128 SMs instead of 8 on 64: 20.0 / 20.1 us cold (1.44x), 14.4 / 14.5 hot. Whether the 8 clusters
-// of 16 were co-resident (cudaOccupancyMaxActiveClusters) was not checked; the patch is in that folder.
-// Session 14 (2026-11-30, results/h200/history/2026-11-30_session14_experiments/): they were not: the
-// H200 holds 7 clusters of 16 of this kernel at once (15 of 8), so =29 ran in two waves. A phase trace
-// (=33: %globaltimer and clock64 at 7 points of every block) of b1 KV 1024 cold, in cycles: entry -> Q and
-// tile 0 5,161 (hot 2,436), loop 1,635, the block's rows merged 2,117, barrier 1,219, pull merge 1,211,
-// barrier 1,698: after the loop ~6,000 of ~13,000. Each cluster.sync() is MEMBAR.ALL.GPU + the barrier.
-// =31 (remote stores, one barrier) lost: b1 KV 4096 13.6 -> 14.0 us cold, 9.07 -> 9.52 hot. Adopted =35,
-// cluster_merge's st.async into the owner's mbarrier-guarded buffer, no barrier after the loop; default /
-// this (cuDNN), pass 1, pass 2, us cold (hot):
-//   b1 KV 1024     9.83, 9.65 (6.15, 6.00) / 9.04, 8.91 (5.41, 5.53) / 12.4, 12.1 (7.61, 7.28)
-//   b1 KV 4096     13.5, 13.3 (9.06, 9.00) / 12.8, 12.8 (8.45, 8.32) / 16.5, 16.2 (11.1, 10.0)
-//   b1 KV 16384    30.5, 30.4              / 30.3, 30.4              / 32.4, 31.5   (not clustered)
-// Its trace (=36): after the loop 373 + 197 (barrier) + 1,913 (merge and send) + 814 (receive and merge)
-// = ~3,300 cycles. Predicted: -1.5 to -2 us; measured -0.6 to -0.8: the trace's own global stores sat in
-// front of the MEMBARs and inflated the barrier phases it measured.
-// Session 15 (results/h200/history/2026-11-30_session15_experiments/lean_merge/): that trace's 1,913 cycles
-// of "merge and send" were mostly integer work after the cluster wait (row_of()'s division by p.group, in
-// an unrolled loop for the owner's expected bytes and once more per row test; each of a group's 4 dims
-// forming its own 1 / sum): 607 SASS instructions from the wait to the last st.async (bf16 d128 R4).
-// =37 announced the bytes at entry, tested rows by rb R + n < p.rows, and formed a row's weights once
-// (merged_column4: same bits); predicted 600-900 cycles and -0.3 to -0.6 us. Measured, default / =37
-// (cuDNN), pass 1, pass 2, us cold (hot): b1 KV 1024 8.91, 9.06 (5.83, 5.83) / 8.57, 8.50 (5.20, 5.32)
-// (12.0, 11.3); b1 KV 4096 12.6, 12.7 (8.60, 8.62) / 12.5, 12.3 (8.02, 8.93) (16.4, 17.6); KV 16384 (not
-// clustered) 30.2, 30.5 / 30.8, 30.3. Its trace (=38 against =39, the default): merge and send 1,913 ->
-// 812 cycles, as predicted, but entry -> Q and tile 0 grew 200-400 cycles (thread 0's announcement came
-// before its Q copies), and racecheck reported the announcement right after mbarrier.init as a race
-// (mbar_init's write against its read; 0 hazards in the default). Adopted here with the announcement
-// moved past the block's first barrier (after Q lands, off both paths): 186 instructions from the wait
-// to the last st.async; the other 38 kernels' SASS unchanged. The full runs, 35f49ae's against 417aa4d's
-// (results/h200/history/2026-11-30_regress_417aa4d672f0_vs_35f49aef020f.txt), us cold (hot): b1 KV 1024
-// 9.05 -> 8.43 (5.81 -> 4.86), b1 KV 4096 12.81 -> 12.09 (8.56 -> 7.70).
-// Session 16 (results/h200/history/2026-11-30_session16_experiments/kv_cache_hints/), lost: an L2
-// evict-first policy on every K and V cp.async of both split kernels (=44) made the large shapes 1.4-5.6%
-// slower cold (hot level), .L2::256B (=45) 2-10% slower cold and hot; b1 KV 4096 -0.3 us cold, +1 us hot.
-// Session 17 (results/h200/history/2026-11-30_session17_experiments/mha_tc/), lost: MHA at head_dim <= 128
-// on the tensor-core kernel, one kv head and its row a block (=47/=48): b64 level, b16 KV 8192 and b256
-// KV 1024 0.7-0.9% slower, b1 1.7-2.2% slower; the FMA kernel's heuristic counting 3 blocks an SM (=49):
-// b1 0.8-2.9% slower. The tensor-core kernel's GQA rate needs its 4 real rows a block.
-// Session 18 (results/h200/history/2026-11-30_session18_experiments/tc_transposed/), adopted (=50): the
-// tensor-core kernel transposed, S^T = K Q^T and O^T = V^T P^T with the query rows as the MMA's 8 columns
-// (before: the rows padded to the MMA's 16 rows, half of every MMA padding, D / 4 MMAs a warp's 16 keys and
-// a softmax for the padding rows too). Tile loop of split_kernel_tc<bf16, 128, 4> 361 -> 270 SASS
-// instructions (HMMA 32 -> 16), registers 162 -> 144 (d64 110 -> 92), 0 spills. Default / this, pass 1,
-// pass 2, us cold (hot), SDPA cuDNN beside them:
-//   b1 KV 1024     8.36, 8.36 (4.94, 4.96) / 8.16, 8.17 (4.63, 4.51)   cuDNN 11.2, 12.1 (8.54, 7.34)
-//   b1 KV 4096     12.0, 12.0 (7.91, 7.88) / 12.0, 12.0 (6.90, 6.90)         16.3, 16.0 (11.3, 11.0)
-//   b1 KV 16384    30.5, 30.5 (23.2, 23.1) / 30.2, 30.2 (22.9, 22.9)         31.4, 32.0 (24.2, 24.7)
-//   b16 KV 8192     134,  134 ( 123,  123) /  134,  134 ( 123,  123)          134,  134 ( 123,  123)
-//   b16 KV 32768    490,  490 ( 479,  479) /  490,  490 ( 477,  479)          484,  484 ( 475,  475)
-//   b256 KV 4096    965,  966 ( 955,  958) /  962,  962 ( 952,  952)          969,  969 ( 958,  962)
-// Predicted: the large GQA shapes 0.5-1.5% faster, b1 KV 4096 0.3-0.8 us. The hot b1 times fell 7-13%
-// (the loop is issue-bound there), the cold ones 0-2.3%, the large shapes 0-0.4%: Nsight Compute at b16
-// KV 8192 (clean caches) has the split kernel at 124 us and 90.5% of DRAM peak either way, tensor pipe
-// 11.9% -> 5.9%, instructions 24.2 M -> 18.2 M (cuDNN's 18.9 M): that shape is bound by memory, and
-// session 8's 27% / 32.4 M were an older kernel's. =51 (MHA on this kernel, one row a block) lost: b64
-// KV 4096 1.003, b1 KV 32768 0.996 of the FMA kernel's pairs.
-// Sessions 21-22, adopted (=58, results/h200/history/2026-11-30_session21_experiments/early_tile0/ and
-// 2026-11-30_session22_experiments/adopt_early_tile0/): session 21's phase trace had ~400 SASS instructions
-// (64-bit divisions of the block coordinates, Q's addresses for all 16 staged rows, the row limits) ahead
-// of the first K/V copy, a cost the cold launch adds to its first DRAM latency. The prologue now issues
-// tile 0's copies first, then Q's (addresses formed for real rows only), commits both as group 0, then
-// the other stages, then the row limits; block_coords divides in 32 bits (both split kernels). First K/V
-// copy at SASS instruction 208, not 652 (split_kernel_tc<bf16, 128, 4>); 138 registers. The FMA kernels
-// are 136-168 instructions shorter. Predicted: b1 KV 4096 cold 11.75 -> 11.3-11.5 us. This / before,
-// mean of two passes with the build order reversed, cold (hot):
-//   session 21 (GPU-95731517): b1 KV 1024 0.960 (0.888), KV 4096 0.983 (0.942), KV 16384 0.982 (0.983),
-//                              b16 KV 8192 and b64 KV 16384 0.998-1.000
-//   session 22 (GPU-fb010f13): b1 KV 1024 0.947 (0.902), KV 4096 0.959 (0.939): 12.05 -> 11.55 us cold;
-//                              MHA (FMA) b1 KV 4096 0.997 (0.995), b64 KV 4096 1.001 (1.001), b256 KV 1024
-//                              0.999 (1.000)
+// decode_splitk: flash-decoding. A block reads one chunk of one kv head's K and V once (two adjacent kv
+// heads at MHA), for every query row of that head's GQA group, with an fp32 online softmax; a sequence's
+// chunks run in parallel (split-KV) and merge by log-sum-exp, in a combine kernel launched
+// programmatically dependent (PDL) on the split grid or, for small plans, inside the split blocks'
+// thread-block cluster. make_plan (decode_splitk.h) picks the splits, the rows a block and the kernel from
+// the problem and the SM count. Two split kernels, each mapped in the comment above it: split_kernel_tc
+// (GQA, 2-8 query rows of a kv head, head_dim 64/128: mma.sync) and split_kernel (MHA, head_dim 256: FMAs).
+// Traffic: K and V once, Q and O once, 8 B per (row, split, dim) of partials (L2-resident). Floor, K+V
+// bytes / the copy ceiling: 3.9 us at b1 KV 4096 (32/8 heads, d128: 16.8 MB), 1,010 us at b64 KV 16384.
+// Constraints: fp16/bf16, head_dim 64/128/256, q_len <= 8, 16-byte aligned Q, K, V (supports()).
+// Against manual, which writes and reads the score matrix (H200, bf16, cold): b1 KV 4096 34.2 -> 11.5 us
+// (SDPA cuDNN 17.3), b64 KV 16384 2,102 -> 968 us (cuDNN 974), in results/h200/history/
+// 2026-11-30_3c259c32afb2.json.gz. Each step's measurements, and what lost: results/h200/NOTES.md and
+// results/h200/history/kernel_comment_logs.md.
 #include <algorithm>
 #include <atomic>
 #include <climits>
@@ -416,6 +271,22 @@ __device__ inline void store_merged(const Params& p, const float (&s_m)[W][N], c
   }
 }
 
+// The FMA split kernel, for the plans without tensor cores (MHA, head_dim 256). A 256-thread block =
+// (batch, H adjacent kv heads, row block of <= 8 query rows, split), where H = Plan::heads_per_block is 2
+// at MHA with q_len <= 2, even heads_kv and head_dim <= 128, else 1.
+// head_dim / 8 lanes hold one head's piece of a key row, 16 B each (16 lanes = 256 B at d128), and
+// H x head_dim / 8 adjacent lanes of a warp the key's H pieces (512 contiguous bytes for a d128 pair); the
+// block's 256 / (H x head_dim / 8) key groups take keys t + u * groups + group of a tile (u < 2: 32 keys
+// at d128, 16 with H = 2; always 16 KB of K and V). Each group keeps its own running max, sum and 8-dim
+// accumulators per row. Q K^T: 8 FMAs a lane, then transposed_sum reduce-scatters a lane's 2 x R partial
+// dots over the key's lanes and all-gathers the sums (each lane holds rows and keys in a lane-permuted
+// order, so no selects): 15 shuffles and 8 adds a tile at 4 rows, 5 shuffles at 1 row, where a butterfly
+// per dot takes 32 and 32, or 8. The main loop's weights are ex2.approx.ftz (one MUFU.EX2; weights below
+// 2^-126 of the row max flush to 0). K and V reach shared memory through a cp.async pipeline of
+// pipeline_stages() tiles: each thread copies exactly the 16-byte pieces it later reads (no block barrier
+// in the loop), reads a tile's pieces into registers, refills that stage with the tile `stages` ahead,
+// then computes, so every stage is in flight while a tile is computed (64 KB a block, 128 KB an SM at 4
+// stages). Groups merge by shuffles, warps through shared memory (reusing the pipeline's).
 template <typename T, int D, int R, int H>
 __global__ void __launch_bounds__(kThreads, Tile<D, R, H>::kMinBlocks) split_kernel(const Params p) {
   using Shape = Tile<D, R, H>;
@@ -637,7 +508,7 @@ __global__ void __launch_bounds__(kThreads, Tile<D, R, H>::kMinBlocks) split_ker
 // the +-5e5-logit tests); P = 2^(s - m) in [0, 1] enters the P V MMA rounded to the dtype, as the
 // same-dtype reference and FlashAttention round it (l sums the fp32 weights). Q reaches shared memory by
 // cp.async in the K/V pipeline's first group; the Q K^T sum runs as two accumulator chains (even and odd
-// 16-dim steps). Measured against the previous versions: the file's head.
+// 16-dim steps). Each version's measurements: history/kernel_comment_logs.md.
 // The fragment and swizzle index math is modelled on the CPU by scripts/tests/test_decode_tc_fragments.py.
 namespace tc {
 using tiled_flash::ldmatrix_x4;
@@ -679,7 +550,7 @@ __device__ inline uint32_t movmatrix_trans(uint32_t a) {
 // alive; the one cluster barrier, arrived at on entry (after the mbarrier's init) and waited on before the
 // first st.async, guarantees that every target runs and has initialized its mbarrier. No release at cluster
 // scope follows the loop (cluster.sync() compiles to MEMBAR.ALL.GPU + the barrier: the pull merge this
-// replaced waited twice, the second time for its output stores; measured in the kernel's header comment).
+// replaced waited twice, the second time for its output stores; history/kernel_comment_logs.md, session 14).
 // Receive buffer: the owner's j-th row (n = owner + j num_splits): [j][split][D] values, then [j][split]
 // lse: at most (R + num_splits - 1) (D + 1) floats.
 __host__ __device__ constexpr int cluster_recv_floats(int rows, int d) { return (rows + kMaxClusterSplits - 1) * (d + 1); }
@@ -813,39 +684,6 @@ __global__ void __launch_bounds__(kTcThreads, 2) split_kernel_tc(const Params p)
   const int64_t kvh = bc.unit, b = bc.b;
   const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32, g = lane / 4, t4 = lane % 4;
 
-  // Q: rows rb * R .. + R - 1 of this kv head's group as given, by cp.async, issued after tile 0's K/V
-  // copies and committed with them (group 0); rows >= R or past p.rows are zero-filled from a valid
-  // address, and only a real row's address is formed (the padding rows, all of the second pass at d128,
-  // skip the division).
-  static_assert(16 * kChunks % kTcThreads == 0, "whole passes over Q's 16 staged rows");
-  auto issue_q = [&] {
-#pragma unroll
-    for (int it = 0; it < 16 * kChunks / kTcThreads; ++it) {
-      const int idx = tid + it * kTcThreads;
-      const int row = idx / kChunks, chunk = idx % kChunks, rg = rb * R + row;
-      const bool valid = row < R && rg < p.rows;
-      const T* src = static_cast<const T*>(p.q);  // a valid address, not read when !valid
-      if (valid) {
-        const int64_t i = rg / p.group, h = kvh * p.group + rg % p.group;
-        src += ((b * p.q_len + i) * p.heads_q + h) * D + chunk * 8;
-      }
-      cp_async_16_zfill(&qs[swz<D>(row, chunk)], src, valid);
-    }
-  };
-
-  int lim[2];  // the last key rows 2 t4 and 2 t4 + 1 may see (-1: none, or padding)
-  auto row_limits = [&] {
-#pragma unroll
-    for (int h2 = 0; h2 < 2; ++h2) {
-      const int row = 2 * t4 + h2, rg = rb * R + row;
-      lim[h2] = -1;
-      if (row < R && rg < p.rows) {
-        const int64_t i = rg / p.group;
-        const int64_t last = p.causal ? i + p.kv_len - p.q_len : p.kv_len - 1;
-        lim[h2] = static_cast<int>(last < -1 ? -1 : last);
-      }
-    }
-  };
   const int64_t first = static_cast<int64_t>(split) * p.chunk_keys;
   const int key_begin = static_cast<int>(first < p.kv_len ? first : p.kv_len);
   const int key_end = static_cast<int>(first + p.chunk_keys < p.kv_len ? first + p.chunk_keys : p.kv_len);
@@ -854,8 +692,8 @@ __global__ void __launch_bounds__(kTcThreads, 2) split_kernel_tc(const Params p)
   const T* vbase = static_cast<const T*>(p.v) + (b * p.kv_len * p.heads_kv + kvh) * D;
   const int ntiles = key_end > key_begin ? (key_end - key_begin + kTileKeys - 1) / kTileKeys : 0;
   uint4* wstage = smem + warp * S * Shape<D>::kWarpStageVecs;  // this warp's stages: [stage][K, V][16][D]
-  // K and V copies, the address arithmetic out of the kSteps warp-wide steps (experiment =27, adopted;
-  // measured in this file's header). Lane (cq, cc) = (lane / kChunks, lane % kChunks) copies
+  // K and V copies, the address arithmetic out of the kSteps warp-wide steps (session 13: b1 KV 4096 0.9 us
+  // faster hot; history/kernel_comment_logs.md). Lane (cq, cc) = (lane / kChunks, lane % kChunks) copies
   // chunk cc of tile rows s + kSteps cq, s < kSteps. Then
   // - the source is a per-lane base (key_begin's row, chunk cc: always a valid address) plus the row's
   //   offset from key_begin in bytes: one 64-bit product a call and an add a step, not
@@ -896,13 +734,39 @@ __global__ void __launch_bounds__(kTcThreads, 2) split_kernel_tc(const Params p)
     cp_async_commit();
   };
   // Prologue order: tile 0's K/V copies leave first (the cold launch's first DRAM latency starts there),
-  // then Q's, one commit for both; the other stages; then the row limits, which nothing before needs.
+  // then Q's, one commit for both (group 0); the other stages; then the row limits, which nothing before
+  // needs.
   copy_tile(0, 0);
-  issue_q();
+  // Q: rows rb * R .. + R - 1 of this kv head's group as given; rows >= R or past p.rows are zero-filled
+  // from a valid address, and only a real row's address is formed (the padding rows, all of the second
+  // pass at d128, skip the division).
+  static_assert(16 * kChunks % kTcThreads == 0, "whole passes over Q's 16 staged rows");
+#pragma unroll
+  for (int it = 0; it < 16 * kChunks / kTcThreads; ++it) {
+    const int idx = tid + it * kTcThreads;
+    const int row = idx / kChunks, chunk = idx % kChunks, rg = rb * R + row;
+    const bool valid = row < R && rg < p.rows;
+    const T* src = static_cast<const T*>(p.q);  // a valid address, not read when !valid
+    if (valid) {
+      const int64_t i = rg / p.group, h = kvh * p.group + rg % p.group;
+      src += ((b * p.q_len + i) * p.heads_q + h) * D + chunk * 8;
+    }
+    cp_async_16_zfill(&qs[swz<D>(row, chunk)], src, valid);
+  }
   cp_async_commit();
 #pragma unroll
   for (int i = 1; i < S; ++i) issue(i, i);
-  row_limits();
+  int lim[2];  // the last key rows 2 t4 and 2 t4 + 1 may see (-1: none, or padding)
+#pragma unroll
+  for (int h2 = 0; h2 < 2; ++h2) {
+    const int row = 2 * t4 + h2, rg = rb * R + row;
+    lim[h2] = -1;
+    if (row < R && rg < p.rows) {
+      const int64_t i = rg / p.group;
+      const int64_t last = p.causal ? i + p.kv_len - p.q_len : p.kv_len - 1;
+      lim[h2] = static_cast<int>(last < -1 ? -1 : last);
+    }
+  }
   cp_async_wait<S - 1>();  // group 0: this thread's Q copies (and its tile 0)
   __syncthreads();         // all of Q is in shared memory
   if constexpr (kCluster)  // past the block's first barrier (see cluster_expected_bytes)

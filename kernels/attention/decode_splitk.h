@@ -22,15 +22,9 @@ inline constexpr double kWaveEfficiency = 0.95;
 inline constexpr double kLog2e = 1.4426950408889634;  // scores are kept in the log2 domain (exp2)
 
 // Compile-time experiment switch (one GPU run can build and time each value; the plan does not depend on
-// it, only the FMA kernel's pipeline depth): 0 (default) = 4 cp.async stages per 2-blocks-per-SM block,
-// 1 = 6 stages, 2 = 3 stages. (3-5 were the transposed Q.K sum, ex2.approx and MHA head pairs, 13-14 the
-// tensor-core kernel and its slots, 15-19 its unscaled-Q steps (18 adopted): the default since 2026-11-29
-// and -30, see decode_splitk.cu; 27 its copy addresses hoisted out of the copy steps, adopted 2026-11-30;
-// 29 clusters of up to 16 blocks, lost; 31 a merge by remote stores, lost, and 35 the merge by st.async,
-// adopted 2026-11-30 (session 14); 37 that merge without integer work on its path, adopted (session 15);
-// 44-46 K/V cache hints, lost (session 16); 47-48 MHA on the tensor-core kernel and 49 the FMA kernel's
-// split heuristic at 3 blocks an SM, lost (session 17); 50 the tensor-core kernel transposed (S^T = K Q^T),
-// adopted, and 51 MHA on it, lost (session 18); experiments/ patches add further values.)
+// it): 0 (default) = the FMA kernel's 4 cp.async stages per block, 1 = 6 stages, 2 = 3 stages. A patch in
+// experiments/ adds its own values; the values measured before are listed in
+// results/h200/history/kernel_comment_logs.md.
 #ifndef SB_DECODE_EXPERIMENT
 #define SB_DECODE_EXPERIMENT 0
 #endif

@@ -18,24 +18,10 @@
 // bf16 at 512 threads; 1024 threads cap registers at 64, which spills at 8: see ptxas -v.)
 // Constraint: x, w, y aligned to the access width (16 B, or the element when hidden is not a multiple
 // of 16 B); supports() says so otherwise.
-// Measured (H200, bf16, median of 3, us cold / hot; one command on 2026-11-29 built each change alone on
-// a5d28df, and a shape takes at most one of them; results/h200/history/2026-11-29_rmsnorm_experiments/
-// default_shapes_*.json):
-//                  a5d28df         now             at::rms_norm
-//   1 x 4096       5.12 / 2.32     4.03 / 1.55     10.15 / 4.83    decode kernel (was the latency regime)
-//   1 x 8192       5.48 / 2.65     4.35 / 1.88     16.55 / 7.48
-//   64 x 8192      5.98 / 2.96     5.23 / 2.16     15.69 / 8.21
-//   256 x 4096     6.53 / 3.39     5.37 / 2.47     10.64 / 5.31
-//   2048 x 2048   11.89 / 5.59     9.40 / 5.27     10.12 / 6.25    w staged in the bandwidth regime
-//   4096 x 4096   25.04 / 22.91   22.81 / 20.11    26.74 / 24.86
-//   8192 x 768    13.76 / 7.73    12.19 / 6.95     14.51 / 9.98
-//   65536 x 1024  71.92 / 70.04   69.30 / 66.93    87.28 / 84.72
-//   16384 x 4096  71.73 / 70.36   70.35 / 68.23    83.18 / 80.51
-// Staging moved 32768 x 8192 and 65536 x 4096 by at most 1% (4096 x 16384, 32 KB rows, is not staged);
-// the shapes a change leaves on their path moved by at most 4% (noise). Also measured and dropped: one
-// warp a row with 16 vectors a lane and no barrier, 1 x 4096 4.45 / 2.05 where this kernel took
-// 4.07 / 1.78; the latency regime for every problem of <= 16 MiB, 2048 x 2048 10.29 / 7.24 against
-// 11.32 / 5.67 (five_shapes_*.json, an earlier run of 5 shapes).
+// Against block_reduce (H200, bf16, cold; results/h200/history/2026-11-30_3c259c32afb2.json.gz):
+// 16384 x 4096 90.2 -> 70.0 us, 3,833 GB/s (a cudaMemcpyAsync of the same bytes 66.9, at::rms_norm 82.9);
+// 1 x 4096 10.7 -> 3.94 us (at::rms_norm 10.1). Each step's measurements, and what lost:
+// results/h200/NOTES.md and results/h200/history/kernel_comment_logs.md.
 #include <algorithm>
 #include <type_traits>
 
