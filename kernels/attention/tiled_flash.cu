@@ -66,45 +66,16 @@ struct Config {
   static_assert(BlockN % SubN == 0, "whole softmax steps per tile");
 };
 
-// D 128 tile configurations, measured on the H200 (bf16, cold, same run as SDPA flash = FA2,
-// results/h200/history/2026-11-29_62cf59a_configs/), b4 h32 s4096 causal / b1 h32 s16384
-// causal / b4 h32 s4096 full, us:
-//   default: FA2's own 128 x 64 tile, 4 warps x 32 rows, Q re-read per k16 step, whole 64-key softmax
-//            steps; 255 registers, no spills (P V runs per k16 step of P)        1716 / 6329 / 3163
-//   =2:      the same with 32-key softmax steps (twice the Q ldmatrix traffic and row-max shuffles)
-//                                                                               1768 / 6551 / 3271
-//   =3:      8 warps x 32 rows = 256 query rows, 1 block an SM, 139 KB shared   1734 / 6343 / 3141
-//   =1:      8 warps x 16 rows, Q in registers, 1 block an SM (an earlier build)  2087 / 7519 / 3894
-//   SDPA flash (FA2) in the same run                                              1699 / 6421 / 3170
-// SB_TILED_FLASH_EXPERIMENT=N builds an alternative, for measuring them again.
-// The inner loop, on the default tiles (H200, bf16, cold, median of 3, one command, 2026-11-29,
-// results/h200/history/2026-11-29_experiments/; us, D 128: b8 h16 s2048 causal / full,
-// b2 h16 s8192 causal / full, b4 h32 s4096 causal / full, GQA b8 h32/8 s2048 causal; D 64 b4 h32 s4096 causal):
-//   before (masked step on every tile, O rescaled whenever a row max moved)
-//                                              491 / 819 / 1739 / 3129 / 1719 / 3217 / 913 ; 953
-//   + interior tiles without mask code        478 / 808 / 1702 / 3038 / 1670 / 3080 / 885 ; 955
-//   + lazy rescale alone                      476 / 794 / 1736 / 3114 / 1689 / 3148 / 886 ; 935
-//   both (the kernel now)                     469 / 786 / 1682 / 3033 / 1648 / 3043 / 864 ; 937
-//   SDPA flash (FA2), same command            487 / 796 / 1716 / 3065 / 1697 / 3103 / 910 ; 975
-//   - Interior tiles (D 128): the tiles no row of the block sees masked (whole, and causal: last key
-//     <= first row + causal_offset) are the last visited, so the loop is peeled in two: the first
-//     tiles run the masked step (per-warp causal skip, mask branch), the rest a step with neither.
-//     With no branch between Q K^T and the row max, ptxas interleaves the last Q K^T mma with the
-//     first FMNMX, and ~10 ISETP/BRA a step go. D 64 keeps one step (two copies spill 40 bytes there).
-//   - Lazy rescale (FlashAttention-4's): a row's reference max moves only when the max gains more
-//     than kLazyLog2 = 8 (log2 units) on it; otherwise P = 2^(s c - base) <= 2^8 and O and the sums
-//     keep their scale. P is rounded relative as before (256 is in range for fp16 and bf16), so the
-//     error is unchanged; O is rescaled on a row's first step and then only on a jump of > 8.
-//   Registers: 254 (D 128) / 236 (D 64), no spills.
-//   Tried, not kept: row sums on the tensor cores (P against a B of ones per k16 step, replacing the
-//   64 FADD a step) spills 48-108 bytes at D 128 in every arrangement (its 8 accumulator registers).
-//   Not built: (B) separate K and V cp.async groups: tile n - 1 is issued right after the barrier of
-//   tile n and waited for at the next, so every copy already has a whole tile of compute to land, and
-//   waiting for V alone before P V needs a second block barrier a tile (with the per-warp causal skip,
-//   an arrive path too). (A) explicit ldmatrix double-buffering: QK^T is one unrolled basic block
-//   that ptxas schedules itself (LDSM already hoisted ahead of the HMMA); the source order does not
-//   survive, and at 255 registers extra fragments spill. ex2.approx.bf16x2: 2^-7 relative error and a
-//   bf16 exponent input (~2% error at |x| ~ 10), outside 2x PyTorch's bf16 error.
+// D 128: FA2's own 128 x 64 tile, 4 warps x 32 query rows, Q re-read from shared memory per k16 step,
+// 64-key softmax steps (P V per k16 step of P, so S dies as it is consumed): 254 registers, no spills,
+// two blocks an SM. The tiles that no row of the block sees masked (the last visited) run a copy of the
+// step without mask code, and a row's reference max moves only when its max gains more than kLazyLog2
+// (FlashAttention-4's lazy rescale: P <= 2^8 stays in range for fp16 and bf16, so P's rounding is
+// unchanged). Together they took b4 h32 s4096 causal from 1,719 to 1,648 us (H200, bf16, cold; SDPA flash
+// 1,697 in the same command, results/h200/history/2026-11-29_experiments/). SB_TILED_FLASH_EXPERIMENT=N
+// builds the measured alternatives (1: 8 warps x 16 rows, Q in registers; 2: 32-key softmax steps; 3: 8
+// warps x 32 rows, one block an SM); their figures, and what else was tried or ruled out before building,
+// are in results/h200/history/kernel_comment_logs.md.
 #ifndef SB_TILED_FLASH_EXPERIMENT
 #define SB_TILED_FLASH_EXPERIMENT 0
 #endif
