@@ -2,27 +2,14 @@
 // streams its kv head's K and V through shared memory; S = Q K^T, the online softmax and O += P V stay
 // in registers, so the score matrix never reaches memory.
 // Mapping: grid (q tiles, heads_q, batch), q tiles in reverse so the longest causal rows start first;
-// 4 warps x 32 query rows (two m16 tiles: each K/V fragment read from shared memory feeds two mma).
-// K/V tiles (64 keys at D 128, 128 at D 64) are double-buffered by cp.async: tile n-1 lands while tile
-// n computes, one barrier per tile; visited from the last down, so the masked ones (diagonal, kv tail)
-// come first. Rows padded by 16 bytes (1 mod 8 bank groups): ldmatrix and O staging are conflict-free.
-// mma.sync m16n8k16, fp32 accumulators; P is rounded to the input type in registers and is the A operand
-// of P V as it stands (the accumulator layout of two n8 tiles is the A layout of one k16 step); exp2
-// with scale * log2(e) folded into one FMA; a row's reference max moves only on a gain of more than 2^8
-// (lazy rescale) and the O rescale is skipped when none of the warp's moved; tiles that no row sees
-// masked run a copy of the step with no mask code;
-// 1/rowsum once at the end; a row that sees no key gives 0.
-// Registers (ptxas, sm_90a, no spills, 2 blocks an SM): D 128 re-reads Q from shared memory and runs the
-// softmax in 64-key steps (128 O + 32 S live a thread: P V runs per k16 step of P, so S dies as it is
-// consumed); D 64 holds Q in registers.
+// 4 warps x 32 query rows. K/V tiles (64 keys at D 128, 128 at D 64) are double-buffered by cp.async and
+// visited from the last down (the masked ones first); mma.sync m16n8k16 with fp32 accumulators, P reused
+// in registers as the A operand of P V, 1/rowsum once at the end (a row that sees no key gives 0).
 // Traffic: Q, O once; K, V once per q tile, from HBM only for a head's first tiles (L2 for the rest).
-// Floors (FLOPs / 800 TFLOP/s; bytes / 4.2 TB/s), bf16, the ANCHORS prefill shapes:
-//   b4 h32 s4096 d128 causal 0.550 TFLOP 687 us, 537 MB 128 us | b1 h32 s16384 d128 causal 2.20 TFLOP 2749 us
-//   b16 h16 s1024 d64 causal 34.4 GFLOP 43 us, 134 MB 32 us    | b4 h32 s4096 d128 full 1.10 TFLOP 1374 us
-// All four are compute-bound. mma.sync issues at ~60-70% of Hopper's wgmma rate and softmax shares the
-// warps' issue slots with it, so this design should land where FA2 does: ~300-350 TFLOP/s at D 128
-// (~40% of the floor), ~180-210 at D 64 s1024 (short rows: more softmax and diagonal per FLOP).
+// Compute-bound: b4 h32 s4096 d128 causal is 0.55 TFLOP (687 us at 800 TFLOP/s) against 537 MB (128 us).
 // Constraints: fp16/bf16, head_dim 64 or 128, 16-byte aligned tensors; supports() says so otherwise.
+// Against manual (H200, bf16, cold; results/h200/history/2026-11-30_3c259c32afb2.json.gz): that shape
+// 7,845 -> 1,671 us, 329 TFLOP/s (SDPA flash 295, SDPA cuDNN 531 in the same run).
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
@@ -45,7 +32,7 @@ template <int HeadDim, int Warps, int MTiles, int BlockN, int SubN, bool QInRegs
 struct Config {
   static constexpr int kHeadDim = HeadDim;
   static constexpr int kThreads = Warps * 32;
-  static constexpr int kMTiles = MTiles;  // m16 row tiles per warp
+  static constexpr int kMTiles = MTiles;  // m16 row tiles per warp (each K/V fragment read feeds kMTiles mma)
   static constexpr int kWarpRows = 16 * MTiles;
   static constexpr int kBlockM = Warps * kWarpRows;  // query rows per block
   static constexpr int kBlockN = BlockN;             // keys per K/V tile (per barrier)
@@ -58,7 +45,9 @@ struct Config {
   static constexpr int kNTiles = SubN / 8;           // n8 tiles of S
   static constexpr int kPSteps = SubN / 16;          // k16 steps of P V
   static constexpr int kDTiles = HeadDim / 8;        // n8 tiles of O
-  static constexpr int kRowElems = HeadDim + 8;      // shared-memory row: one 16-byte chunk of padding
+  // Shared-memory row: one 16-byte chunk of padding (1 mod 8 bank groups), so ldmatrix and the O staging
+  // are free of bank conflicts.
+  static constexpr int kRowElems = HeadDim + 8;
   static constexpr int kTileElems = BlockN * kRowElems;
   // Q, then K and V twice each (16-bit elements).
   static constexpr int kSmemBytes = (kBlockM * kRowElems + 4 * kTileElems) * 2;
@@ -339,7 +328,9 @@ __global__ void __launch_bounds__(C::kThreads, C::kMinBlocks) kernel(const Param
         for (int r = 0; r < 2; ++r) sum[mt][r] = 0.0f;
 #pragma unroll
       for (int kk = 0; kk < C::kPSteps; ++kk) {
-        uint32_t p_frag[MT][4];  // P in the input type, as the A operand of P V
+        // P rounded to the input type is the A operand of P V as it stands: the accumulator layout of two
+        // n8 tiles of S is the A layout of one k16 step.
+        uint32_t p_frag[MT][4];
 #pragma unroll
         for (int mt = 0; mt < MT; ++mt)
 #pragma unroll

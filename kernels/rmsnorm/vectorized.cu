@@ -1,21 +1,8 @@
 // vectorized: x is read from memory exactly once, in 16-byte accesses, and kept in registers between
-// the reduction and the output. vectorized_config() (host code, pinned by tests/test_rmsnorm_problem.cpp)
-// picks one of four regimes and its launch shape from the row count, the hidden size and the dtype:
-// - decode (<= 256 rows of 16-byte vectors, 32 vectors to 8192 elements): kernel_decode, one row a block
-//   of the fewest whole warps that hold it in <= 4 vectors a lane (1 x 4096 bf16: 4 warps; 64 x 8192: 8).
-//   Every load of x and w is issued before any use; one barrier; no shared-memory staging.
-// - latency (the other problems of <= 256 rows): kernel with the fewest vectors a thread (one where the
-//   row fits 512 threads) and w staged in shared memory by cp.async in the same memory round trip as x.
-// - bandwidth (> 256 rows): kernel with the fewest threads that hold the row in <= 8 vectors each (the
-//   most bytes in flight per thread), w staged as well for rows of <= 16 KB; longer rows load w into
-//   registers with x.
-// - two-pass (rows longer than 512 x 8 vectors: 32768 16-bit or 16384 fp32 elements, 4096 scalar): one
-//   1024-thread block a row, two passes over x, the second mostly from L2.
-// kernel (latency, bandwidth): a group of threads_per_row (tpr, a power of two <= 512) threads owns a
-// row; thread j of the group holds vectors j, j+tpr, ... (up to 8 vectors of 16 B: 128 B of the row per
-// thread). Short rows pack several rows into a 128-thread block (tpr < 32 reduces inside a warp with
-// shuffles; tpr > 32 adds one shared-memory step across the row's warps). (16 vectors a thread spill in
-// bf16 at 512 threads; 1024 threads cap registers at 64, which spills at 8: see ptxas -v.)
+// the reduction and the output; the launch shape comes from the problem (vectorized_config, below: a
+// decode, latency, bandwidth or two-pass regime). A group of threads owns a row, each thread up to 8
+// vectors of it (128 B in flight); short rows share a block. Traffic: x read and y written once, w once
+// per block (staged in shared memory, or with x in registers for long rows).
 // Constraint: x, w, y aligned to the access width (16 B, or the element when hidden is not a multiple
 // of 16 B); supports() says so otherwise.
 // Against block_reduce (H200, bf16, cold; results/h200/history/2026-11-30_3c259c32afb2.json.gz):
@@ -61,6 +48,16 @@ template <int N>
 constexpr std::integral_constant<int, N> kInt{};
 }  // namespace
 
+// The regime and launch shape (host code, pinned by tests/test_rmsnorm_problem.cpp):
+// - decode (<= 256 rows of 16-byte vectors, 32 vectors to 8192 elements): kernel_decode, one row a block
+//   of the fewest whole warps that hold it in <= 4 vectors a lane (1 x 4096 bf16: 4 warps; 64 x 8192: 8).
+// - latency (the other problems of <= 256 rows): kernel with the fewest vectors a thread (one where the
+//   row fits 512 threads) and w staged in shared memory by cp.async in the same memory round trip as x.
+// - bandwidth (> 256 rows): kernel with the fewest threads that hold the row in <= 8 vectors each (the
+//   most bytes in flight per thread), w staged as well for rows of <= 16 KB; longer rows load w into
+//   registers with x.
+// - two-pass (rows longer than 512 x 8 vectors: 32768 16-bit or 16384 fp32 elements, 4096 scalar): one
+//   1024-thread block a row, two passes over x, the second mostly from L2.
 VectorizedConfig vectorized_config(int64_t rows, int64_t hidden, DType dtype) {
   const int vec16 = 16 / static_cast<int>(size_bytes(dtype));
   VectorizedConfig c{};
@@ -149,6 +146,11 @@ __device__ inline uint4 load_read_only(const uint4* p) {
   return v;
 }
 
+// The latency and bandwidth kernel: a group of threads_per_row (tpr, a power of two <= 512) threads owns
+// a row; thread j of the group holds vectors j, j+tpr, ... (up to 8 vectors of 16 B: 128 B of the row per
+// thread). Short rows pack several rows into a 128-thread block (tpr < 32 reduces inside a warp with
+// shuffles; tpr > 32 adds one shared-memory step across the row's warps). (16 vectors a thread spill in
+// bf16 at 512 threads; 1024 threads cap registers at 64, which spills at 8: see ptxas -v.)
 template <typename T, int Vec, int VectorsPerThread, bool StageW>
 __global__ void __launch_bounds__(kMaxThreadsPerRow, 1) kernel(const T* __restrict__ x, const T* __restrict__ w,
                                                T* __restrict__ y, int64_t rows, int hidden, float eps,
@@ -292,9 +294,9 @@ __device__ inline float tree_sum(const float* a) {
 }
 
 // Decode shapes: one row per block of Warps warps; thread t holds 16-byte vectors t, t + 32 * Warps, ...
-// of x and of w (up to VectorsPerThread each). Cache hints: x is read once (ld.global.cs, evict-first),
-// w through the read-only path (ld.global.nc: every row and every call reuses it), y written once
-// (st.global.cs).
+// of x and of w (up to VectorsPerThread each), every load issued before any use; one barrier, no
+// shared-memory staging. Cache hints: x is read once (ld.global.cs, evict-first), w through the
+// read-only path (ld.global.nc: every row and every call reuses it), y written once (st.global.cs).
 // Full: the row is exactly 32 * Warps * VectorsPerThread vectors (no bounds checks, no zero fill).
 template <typename T, int VectorsPerThread, int Warps, bool Full>
 __global__ void __launch_bounds__(Warps * 32, 1)
