@@ -33,10 +33,14 @@ is in the events' window around the kernel (launch and event latency), not in th
 
 Calls: `rms_norm` (torch.rms_norm = at::rms_norm, the suite's baseline) and `compiled` (torch.compile of
 the composite a PyTorch user writes: upcast, pow, mean, rsqrt, multiply, as ref/torch/torch_rmsnorm.cpp's
-torch_composite; the torch.compile column of ANCHORS.md). bf16, eps 1e-6.
+torch_composite; the torch.compile column of ANCHORS.md), `vectorized` (the suite's own kernel, called
+through bench/probe_capi.cpp's library by ctypes on the same kind of PyTorch tensors, checked against
+torch.rms_norm before it is timed: ours and Inductor's in one process under one protocol) and `copy` (a
+device-to-device copy of x, what moving the bytes costs). bf16, eps 1e-6.
 
     python3 scripts/timing_probe.py [-o probe.json] [--shapes 256x4096,2048x2048,8192x768]
                                     [--protocols do_bench,harness_b4] [--calls rms_norm,compiled] [--cupti]
+                                    [--lib build/release/bench/libsolbench_probe.so]
 """
 import argparse
 import ctypes
@@ -52,7 +56,7 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 PROTOCOLS = ["do_bench", "loop", "loop_sync", "loop_memset", "loop_memset_sync", "loop_hold",
              "harness_b1", "harness_b4", "harness_b16", "harness_b64", "harness_b4_zero",
              "ahead_16", "ahead_64", "ahead_256", "ahead_1024"]
-CALLS = ["rms_norm", "compiled"]
+CALLS = ["rms_norm", "compiled", "vectorized", "copy"]
 
 
 def parse_shapes(text):
@@ -87,11 +91,57 @@ def cudart():
     return ctypes.CDLL("libcudart.so")
 
 
-def make_call(torch, name, rows, hidden):
+def probe_lib(path):
+    """bench/probe_capi.cpp's library (solbench_rmsnorm), its C signature declared."""
+    lib = ctypes.CDLL(path)
+    f = lib.solbench_rmsnorm
+    f.argtypes = [ctypes.c_char_p, ctypes.c_int64, ctypes.c_int64, ctypes.c_double, ctypes.c_char_p,
+                  ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_char_p,
+                  ctypes.c_size_t]
+    f.restype = ctypes.c_int
+    return f
+
+
+def find_probe_lib(root):
+    """The newest libsolbench_probe.so under root/build, or None."""
+    found = glob.glob(os.path.join(root, "build", "**", "libsolbench_probe.so"), recursive=True)
+    return max(found, key=os.path.getmtime) if found else None
+
+
+def suite_call(torch, fn, variant, x, w, y):
+    """A call of the suite's RMSNorm `variant` on the current stream through the probe library; raises
+    RuntimeError with the library's reason when it refuses or fails."""
+    rows, hidden = x.shape
+    err = ctypes.create_string_buffer(512)
+    args = (variant.encode(), rows, hidden, 1e-6, b"bf16", x.data_ptr(), w.data_ptr(), y.data_ptr())
+
+    def call():
+        if fn(*args, ctypes.c_void_p(torch.cuda.current_stream().cuda_stream), err, len(err)):
+            raise RuntimeError(f"solbench_rmsnorm({variant}): {err.value.decode()}")
+    return call
+
+
+def make_call(torch, name, rows, hidden, lib=None):
     x = torch.randn(rows, hidden, device="cuda", dtype=torch.bfloat16)
     w = torch.randn(hidden, device="cuda", dtype=torch.bfloat16) * 0.5 + 1
     if name == "rms_norm":
         return lambda: torch.rms_norm(x, (hidden,), w, 1e-6)
+    if name == "copy":  # what moving RMSNorm's bytes costs: a device-to-device cudaMemcpyAsync of x
+        y = torch.empty_like(x)
+        return lambda: y.copy_(x)
+    if name == "vectorized":
+        if lib is None:
+            raise RuntimeError("the vectorized call needs the probe library (--lib; built as libsolbench_probe.so)")
+        y = torch.full_like(x, float("nan"))
+        call = suite_call(torch, lib, name, x, w, y)
+        call()
+        want = torch.rms_norm(x.float(), (hidden,), w.float(), 1e-6)
+        # Verified before it is timed: within a few bf16 ulps of an fp32 reference (the suite's GPU tests
+        # hold it to its fp64 reference; this guards the ctypes path, not the kernel).
+        bad = ((y.float() - want).abs() > 4 * 2.0 ** -8 * want.abs().clamp_min(1e-3)).sum().item()
+        if bad or not torch.isfinite(y).all():
+            raise RuntimeError(f"vectorized {rows}x{hidden} through the probe library: {bad} elements off the reference")
+        return call
 
     def composite(x, w):
         h = x.float()
@@ -195,6 +245,7 @@ def main() -> int:
     ap.add_argument("--calls", default=",".join(CALLS))
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--cupti", action="store_true", help="also each protocol's kernel durations by CUPTI (torch.profiler)")
+    ap.add_argument("--lib", help="libsolbench_probe.so for the vectorized call (default: the newest under build/)")
     a = ap.parse_args()
     try:
         shapes = parse_shapes(a.shapes)
@@ -203,8 +254,14 @@ def main() -> int:
     except ValueError as e:
         print(f"timing_probe: {e}", file=sys.stderr)
         return 2
+    lib_path = a.lib or find_probe_lib(str(pathlib.Path(__file__).resolve().parent.parent))
+    if "vectorized" in calls and not (lib_path and os.path.isfile(lib_path)):
+        print(f"timing_probe: the vectorized call needs libsolbench_probe.so: {lib_path or 'none under build/'}"
+              " (build the suite, or give --lib)", file=sys.stderr)
+        return 2
     import torch
     from crosscheck_torch import host_us, sm_clock_mhz
+    lib = probe_lib(lib_path) if "vectorized" in calls else None
     torch._dynamo.config.cache_size_limit = 64
     l2 = torch.cuda.get_device_properties(0).L2_cache_size
     ctx = {"rt": cudart(), "l2": l2, "l2buf": torch.empty(l2 // 4, dtype=torch.int32, device="cuda"),
@@ -215,7 +272,7 @@ def main() -> int:
     for r, h in shapes:
         for call in calls:
             with torch.cuda.stream(stream):
-                fn = make_call(torch, call, r, h)
+                fn = make_call(torch, call, r, h, lib)
                 for _ in range(3):
                     fn()
                 torch.cuda.synchronize()
@@ -245,6 +302,7 @@ def main() -> int:
     if a.out:
         with open(a.out, "w") as f:
             json.dump({"gpu": torch.cuda.get_device_name(), "torch": torch.__version__, "l2_bytes": l2,
+                       "probe_lib": lib_path if lib is not None else None,
                        "rounds": a.rounds, "rows": rows}, f, indent=1)
     return 0
 

@@ -71,6 +71,35 @@ class TimingProbe(unittest.TestCase):
         expected = ["sync"] + it + it + [("wait", 2)] + it + [("wait", 4)] + it + [("wait", 6)] + it + [("wait", 10)]
         self.assertEqual(log, expected)
 
+    def test_every_call_is_described(self):
+        for c in timing_probe.CALLS:
+            self.assertIn(f"`{c}`", timing_probe.__doc__)
+
+    def test_vectorized_without_the_probe_library_exits_2(self):
+        r = probe("--calls", "vectorized", "--lib", "/nonexistent/libsolbench_probe.so")
+        self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+        self.assertIn("needs libsolbench_probe.so: /nonexistent/libsolbench_probe.so", r.stderr)
+
+    def test_suite_call_raises_the_librarys_reason(self):
+        """suite_call passes the tensors' pointers and the current stream, and a non-zero return from the
+        library is an exception carrying the library's message (never a silent skip)."""
+        import types
+        seen = []
+
+        def lib(variant, rows, hidden, eps, dtype, x, w, y, stream, err, err_len):
+            seen.append((variant, rows, hidden, eps, dtype, x, w, y, stream.value))
+            err.value = b"rmsnorm: x is null"
+            return 2
+
+        def tensor(ptr, shape=None):
+            return types.SimpleNamespace(shape=shape, data_ptr=lambda: ptr)
+        torch = types.SimpleNamespace(cuda=types.SimpleNamespace(
+            current_stream=lambda: types.SimpleNamespace(cuda_stream=77)))
+        call = timing_probe.suite_call(torch, lib, "vectorized", tensor(16, (4, 8)), tensor(32), tensor(48))
+        with self.assertRaisesRegex(RuntimeError, r"solbench_rmsnorm\(vectorized\): rmsnorm: x is null"):
+            call()
+        self.assertEqual(seen, [(b"vectorized", 4, 8, 1e-6, b"bf16", 16, 32, 48, 77)])
+
     def test_bad_arguments_exit_2(self):
         for args, what in ((["--shapes", "2x3x4"], "'2x3x4'"), (["--protocols", "foo"], "foo"),
                            (["--calls", "eager"], "eager")):
