@@ -27,7 +27,7 @@ stamp=$(date -u +%Y-%m-%d)_$commit
 # The command recorded in the results: this script with the settings that shaped the run.
 settings=""
 for v in REPETITIONS ATTENTION_SHAPES ATTENTION_DTYPES BENCH_ARGS CROSSCHECK_FILTER CROSSCHECK_ANCHORS CROSSCHECK_RUNS SKIP_TESTS SKIP_BENCH SKIP_CROSSCHECK SKIP_SANITIZER \
-    SOLBENCH_COLD_HOLD SOLBENCH_COLD_QUEUE SOLBENCH_FLUSH_METHOD SOLBENCH_FLUSH_BYTES SOLBENCH_REST_MS SOLBENCH_KV_GAP; do
+    SOLBENCH_COLD_HOLD SOLBENCH_COLD_QUEUE SOLBENCH_FLUSH_METHOD SOLBENCH_FLUSH_BYTES SOLBENCH_REST_MS SOLBENCH_MIN_HOLD_US SOLBENCH_KV_GAP; do
   [ -n "${!v:-}" ] && settings+="$v=$(printf %q "${!v}") "
 done
 SUITE_COMMAND="${settings}scripts/run_suite.sh" "$root/scripts/gpu_run.sh" "$logs"

@@ -245,12 +245,16 @@ def main() -> int:
     ap.add_argument("--calls", default=",".join(CALLS))
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--cupti", action="store_true", help="also each protocol's kernel durations by CUPTI (torch.profiler)")
+    ap.add_argument("--hold-us", type=float, default=None,
+                    help="the hold of the harness_* and loop_hold protocols in us (default: twice the call's host time)")
     ap.add_argument("--lib", help="libsolbench_probe.so for the vectorized call (default: the newest under build/)")
     a = ap.parse_args()
     try:
         shapes = parse_shapes(a.shapes)
         protocols = parse_list(a.protocols, PROTOCOLS, "--protocols")
         calls = parse_list(a.calls, CALLS, "--calls")
+        if a.hold_us is not None and not 0 <= a.hold_us <= 1000:
+            raise ValueError(f"--hold-us must be from 0 to 1000, got {a.hold_us:g}")
     except ValueError as e:
         print(f"timing_probe: {e}", file=sys.stderr)
         return 2
@@ -278,7 +282,8 @@ def main() -> int:
                 torch.cuda.synchronize()
                 mhz = sm_clock_mhz(torch)
                 host = host_us(torch, fn, calls=21)
-                ctx["hold_cycles"] = int(min(2 * host, 1000.0) * mhz)
+                hold_us = min(2 * host, 1000.0) if a.hold_us is None else a.hold_us
+                ctx["hold_cycles"] = int(hold_us * mhz)
                 res, clock = {}, {}
                 ctx["host_iter_us"] = {}
                 for _ in range(a.rounds):
@@ -286,7 +291,7 @@ def main() -> int:
                         res.setdefault(p, []).append(measure(torch, p, fn, ctx))
                         clock.setdefault(p, []).append(sm_clock_mhz(torch))
                 cupti = {p: cupti_kernel_us(torch, p, fn, ctx) for p in protocols} if a.cupti else {}
-            row = {"shape": f"{r}x{h}", "call": call, "host_us": host,
+            row = {"shape": f"{r}x{h}", "call": call, "host_us": host, "hold_us": hold_us,
                    # --cupti: per protocol, [kernel us by CUPTI, the events' us of the same profiled run]
                    "cupti_kernel_and_events_us": cupti,
                    "us": {p: statistics.median(v) for p, v in res.items()},
@@ -294,7 +299,7 @@ def main() -> int:
                    "sm_mhz": {p: statistics.median(v) for p, v in clock.items()},
                    "host_iter_us": dict(ctx["host_iter_us"])}  # ahead_N: the last round's host time an iteration
             rows.append(row)
-            print(f"{r}x{h} {call:8s} host {host:.1f} us  " +
+            print(f"{r}x{h} {call:8s} host {host:.1f} us hold {hold_us:.1f} us  " +
                   "  ".join(f"{p} {row['us'][p]:.2f}@{row['sm_mhz'][p]:.0f}" for p in protocols), flush=True)
             for p, (k, ev) in cupti.items():
                 print(f"    {p}: kernel {k if k is None else round(k, 2)} us by CUPTI, events {ev:.2f} us (profiled run)", flush=True)

@@ -91,6 +91,12 @@ TEST(TimingProtocol, DefaultTextIsPinnedAndEachSettingHasItsVersion) {
   EXPECT_EQ(timing_protocol(true, true, 100).substr(0, 5), "v17: ");
   EXPECT_NE(timing_protocol(false, false, 100).find("launches of >= 1 ms: 100 ms of GPU idle"), std::string::npos);
   EXPECT_EQ(timing_protocol(false, false).find("idle"), std::string::npos);
+  // SOLBENCH_MIN_HOLD_US: eight more, the floor of the hold stated; none without it.
+  EXPECT_EQ(timing_protocol(false, false, 0, 0), timing_protocol(false, false));
+  EXPECT_EQ(timing_protocol(false, false, 0, 40).substr(0, 5), "v18: ");
+  EXPECT_EQ(timing_protocol(true, true, 100, 40).substr(0, 5), "v25: ");
+  EXPECT_NE(timing_protocol(false, false, 0, 40).find("the hold at least 40 us; hot"), std::string::npos);
+  EXPECT_EQ(timing_protocol(false, false).find("at least"), std::string::npos);
 }
 
 // The SOLBENCH_* settings of the cold protocol: defaults without them, each value they take, and a clear
@@ -109,6 +115,7 @@ TEST(TimerSettings, DefaultsWithoutTheVariables) {
   EXPECT_FALSE(s.hold_before_flush);
   EXPECT_FALSE(s.continuous_queue);
   EXPECT_EQ(s.rest_ms, 0.0);
+  EXPECT_EQ(s.min_hold_us, 0.0);
 }
 
 TEST(TimerSettings, EachValueParses) {
@@ -116,12 +123,14 @@ TEST(TimerSettings, EachValueParses) {
                                        {"SOLBENCH_FLUSH_METHOD", "read"},
                                        {"SOLBENCH_COLD_HOLD", "before-flush"},
                                        {"SOLBENCH_COLD_QUEUE", "continuous"},
-                                       {"SOLBENCH_REST_MS", "100"}});
+                                       {"SOLBENCH_REST_MS", "100"},
+                                       {"SOLBENCH_MIN_HOLD_US", "40"}});
   EXPECT_EQ(s.flush_bytes, std::size_t{268435456});
   EXPECT_EQ(s.flush_method, FlushMethod::read);
   EXPECT_TRUE(s.hold_before_flush);
   EXPECT_TRUE(s.continuous_queue);
   EXPECT_EQ(s.rest_ms, 100.0);
+  EXPECT_EQ(s.min_hold_us, 40.0);
   for (const char* m : {"memset", "kernel", "read"})
     EXPECT_STREQ(flush_method_name(settings_of({{"SOLBENCH_FLUSH_METHOD", m}}).flush_method), m);
   EXPECT_EQ(settings_of({{"SOLBENCH_REST_MS", "0"}}).rest_ms, 0.0);
@@ -136,7 +145,8 @@ TEST(TimerSettings, BadValuesNameTheVariable) {
       {"SOLBENCH_REST_MS", "100ms"},      {"SOLBENCH_REST_MS", "10001"},      {"SOLBENCH_REST_MS", ""},
       {"SOLBENCH_REST_MS", " 5"},         {"SOLBENCH_REST_MS", "+5"},         {"SOLBENCH_FLUSH_BYTES", "+4096"},
       {"SOLBENCH_FLUSH_BYTES", " 4096"},  {"SOLBENCH_FLUSH_BYTES", "99999999999999999999999"},
-      {"SOLBENCH_FLUSH_BYTES", "1099511627777"}};  // 1 TiB + 1
+      {"SOLBENCH_FLUSH_BYTES", "1099511627777"},  // 1 TiB + 1
+      {"SOLBENCH_MIN_HOLD_US", "1001"},   {"SOLBENCH_MIN_HOLD_US", "-1"},   {"SOLBENCH_MIN_HOLD_US", "40us"}};
   for (const auto& [name, value] : bad) {
     try {
       settings_of({{name, value}});

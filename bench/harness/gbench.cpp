@@ -103,10 +103,11 @@ void add_context(const Env& e, const BenchSpec& spec,
   benchmark::AddCustomContext("cold_hold", e.timer.cold_hold());
   benchmark::AddCustomContext("cold_queue", e.timer.cold_queue());
   benchmark::AddCustomContext("rest_ms", fmt(e.timer.rest_ms(), "%.0f"));
+  benchmark::AddCustomContext("min_hold_us", fmt(1e3 * e.timer.min_hold_ms(), "%.0f"));
   // Bumped whenever the way a case is timed changes (regress.py warns across versions).
   benchmark::AddCustomContext("timing_protocol", timing_protocol(std::string(e.timer.cold_hold()) == "before-flush",
                                                                  std::string(e.timer.cold_queue()) == "continuous",
-                                                                 e.timer.rest_ms()));
+                                                                 e.timer.rest_ms(), 1e3 * e.timer.min_hold_ms()));
   for (const auto& [name, value] : op_context) benchmark::AddCustomContext(name, value);
   benchmark::AddCustomContext("profile_mode", g_profile ? "true" : "false");
   benchmark::AddCustomContext("binary_command", command);
@@ -117,13 +118,14 @@ void add_context(const Env& e, const BenchSpec& spec,
 
 }  // namespace
 
-std::string timing_protocol(bool hold_before_flush, bool continuous_queue, double rest_ms) {
+std::string timing_protocol(bool hold_before_flush, bool continuous_queue, double rest_ms, double min_hold_us) {
   // The recorded text is compared across runs as is (the CPU test pins it); the figures in it are these
   // constants'.
   static_assert(GpuTimer::kMaxColdBatch == 4 && kSettleMs == 100.0 && kWarmUpMs == 1.0,
                 "the protocol text states 4 launches a batch, 1 ms and 100 ms: change it, and its version");
   const bool rest = rest_ms > 0;
-  const int version = 10 + (hold_before_flush ? 1 : 0) + (continuous_queue ? 2 : 0) + (rest ? 4 : 0);
+  const bool min_hold = min_hold_us > 0;
+  const int version = 10 + (hold_before_flush ? 1 : 0) + (continuous_queue ? 2 : 0) + (rest ? 4 : 0) + (min_hold ? 8 : 0);
   const std::string rest_text =
       rest ? "; launches of >= " + fmt(GpuTimer::kRestMinLaunchMs, "%.0f") + " ms: " + fmt(rest_ms, "%.0f") +
                  " ms of GPU idle between the warm-up and the timed loop"
@@ -133,7 +135,9 @@ std::string timing_protocol(bool hold_before_flush, bool continuous_queue, doubl
          (continuous_queue ? "continuous queue of batches of <= 4 launches (the next queued before the host waits for one)"
                            : "queued batches of <= 4 launches") +
          ", " + (hold_before_flush ? "hold + flush" : "flush + hold") +
-         " + events each, the hold's cycles counted (hold_mhz); hot = CUDA graph of K launches" + rest_text;
+         " + events each, the hold's cycles counted (hold_mhz)" +
+         (min_hold ? ", the hold at least " + fmt(min_hold_us, "%.0f") + " us" : "") + "; hot = CUDA graph of K launches" +
+         rest_text;
 }
 
 Env& env() {
@@ -174,7 +178,8 @@ void run_timed(benchmark::State& state, Mode mode, const Timed& t) {
     }
     // Twice the median host time of a launch, held on the GPU before each cold start event.
     std::nth_element(enqueue_ms.begin(), enqueue_ms.begin() + enqueue_ms.size() / 2, enqueue_ms.end());
-    current.hold_ms = std::min(2 * enqueue_ms[enqueue_ms.size() / 2], kMaxHoldMs);
+    // SOLBENCH_MIN_HOLD_US (experiments): at least that long.
+    current.hold_ms = std::max(std::min(2 * enqueue_ms[enqueue_ms.size() / 2], kMaxHoldMs), timer.min_hold_ms());
     current.cold_batch = g_profile ? 1 : cold_batch_count(single_ms);
     if (mode == Mode::hot && single_ms > kHotMaxLaunchMs)
       throw Unsupported("hot mode is for launches that L2 residency and launch overhead can change; this one takes " +

@@ -77,7 +77,7 @@ struct BenchSpec {
 // queue (v6-v9 before the holds counted their cycles); v14-v17 the same four with a rest before the
 // settle loop of launches of >= 1 ms (SOLBENCH_REST_MS = rest_ms > 0). regress.py warns when two runs'
 // texts differ.
-std::string timing_protocol(bool hold_before_flush, bool continuous_queue, double rest_ms = 0);
+std::string timing_protocol(bool hold_before_flush, bool continuous_queue, double rest_ms = 0, double min_hold_us = 0);
 
 // Parses flags (exit 2 on error), registers cases, lists them without a GPU if asked, otherwise needs
 // a GPU (exit 77 without one), measures the ceilings, records the run context, runs, and returns 1 if

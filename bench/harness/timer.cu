@@ -83,6 +83,7 @@ GpuTimer::GpuTimer(cudaStream_t stream) : stream_(stream) {
   hold_before_flush_ = settings.hold_before_flush;
   continuous_ = settings.continuous_queue;
   rest_ms_ = settings.rest_ms;
+  min_hold_ms_ = 1e-3 * settings.min_hold_us;
   int dev = 0, l2 = 0;
   SB_CUDA_CHECK(cudaGetDevice(&dev));
   SB_CUDA_CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, dev));

@@ -88,6 +88,10 @@ class GpuTimer {
   // ~1.94 GHz after 1 s idle, ~1.70 after 100 ms of SDPA prefill; 20 ms idle brings it back to ~1.81, 100
   // ms to ~1.90), so without a rest its figure depends on which cases ran before it.
   double rest_ms() const { return rest_ms_; }
+  // The cold hold's floor in milliseconds (0, the default: the hold is twice the launch's host time);
+  // set by SOLBENCH_MIN_HOLD_US (0-1000), for experiments (recorded in the run context and the timing
+  // protocol's text): whether a cold figure depends on how long the GPU idles between flush and launch.
+  double min_hold_ms() const { return min_hold_ms_; }
   static constexpr double kRestMinLaunchMs = 1.0;
 
   void flush_l2();                         // enqueue the flush
@@ -138,6 +142,7 @@ class GpuTimer {
   FlushMethod flush_method_ = FlushMethod::memset;
   bool hold_before_flush_ = false;
   double rest_ms_ = 0;
+  double min_hold_ms_ = 0;
   int flush_blocks_ = 0;
   int sm_clock_khz_ = 0;
   DeviceBuffer probe_;        // the clock probe's cycles and nanoseconds

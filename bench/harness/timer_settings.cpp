@@ -43,6 +43,9 @@ TimerSettings TimerSettings::from_env(const std::function<const char*(const char
   }
   if (const char* v = get("SOLBENCH_REST_MS"))
     s.rest_ms = static_cast<double>(setting_count("SOLBENCH_REST_MS", v, 0, 10000, "whole milliseconds from 0 to 10000"));
+  if (const char* v = get("SOLBENCH_MIN_HOLD_US"))
+    s.min_hold_us =
+        static_cast<double>(setting_count("SOLBENCH_MIN_HOLD_US", v, 0, 1000, "whole microseconds from 0 to 1000"));
   return s;
 }
 

@@ -18,6 +18,7 @@ struct TimerSettings {
   bool hold_before_flush = false;                  // SOLBENCH_COLD_HOLD: after-flush | before-flush
   bool continuous_queue = false;                   // SOLBENCH_COLD_QUEUE: batched | continuous
   double rest_ms = 0;                              // SOLBENCH_REST_MS: whole milliseconds, 0 to 10000
+  double min_hold_us = 0;                          // SOLBENCH_MIN_HOLD_US: whole microseconds, 0 to 1000
 
   // Each variable that `get` returns (std::getenv by default) parsed; an empty or bad value throws
   // std::invalid_argument naming the variable, what it takes and what it got.

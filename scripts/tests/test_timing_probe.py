@@ -102,7 +102,7 @@ class TimingProbe(unittest.TestCase):
 
     def test_bad_arguments_exit_2(self):
         for args, what in ((["--shapes", "2x3x4"], "'2x3x4'"), (["--protocols", "foo"], "foo"),
-                           (["--calls", "eager"], "eager")):
+                           (["--calls", "eager"], "eager"), (["--hold-us", "-1"], "--hold-us must be from 0 to 1000")):
             r = probe(*args)
             self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
             self.assertIn(what, r.stderr)
