@@ -72,29 +72,40 @@ TEST(HoldTotals, ClockIsCyclesOverNanosecondsSinceTheEarlierRead) {
   EXPECT_EQ(before.mhz_since(after), 0.0);  // reads taken out of order give no clock
 }
 
-// The text every run records as timing_protocol, pinned: regress.py compares it as is across runs. v10 is
-// the default; it is session 12's v6 (the text of the committed runs of 2026-11-30) with the holds' clock
-// counted, one version for each of the four settings.
+// The text every run records as timing_protocol, pinned: regress.py compares it as is across runs. v26 is
+// the default since session 24: v10 (session 12's v6, the text of the runs committed until then, with the
+// holds' clock counted) with the L2's persisting lines reset before each cold flush. Each setting has its
+// version, with the reset (v26-v41) and without it (v10-v25).
 TEST(TimingProtocol, DefaultTextIsPinnedAndEachSettingHasItsVersion) {
   EXPECT_EQ(timing_protocol(false, false),
+            "v26: warm-up = >= 3 launches and 1 ms, then the timed loop until 100 ms of wall time; cold = queued "
+            "batches of <= 4 launches, the previous launch waited for and the L2's persisting lines reset, then "
+            "flush + hold + events each, the hold's cycles counted (hold_mhz); hot = CUDA graph of K launches");
+  EXPECT_EQ(timing_protocol(false, false, 0, 0, false),
             "v10: warm-up = >= 3 launches and 1 ms, then the timed loop until 100 ms of wall time; cold = queued "
             "batches of <= 4 launches, flush + hold + events each, the hold's cycles counted (hold_mhz); hot = "
             "CUDA graph of K launches");
-  EXPECT_EQ(timing_protocol(true, false).substr(0, 5), "v11: ");
+  for (const bool reset : {false, true}) {
+    const int base = reset ? 26 : 10;
+    auto version = [&](bool before, bool continuous, double rest, double min_hold) {
+      const std::string t = timing_protocol(before, continuous, rest, min_hold, reset);
+      return t.substr(0, t.find(':'));
+    };
+    EXPECT_EQ(version(true, false, 0, 0), "v" + std::to_string(base + 1));
+    EXPECT_EQ(version(false, true, 0, 0), "v" + std::to_string(base + 2));
+    EXPECT_EQ(version(true, true, 0, 0), "v" + std::to_string(base + 3));
+    EXPECT_EQ(version(false, false, 100, 0), "v" + std::to_string(base + 4));  // SOLBENCH_REST_MS
+    EXPECT_EQ(version(true, true, 100, 0), "v" + std::to_string(base + 7));
+    EXPECT_EQ(version(false, false, 0, 40), "v" + std::to_string(base + 8));  // SOLBENCH_MIN_HOLD_US
+    EXPECT_EQ(version(true, true, 100, 40), "v" + std::to_string(base + 15));
+    EXPECT_EQ(timing_protocol(false, false, 0, 0, reset).find("reset") != std::string::npos, reset);
+  }
   EXPECT_NE(timing_protocol(true, false).find("hold + flush + events"), std::string::npos);
-  EXPECT_EQ(timing_protocol(false, true).substr(0, 5), "v12: ");
   EXPECT_NE(timing_protocol(false, true).find("continuous queue of batches"), std::string::npos);
-  EXPECT_EQ(timing_protocol(true, true).substr(0, 5), "v13: ");
-  // SOLBENCH_REST_MS: four more versions, the rest stated; none without it.
   EXPECT_EQ(timing_protocol(false, false, 0), timing_protocol(false, false));
-  EXPECT_EQ(timing_protocol(false, false, 100).substr(0, 5), "v14: ");
-  EXPECT_EQ(timing_protocol(true, true, 100).substr(0, 5), "v17: ");
   EXPECT_NE(timing_protocol(false, false, 100).find("launches of >= 1 ms: 100 ms of GPU idle"), std::string::npos);
   EXPECT_EQ(timing_protocol(false, false).find("idle"), std::string::npos);
-  // SOLBENCH_MIN_HOLD_US: eight more, the floor of the hold stated; none without it.
   EXPECT_EQ(timing_protocol(false, false, 0, 0), timing_protocol(false, false));
-  EXPECT_EQ(timing_protocol(false, false, 0, 40).substr(0, 5), "v18: ");
-  EXPECT_EQ(timing_protocol(true, true, 100, 40).substr(0, 5), "v25: ");
   EXPECT_NE(timing_protocol(false, false, 0, 40).find("the hold at least 40 us; hot"), std::string::npos);
   EXPECT_EQ(timing_protocol(false, false).find("at least"), std::string::npos);
 }
@@ -116,6 +127,7 @@ TEST(TimerSettings, DefaultsWithoutTheVariables) {
   EXPECT_FALSE(s.continuous_queue);
   EXPECT_EQ(s.rest_ms, 0.0);
   EXPECT_EQ(s.min_hold_us, 0.0);
+  EXPECT_TRUE(s.reset_persisting);
 }
 
 TEST(TimerSettings, EachValueParses) {
@@ -124,13 +136,16 @@ TEST(TimerSettings, EachValueParses) {
                                        {"SOLBENCH_COLD_HOLD", "before-flush"},
                                        {"SOLBENCH_COLD_QUEUE", "continuous"},
                                        {"SOLBENCH_REST_MS", "100"},
-                                       {"SOLBENCH_MIN_HOLD_US", "40"}});
+                                       {"SOLBENCH_MIN_HOLD_US", "40"},
+                                       {"SOLBENCH_PERSISTING_RESET", "off"}});
   EXPECT_EQ(s.flush_bytes, std::size_t{268435456});
   EXPECT_EQ(s.flush_method, FlushMethod::read);
   EXPECT_TRUE(s.hold_before_flush);
   EXPECT_TRUE(s.continuous_queue);
   EXPECT_EQ(s.rest_ms, 100.0);
   EXPECT_EQ(s.min_hold_us, 40.0);
+  EXPECT_FALSE(s.reset_persisting);
+  EXPECT_TRUE(settings_of({{"SOLBENCH_PERSISTING_RESET", "on"}}).reset_persisting);
   for (const char* m : {"memset", "kernel", "read"})
     EXPECT_STREQ(flush_method_name(settings_of({{"SOLBENCH_FLUSH_METHOD", m}}).flush_method), m);
   EXPECT_EQ(settings_of({{"SOLBENCH_REST_MS", "0"}}).rest_ms, 0.0);
@@ -146,7 +161,8 @@ TEST(TimerSettings, BadValuesNameTheVariable) {
       {"SOLBENCH_REST_MS", " 5"},         {"SOLBENCH_REST_MS", "+5"},         {"SOLBENCH_FLUSH_BYTES", "+4096"},
       {"SOLBENCH_FLUSH_BYTES", " 4096"},  {"SOLBENCH_FLUSH_BYTES", "99999999999999999999999"},
       {"SOLBENCH_FLUSH_BYTES", "1099511627777"},  // 1 TiB + 1
-      {"SOLBENCH_MIN_HOLD_US", "1001"},   {"SOLBENCH_MIN_HOLD_US", "-1"},   {"SOLBENCH_MIN_HOLD_US", "40us"}};
+      {"SOLBENCH_MIN_HOLD_US", "1001"},   {"SOLBENCH_MIN_HOLD_US", "-1"},   {"SOLBENCH_MIN_HOLD_US", "40us"},
+      {"SOLBENCH_PERSISTING_RESET", "yes"}, {"SOLBENCH_PERSISTING_RESET", ""}};
   for (const auto& [name, value] : bad) {
     try {
       settings_of({{name, value}});
@@ -157,6 +173,19 @@ TEST(TimerSettings, BadValuesNameTheVariable) {
       EXPECT_NE(what.find(std::string("got '") + value + "'"), std::string::npos) << what;
     }
   }
+}
+
+TEST(TimerSettings, ContinuousQueueNeedsThePersistingResetOff) {
+  // The reset waits for the launch before it, which a continuous queue never does.
+  try {
+    settings_of({{"SOLBENCH_COLD_QUEUE", "continuous"}});
+    ADD_FAILURE() << "a continuous queue was accepted with the persisting reset on";
+  } catch (const std::invalid_argument& e) {
+    const std::string what = e.what();
+    EXPECT_EQ(what.rfind("SOLBENCH_COLD_QUEUE", 0), 0u) << what;
+    EXPECT_NE(what.find("SOLBENCH_PERSISTING_RESET"), std::string::npos) << what;
+  }
+  EXPECT_TRUE(settings_of({{"SOLBENCH_COLD_QUEUE", "continuous"}, {"SOLBENCH_PERSISTING_RESET", "off"}}).continuous_queue);
 }
 
 }  // namespace

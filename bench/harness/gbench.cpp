@@ -55,6 +55,9 @@ constexpr int kProfileLaunches = 3;
 // 12, after its runs): v6-v9 with each hold ending in two atomic adds to the clock counters (hold_mhz),
 // which lengthens the hold between the flush and the start event by the adds' latency (well under a
 // microsecond of a hold of >= 10 us; not yet measured): a new version, so that regress.py names the change.
+// v18-v25 (session 24): v10-v17 with a floor under the hold (SOLBENCH_MIN_HOLD_US). v26-v41 (session 24):
+// v10-v25 with each cold launch's flush preceded by a reset of the L2's persisting lines (timer.h), after
+// the launch before it has finished; v26 is the default (SOLBENCH_PERSISTING_RESET=off gives v10-v25).
 constexpr double kHotMaxLaunchMs = 10.0;
 constexpr double kMaxHoldMs = 1.0;  // cap of the cold-launch hold (timer.h, cold_batch_ms)  // longer launches are not measured hot (run_timed says why)
 
@@ -104,10 +107,17 @@ void add_context(const Env& e, const BenchSpec& spec,
   benchmark::AddCustomContext("cold_queue", e.timer.cold_queue());
   benchmark::AddCustomContext("rest_ms", fmt(e.timer.rest_ms(), "%.0f"));
   benchmark::AddCustomContext("min_hold_us", fmt(1e3 * e.timer.min_hold_ms(), "%.0f"));
+  benchmark::AddCustomContext("persisting_reset", e.timer.persisting_reset());
+  {
+    std::size_t persisting = 0;
+    SB_CUDA_CHECK(cudaDeviceGetLimit(&persisting, cudaLimitPersistingL2CacheSize));
+    benchmark::AddCustomContext("persisting_l2_bytes", std::to_string(persisting));  // the set-aside's size
+  }
   // Bumped whenever the way a case is timed changes (regress.py warns across versions).
   benchmark::AddCustomContext("timing_protocol", timing_protocol(std::string(e.timer.cold_hold()) == "before-flush",
                                                                  std::string(e.timer.cold_queue()) == "continuous",
-                                                                 e.timer.rest_ms(), 1e3 * e.timer.min_hold_ms()));
+                                                                 e.timer.rest_ms(), 1e3 * e.timer.min_hold_ms(),
+                                                                 std::string(e.timer.persisting_reset()) == "on"));
   for (const auto& [name, value] : op_context) benchmark::AddCustomContext(name, value);
   benchmark::AddCustomContext("profile_mode", g_profile ? "true" : "false");
   benchmark::AddCustomContext("binary_command", command);
@@ -118,14 +128,16 @@ void add_context(const Env& e, const BenchSpec& spec,
 
 }  // namespace
 
-std::string timing_protocol(bool hold_before_flush, bool continuous_queue, double rest_ms, double min_hold_us) {
+std::string timing_protocol(bool hold_before_flush, bool continuous_queue, double rest_ms, double min_hold_us,
+                            bool reset_persisting) {
   // The recorded text is compared across runs as is (the CPU test pins it); the figures in it are these
   // constants'.
   static_assert(GpuTimer::kMaxColdBatch == 4 && kSettleMs == 100.0 && kWarmUpMs == 1.0,
                 "the protocol text states 4 launches a batch, 1 ms and 100 ms: change it, and its version");
   const bool rest = rest_ms > 0;
   const bool min_hold = min_hold_us > 0;
-  const int version = 10 + (hold_before_flush ? 1 : 0) + (continuous_queue ? 2 : 0) + (rest ? 4 : 0) + (min_hold ? 8 : 0);
+  const int version = (reset_persisting ? 26 : 10) + (hold_before_flush ? 1 : 0) + (continuous_queue ? 2 : 0) +
+                      (rest ? 4 : 0) + (min_hold ? 8 : 0);
   const std::string rest_text =
       rest ? "; launches of >= " + fmt(GpuTimer::kRestMinLaunchMs, "%.0f") + " ms: " + fmt(rest_ms, "%.0f") +
                  " ms of GPU idle between the warm-up and the timed loop"
@@ -134,7 +146,8 @@ std::string timing_protocol(bool hold_before_flush, bool continuous_queue, doubl
          ": warm-up = >= 3 launches and 1 ms, then the timed loop until 100 ms of wall time; cold = " +
          (continuous_queue ? "continuous queue of batches of <= 4 launches (the next queued before the host waits for one)"
                            : "queued batches of <= 4 launches") +
-         ", " + (hold_before_flush ? "hold + flush" : "flush + hold") +
+         ", " + (reset_persisting ? "the previous launch waited for and the L2's persisting lines reset, then " : "") +
+         (hold_before_flush ? "hold + flush" : "flush + hold") +
          " + events each, the hold's cycles counted (hold_mhz)" +
          (min_hold ? ", the hold at least " + fmt(min_hold_us, "%.0f") + " us" : "") + "; hot = CUDA graph of K launches" +
          rest_text;

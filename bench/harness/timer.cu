@@ -84,6 +84,7 @@ GpuTimer::GpuTimer(cudaStream_t stream) : stream_(stream) {
   continuous_ = settings.continuous_queue;
   rest_ms_ = settings.rest_ms;
   min_hold_ms_ = 1e-3 * settings.min_hold_us;
+  reset_persisting_ = settings.reset_persisting;
   int dev = 0, l2 = 0;
   SB_CUDA_CHECK(cudaGetDevice(&dev));
   SB_CUDA_CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, dev));
@@ -140,7 +141,14 @@ double GpuTimer::elapsed_ms() {
   return ms;
 }
 
+void GpuTimer::reset_persisting_lines() {
+  if (!reset_persisting_) return;
+  SB_CUDA_CHECK(cudaStreamSynchronize(stream_));  // the previous launch's persisting lines are all set
+  SB_CUDA_CHECK(cudaCtxResetPersistingL2Cache());
+}
+
 double GpuTimer::cold_ms(const LaunchFn& launch) {
+  reset_persisting_lines();
   flush_l2();
   return warm_ms(launch);
 }
@@ -149,6 +157,7 @@ double GpuTimer::cold_ms(const LaunchFn& launch) {
 void GpuTimer::enqueue_batch(int pool, const LaunchFn& launch, int count, long long hold_cycles) {
   unsigned long long* totals = hold_totals_.as<unsigned long long>();  // hold_mhz (hold_totals)
   for (int i = 0; i <= count; ++i) {
+    reset_persisting_lines();
     if (hold_before_flush_ && hold_cycles > 0) launch_spin_kernel(stream_, hold_cycles, nullptr, totals);
     flush_l2();
     if (!hold_before_flush_ && hold_cycles > 0) launch_spin_kernel(stream_, hold_cycles, nullptr, totals);

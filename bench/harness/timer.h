@@ -2,6 +2,12 @@
 // launch sits between them:
 //   cold: an L2-sized cudaMemsetAsync (outside the events), then event, launch, event. The flush also
 //         keeps the GPU busy while the host enqueues the launch, so submission latency stays out.
+//         Before each flush, once the launch before it has finished, the L2's persisting lines are made
+//         normal again (cudaCtxResetPersistingL2Cache): lines loaded with an L2 evict-last policy sit in
+//         the persisting set-aside (11.25 MiB on the H200s here), which the flush's ordinary stores do
+//         not evict, so without the reset a kernel that loads so (torch.compile's RMSNorm does) finds its
+//         input in L2 on every "cold" launch (session 24: an 8 MiB evict-last read 5.7 against 7.4 us for
+//         the same read with ordinary loads; with the reset 7.0).
 //         Cold launches are queued in batches (flush, event, launch, event, flush, ...; one host
 //         synchronization per batch, <= 5 launches). Between flush and start event a spin kernel holds
 //         the GPU for twice the launch's host time, so a launch with a heavy host side (cuDNN SDPA:
@@ -61,8 +67,8 @@ class GpuTimer {
   // of 16-byte stores, write-allocating in L2 as PyTorch's zero_ in triton's do_bench does) leave it
   // full of dirty lines, which the timed launch's misses write back as they evict them; "read" (a
   // grid-stride kernel of 16-byte loads) leaves it full of clean lines, so that the same launch's
-  // misses write nothing back. Every method also evicts lines last read with an L2 evict-last policy
-  // (HarnessGpu.FlushEvictsLinesMarkedEvictLast). Set by SOLBENCH_FLUSH_METHOD, for experiments on the
+  // misses write nothing back. With the reset of the persisting lines before it (above), every method
+  // also evicts lines loaded with an L2 evict-last policy (HarnessGpu.FlushEvictsLinesMarkedEvictLast). Set by SOLBENCH_FLUSH_METHOD, for experiments on the
   // flush (recorded in the run context): "read" against the default measures what the dirty lines cost a
   // cold launch (results/h200/NOTES.md). The default stays a write: do_bench's flush and a model's
   // preceding kernels leave dirty lines.
@@ -92,9 +98,14 @@ class GpuTimer {
   // set by SOLBENCH_MIN_HOLD_US (0-1000), for experiments (recorded in the run context and the timing
   // protocol's text): whether a cold figure depends on how long the GPU idles between flush and launch.
   double min_hold_ms() const { return min_hold_ms_; }
+  // Whether each cold launch's flush is preceded by a reset of the L2's persisting lines (above): "on",
+  // the default, or "off" (SOLBENCH_PERSISTING_RESET=off, for experiments: protocol v10's cold state).
+  // With the reset each cold launch of a batch waits for the one before it.
+  const char* persisting_reset() const { return reset_persisting_ ? "on" : "off"; }
   static constexpr double kRestMinLaunchMs = 1.0;
 
   void flush_l2();                         // enqueue the flush
+  void reset_persisting_lines();           // when on: wait for the stream, then the persisting lines normal
   double cold_ms(const LaunchFn& launch);  // flush, then time one launch
   // `count` cold launches queued behind one more that is not counted (it follows an idle GPU);
   // one synchronization; the per-launch times, in launch order. count in [1, kMaxColdBatch].
@@ -143,6 +154,7 @@ class GpuTimer {
   bool hold_before_flush_ = false;
   double rest_ms_ = 0;
   double min_hold_ms_ = 0;
+  bool reset_persisting_ = true;
   int flush_blocks_ = 0;
   int sm_clock_khz_ = 0;
   DeviceBuffer probe_;        // the clock probe's cycles and nanoseconds

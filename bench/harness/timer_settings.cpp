@@ -46,6 +46,15 @@ TimerSettings TimerSettings::from_env(const std::function<const char*(const char
   if (const char* v = get("SOLBENCH_MIN_HOLD_US"))
     s.min_hold_us =
         static_cast<double>(setting_count("SOLBENCH_MIN_HOLD_US", v, 0, 1000, "whole microseconds from 0 to 1000"));
+  if (const char* v = get("SOLBENCH_PERSISTING_RESET")) {
+    const std::string r = v;
+    if (r != "on" && r != "off") bad_setting("SOLBENCH_PERSISTING_RESET", "'on' or 'off'", v);
+    s.reset_persisting = r == "on";
+  }
+  // The reset waits for the launch before it; the continuous queue keeps one batch in flight.
+  if (s.reset_persisting && s.continuous_queue)
+    bad_setting("SOLBENCH_COLD_QUEUE", "'batched' while SOLBENCH_PERSISTING_RESET is 'on' (set it to 'off' for a continuous queue)",
+                "continuous");
   return s;
 }
 

@@ -19,9 +19,11 @@ struct TimerSettings {
   bool continuous_queue = false;                   // SOLBENCH_COLD_QUEUE: batched | continuous
   double rest_ms = 0;                              // SOLBENCH_REST_MS: whole milliseconds, 0 to 10000
   double min_hold_us = 0;                          // SOLBENCH_MIN_HOLD_US: whole microseconds, 0 to 1000
+  bool reset_persisting = true;                    // SOLBENCH_PERSISTING_RESET: on | off
 
-  // Each variable that `get` returns (std::getenv by default) parsed; an empty or bad value throws
-  // std::invalid_argument naming the variable, what it takes and what it got.
+  // Each variable that `get` returns (std::getenv by default) parsed; an empty or bad value, or two
+  // settings that exclude each other, throws std::invalid_argument naming the variable, what it takes
+  // and what it got.
   static TimerSettings from_env(const std::function<const char*(const char*)>& get = [](const char* n) {
     return static_cast<const char*>(std::getenv(n));
   });
