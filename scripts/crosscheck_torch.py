@@ -42,7 +42,10 @@ Exit 1 when any case differs by more than the tolerance, 2 on bad input, 0 other
 """
 import argparse
 import contextlib
+import ctypes
+import glob
 import json
+import os
 import pathlib
 import re
 import statistics
@@ -153,15 +156,44 @@ def profiled_calls(torch, fn, reps=20):
         return None, None
 
 
-def timed_loop_us(torch, fn, flush_bytes, hold_cycles=0, batches=25, batch=4, warmup_batches=1):
+def cudart():
+    """The CUDA runtime PyTorch loaded (cudaMemsetAsync is not exposed by torch)."""
+    import torch
+    roots = [os.path.dirname(torch.__file__)] + [os.path.join(p, "nvidia") for p in sys.path if os.path.isdir(os.path.join(p, "nvidia"))]
+    for root in roots:
+        for path in sorted(glob.glob(os.path.join(root, "**", "libcudart.so*"), recursive=True)):
+            try:
+                return ctypes.CDLL(path)
+            except OSError:
+                continue
+    return ctypes.CDLL("libcudart.so")
+
+
+
+def persisting_reset(rt):
+    """The harness's reset of the L2's persisting lines (protocol v26, bench/harness/timer.h), through
+    the CUDA runtime `rt`; raises RuntimeError with the CUDA error number if it fails."""
+    def reset():
+        err = rt.cudaCtxResetPersistingL2Cache()
+        if err:
+            raise RuntimeError(f"cudaCtxResetPersistingL2Cache failed: error {err}")
+    return reset
+
+
+def timed_loop_us(torch, fn, flush_bytes, hold_cycles=0, batches=25, batch=4, warmup_batches=1, reset=None):
     """fn timed in batches of `batch` cold launches: each a flush (zero_ of flush_bytes), the hold (a spin
     of hold_cycles; none at 0), start event, the call, end event; one host synchronization a batch.
-    Returns the median in us over batches * batch launches, after warmup_batches batches of warm-up."""
+    With `reset` (a callable), each launch first waits for the one before it and calls reset() before
+    its flush. Returns the median in us over batches * batch launches, after warmup_batches batches."""
     cache = torch.empty(flush_bytes // 4, dtype=torch.int, device="cuda")
     times = []
     for b in range(warmup_batches + batches):
         pairs = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)) for _ in range(batch)]
-        for start, end in pairs:
+        for k, (start, end) in enumerate(pairs):
+            if reset is not None:
+                if k:
+                    pairs[k - 1][1].synchronize()
+                reset()
             cache.zero_()
             if hold_cycles:
                 torch.cuda._sleep(hold_cycles)
@@ -174,13 +206,15 @@ def timed_loop_us(torch, fn, flush_bytes, hold_cycles=0, batches=25, batch=4, wa
     return statistics.median(times)
 
 
-def harness_protocol_us(torch, fn, flush_bytes, hold_cycles, batches=25, batch=4):
+def harness_protocol_us(torch, fn, flush_bytes, hold_cycles, batches=25, batch=4, reset=None):
     """fn timed the harness's way, from Python: batches of `batch` cold launches, each an L2-sized flush,
     the hold, start event, the call, end event; one host synchronization a batch (bench/harness/timer.h);
-    after one batch of warm-up. A diagnostic beside do_bench: where it agrees with the harness and
-    not with do_bench, the difference is do_bench's protocol (its back-to-back loop of 256 MB flushes),
-    not the C++ process or its events."""
-    return timed_loop_us(torch, fn, flush_bytes, hold_cycles, batches, batch)
+    after one batch of warm-up. With `reset` (persisting_reset(), for runs of protocol v26 on), each
+    launch waits for the one before it and resets the L2's persisting lines before its flush, as the
+    harness does. A diagnostic beside do_bench: where it agrees with the harness and not with do_bench,
+    the difference is do_bench's protocol (its back-to-back loop of 256 MB flushes), not the C++ process
+    or its events."""
+    return timed_loop_us(torch, fn, flush_bytes, hold_cycles, batches, batch, reset=reset)
 
 
 def loop_sync_us(torch, fn, iters=200):
@@ -323,6 +357,8 @@ def main() -> int:
     stream = torch.cuda.Stream()
     l2_bytes = torch.cuda.get_device_properties(torch.cuda.current_device()).L2_cache_size
     can_hold = hasattr(triton.runtime.driver.active, "clear_cache")
+    # The harness's protocol from Python follows the run's: v26 on resets the persisting lines.
+    reset = persisting_reset(cudart()) if run.context.get("persisting_reset") == "on" else None
     if not can_hold:
         print(f"crosscheck_torch: triton {triton.__version__} has no driver.active.clear_cache to add the "
               "hold to: comparing with plain do_bench", file=sys.stderr)
@@ -351,7 +387,7 @@ def main() -> int:
                     with held_flush(torch, int(hold_us * plain_mhz), flush_bytes=l2_bytes):
                         l2_us = statistics.median(bench() for _ in range(runs))
                     l2_mhz = sm_clock_mhz(torch)
-                    proto_us = harness_protocol_us(torch, fn, l2_bytes, int(hold_us * plain_mhz))
+                    proto_us = harness_protocol_us(torch, fn, l2_bytes, int(hold_us * plain_mhz), reset=reset)
                     proto_mhz = sm_clock_mhz(torch)
                     sync_us = loop_sync_us(torch, fn)
                     sync_mhz = sm_clock_mhz(torch)

@@ -16,6 +16,9 @@ time from do_bench's loop to the harness's (bench/harness/timer.h), interleaved 
                         start, call, end, batches of N (1, 4, 16, 64), one sync a batch; N = 4 is the
                         harness's protocol
     harness_b4_zero     harness_b4 with the 256 MB zero_ in place of the memset
+    harness_reset_b4    harness_b4 as protocol v26 runs it (session 24): each launch waits for the one
+                        before it, then the L2's persisting lines are reset before its flush, so lines
+                        loaded with an evict-last policy do not outlive the flush
     ahead_N             do_bench's loop (zero_ 256 MB, start, call, end) over 1,000 iterations back to back,
                         the host kept at most N iterations ahead of the GPU (before enqueuing iteration i it
                         waits for iteration i - N's end event); N = 16, 64, 256, 1024. The GPU's work and its
@@ -52,9 +55,10 @@ import statistics
 import sys
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+from crosscheck_torch import cudart, persisting_reset  # noqa: E402
 
 PROTOCOLS = ["do_bench", "loop", "loop_sync", "loop_memset", "loop_memset_sync", "loop_hold",
-             "harness_b1", "harness_b4", "harness_b16", "harness_b64", "harness_b4_zero",
+             "harness_b1", "harness_b4", "harness_b16", "harness_b64", "harness_b4_zero", "harness_reset_b4",
              "ahead_16", "ahead_64", "ahead_256", "ahead_1024"]
 CALLS = ["rms_norm", "compiled", "vectorized", "copy"]
 
@@ -76,19 +80,6 @@ def parse_list(text, allowed, what):
     if bad or not items:
         raise ValueError(f"{what}: unknown {bad or 'empty list'}; choose from {', '.join(allowed)}")
     return items
-
-
-def cudart():
-    """The CUDA runtime PyTorch loaded (cudaMemsetAsync is not exposed by torch)."""
-    import torch
-    roots = [os.path.dirname(torch.__file__)] + [os.path.join(p, "nvidia") for p in sys.path if os.path.isdir(os.path.join(p, "nvidia"))]
-    for root in roots:
-        for path in sorted(glob.glob(os.path.join(root, "**", "libcudart.so*"), recursive=True)):
-            try:
-                return ctypes.CDLL(path)
-            except OSError:
-                continue
-    return ctypes.CDLL("libcudart.so")
 
 
 def probe_lib(path):
@@ -198,10 +189,15 @@ def measure(torch, protocol, fn, ctx, iters=200):
         hold = ctx["hold_cycles"] if protocol == "loop_hold" else 0
     else:
         batch, hold = int(protocol.split("_b")[1].split("_")[0]), ctx["hold_cycles"]
+    reset = persisting_reset(ctx["rt"]) if protocol.startswith("harness_reset") else None
     times = []
     for b in range(-1, max(1, iters // batch)):  # one batch of warm-up
         pairs = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)) for _ in range(batch)]
-        for start, end in pairs:
+        for k, (start, end) in enumerate(pairs):
+            if reset is not None:
+                if k:
+                    pairs[k - 1][1].synchronize()
+                reset()
             flush()
             if hold:
                 torch.cuda._sleep(hold)

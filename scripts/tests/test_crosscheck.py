@@ -192,6 +192,28 @@ class HarnessProtocolFromPython(unittest.TestCase):
         launch = ["zero", ("sleep", 77), "event", "call", "event"]
         self.assertEqual(log, (launch * 3 + ["sync"]) * 3)
 
+    def test_reset_waits_for_the_launch_before_and_precedes_each_flush(self):
+        """Protocol v26 from Python: each launch waits for the one before it in its batch (the batch's
+        first for the synchronization that ended the batch before), then the reset, then the flush."""
+        log, sizes = [], []
+        torch = self.stand_in_torch(log, sizes, 1.0)
+        us = self.xc.harness_protocol_us(torch, lambda: log.append("call"), 60 * 2**20, 77, batches=1, batch=3,
+                                         reset=lambda: log.append("reset"))
+        self.assertAlmostEqual(us, 1.0)
+        launch = ["reset", "zero", ("sleep", 77), "event", "call", "event"]
+        batch = launch + ["sync"] + launch + ["sync"] + launch + ["sync"]
+        self.assertEqual(log, batch * 2)  # the warm-up batch and the timed one
+
+    def test_persisting_reset_raises_the_cuda_error(self):
+        import types
+        calls = []
+        ok = types.SimpleNamespace(cudaCtxResetPersistingL2Cache=lambda: calls.append(1) or 0)
+        self.xc.persisting_reset(ok)()
+        self.assertEqual(calls, [1])
+        bad = types.SimpleNamespace(cudaCtxResetPersistingL2Cache=lambda: 801)
+        with self.assertRaisesRegex(RuntimeError, "cudaCtxResetPersistingL2Cache failed: error 801"):
+            self.xc.persisting_reset(bad)()
+
     def test_loop_sync_is_do_benchs_loop_synchronized_each_iteration(self):
         """loop_sync_us: flush, start event, call, end event, synchronization, per iteration; no hold;
         10 warm-up iterations not counted."""
