@@ -89,6 +89,9 @@ GpuTimer::GpuTimer(cudaStream_t stream) : stream_(stream) {
   SB_CUDA_CHECK(cudaGetDevice(&dev));
   SB_CUDA_CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, dev));
   SB_CUDA_CHECK(cudaDeviceGetAttribute(&sm_clock_khz_, cudaDevAttrClockRate, dev));
+  int persisting_max = 0;  // 0 on GPUs without an L2 set-aside for persisting accesses (before sm_80)
+  SB_CUDA_CHECK(cudaDeviceGetAttribute(&persisting_max, cudaDevAttrMaxPersistingL2CacheSize, dev));
+  has_persisting_set_aside_ = persisting_max > 0;
   // Experiments only (recorded as flush_bytes in the run context): another flush size.
   flush_ = DeviceBuffer(settings.flush_bytes > 0 ? settings.flush_bytes : static_cast<std::size_t>(l2));
   if (flush_method_ == FlushMethod::read) {  // zeros to read (and a sink the read kernel never writes)
@@ -142,7 +145,7 @@ double GpuTimer::elapsed_ms() {
 }
 
 void GpuTimer::reset_persisting_lines() {
-  if (!reset_persisting_) return;
+  if (!reset_persisting_ || !has_persisting_set_aside_) return;  // nothing can persist without a set-aside
   SB_CUDA_CHECK(cudaStreamSynchronize(stream_));  // the previous launch's persisting lines are all set
   SB_CUDA_CHECK(cudaCtxResetPersistingL2Cache());
 }

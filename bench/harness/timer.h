@@ -155,6 +155,7 @@ class GpuTimer {
   double rest_ms_ = 0;
   double min_hold_ms_ = 0;
   bool reset_persisting_ = true;
+  bool has_persisting_set_aside_ = true;
   int flush_blocks_ = 0;
   int sm_clock_khz_ = 0;
   DeviceBuffer probe_;        // the clock probe's cycles and nanoseconds
