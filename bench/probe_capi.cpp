@@ -7,7 +7,6 @@
 #include <stdexcept>
 #include <string>
 
-#include "common/check.h"
 #include "rmsnorm/rmsnorm.h"
 
 namespace {

@@ -171,9 +171,13 @@ def cudart():
 
 
 def persisting_reset(rt):
-    """The harness's reset of the L2's persisting lines (protocol v26, bench/harness/timer.h), through
-    the CUDA runtime `rt`; raises RuntimeError with the CUDA error number if it fails."""
-    def reset():
+    """The harness's step before each cold launch under protocol v26 (bench/harness/timer.h), through the
+    CUDA runtime `rt`: reset(pairs, k) waits for launch k - 1 of the batch (its end event; launch 0
+    follows the batch synchronization), then resets the L2's persisting lines; RuntimeError with the CUDA
+    error number if the reset fails."""
+    def reset(pairs, k):
+        if k:
+            pairs[k - 1][1].synchronize()
         err = rt.cudaCtxResetPersistingL2Cache()
         if err:
             raise RuntimeError(f"cudaCtxResetPersistingL2Cache failed: error {err}")
@@ -183,17 +187,14 @@ def persisting_reset(rt):
 def timed_loop_us(torch, fn, flush_bytes, hold_cycles=0, batches=25, batch=4, warmup_batches=1, reset=None):
     """fn timed in batches of `batch` cold launches: each a flush (zero_ of flush_bytes), the hold (a spin
     of hold_cycles; none at 0), start event, the call, end event; one host synchronization a batch.
-    With `reset` (a callable), each launch first waits for the one before it and calls reset() before
-    its flush. Returns the median in us over batches * batch launches, after warmup_batches batches."""
+    With `reset` (persisting_reset()), reset(pairs, k) runs before launch k's flush. Returns the median in us over batches * batch launches, after warmup_batches batches."""
     cache = torch.empty(flush_bytes // 4, dtype=torch.int, device="cuda")
     times = []
     for b in range(warmup_batches + batches):
         pairs = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)) for _ in range(batch)]
         for k, (start, end) in enumerate(pairs):
             if reset is not None:
-                if k:
-                    pairs[k - 1][1].synchronize()
-                reset()
+                reset(pairs, k)
             cache.zero_()
             if hold_cycles:
                 torch.cuda._sleep(hold_cycles)

@@ -195,9 +195,7 @@ def measure(torch, protocol, fn, ctx, iters=200):
         pairs = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)) for _ in range(batch)]
         for k, (start, end) in enumerate(pairs):
             if reset is not None:
-                if k:
-                    pairs[k - 1][1].synchronize()
-                reset()
+                reset(pairs, k)
             flush()
             if hold:
                 torch.cuda._sleep(hold)

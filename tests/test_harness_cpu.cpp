@@ -185,7 +185,8 @@ TEST(TimerSettings, ContinuousQueueNeedsThePersistingResetOff) {
     EXPECT_EQ(what.rfind("SOLBENCH_COLD_QUEUE", 0), 0u) << what;
     EXPECT_NE(what.find("SOLBENCH_PERSISTING_RESET"), std::string::npos) << what;
   }
-  EXPECT_TRUE(settings_of({{"SOLBENCH_COLD_QUEUE", "continuous"}, {"SOLBENCH_PERSISTING_RESET", "off"}}).continuous_queue);
+  EXPECT_TRUE(
+      settings_of({{"SOLBENCH_COLD_QUEUE", "continuous"}, {"SOLBENCH_PERSISTING_RESET", "off"}}).continuous_queue);
 }
 
 }  // namespace

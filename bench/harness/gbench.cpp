@@ -149,8 +149,8 @@ std::string timing_protocol(bool hold_before_flush, bool continuous_queue, doubl
          ", " + (reset_persisting ? "the previous launch waited for and the L2's persisting lines reset, then " : "") +
          (hold_before_flush ? "hold + flush" : "flush + hold") +
          " + events each, the hold's cycles counted (hold_mhz)" +
-         (min_hold ? ", the hold at least " + fmt(min_hold_us, "%.0f") + " us" : "") + "; hot = CUDA graph of K launches" +
-         rest_text;
+         (min_hold ? ", the hold at least " + fmt(min_hold_us, "%.0f") + " us" : "") +
+         "; hot = CUDA graph of K launches" + rest_text;
 }
 
 Env& env() {

@@ -71,14 +71,14 @@ struct BenchSpec {
   std::function<std::vector<std::pair<std::string, std::string>>()> context;
 };
 
-// The run context's timing_protocol: the version and a description of how cases are timed, from the
-// cold-launch hold's place (SOLBENCH_COLD_HOLD) and the cold queue (SOLBENCH_COLD_QUEUE): v10 is the
-// default (hold after the flush, batched), v11 the hold before it, v12 / v13 the same with the continuous
-// queue (v6-v9 before the holds counted their cycles); v14-v17 the same four with a rest before the
-// settle loop of launches of >= 1 ms (SOLBENCH_REST_MS = rest_ms > 0); v18-v25 v10-v17 with a floor under
-// the hold (SOLBENCH_MIN_HOLD_US). Those are without the reset of the L2's persisting lines before each
-// cold flush (SOLBENCH_PERSISTING_RESET=off); with it (reset_persisting, the default since session 24)
-// they are v26-v41, and v26 is the default. regress.py warns when two runs' texts differ.
+// The run context's timing_protocol: the version and a description of how cases are timed. v26 is the
+// default: batched cold launches, the hold after the flush, the L2's persisting lines reset before each
+// flush (SOLBENCH_PERSISTING_RESET=on). Each experiment setting adds to it: +1 the hold before the flush
+// (SOLBENCH_COLD_HOLD), +2 the continuous queue (SOLBENCH_COLD_QUEUE; only without the reset), +4 a rest
+// before the settle loop of launches of >= 1 ms (SOLBENCH_REST_MS = rest_ms > 0), +8 a floor under the
+// hold (SOLBENCH_MIN_HOLD_US). Without the reset the same combinations are v10-v25 (v10: the runs
+// committed until session 24; v6-v9 before the holds counted their cycles). regress.py warns when two
+// runs' texts differ.
 std::string timing_protocol(bool hold_before_flush, bool continuous_queue, double rest_ms = 0, double min_hold_us = 0,
                             bool reset_persisting = true);
 

@@ -68,8 +68,8 @@ class GpuTimer {
   // full of dirty lines, which the timed launch's misses write back as they evict them; "read" (a
   // grid-stride kernel of 16-byte loads) leaves it full of clean lines, so that the same launch's
   // misses write nothing back. With the reset of the persisting lines before it (above), every method
-  // also evicts lines loaded with an L2 evict-last policy (HarnessGpu.FlushEvictsLinesMarkedEvictLast). Set by SOLBENCH_FLUSH_METHOD, for experiments on the
-  // flush (recorded in the run context): "read" against the default measures what the dirty lines cost a
+  // also evicts lines loaded with an L2 evict-last policy (HarnessGpu.FlushEvictsLinesMarkedEvictLast).
+  // Set by SOLBENCH_FLUSH_METHOD, for experiments on the flush (recorded in the run context): "read" against the default measures what the dirty lines cost a
   // cold launch (results/h200/NOTES.md). The default stays a write: do_bench's flush and a model's
   // preceding kernels leave dirty lines.
   const char* flush_method() const;

@@ -53,8 +53,8 @@ TimerSettings TimerSettings::from_env(const std::function<const char*(const char
   }
   // The reset waits for the launch before it; the continuous queue keeps one batch in flight.
   if (s.reset_persisting && s.continuous_queue)
-    bad_setting("SOLBENCH_COLD_QUEUE", "'batched' while SOLBENCH_PERSISTING_RESET is 'on' (set it to 'off' for a continuous queue)",
-                "continuous");
+    bad_setting("SOLBENCH_COLD_QUEUE",
+                "'batched' while SOLBENCH_PERSISTING_RESET is 'on' (set it to 'off' for a continuous queue)", "continuous");
   return s;
 }
 

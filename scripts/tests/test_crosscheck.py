@@ -195,10 +195,12 @@ class HarnessProtocolFromPython(unittest.TestCase):
     def test_reset_waits_for_the_launch_before_and_precedes_each_flush(self):
         """Protocol v26 from Python: each launch waits for the one before it in its batch (the batch's
         first for the synchronization that ended the batch before), then the reset, then the flush."""
+        import types
         log, sizes = [], []
         torch = self.stand_in_torch(log, sizes, 1.0)
+        rt = types.SimpleNamespace(cudaCtxResetPersistingL2Cache=lambda: log.append("reset") or 0)
         us = self.xc.harness_protocol_us(torch, lambda: log.append("call"), 60 * 2**20, 77, batches=1, batch=3,
-                                         reset=lambda: log.append("reset"))
+                                         reset=self.xc.persisting_reset(rt))
         self.assertAlmostEqual(us, 1.0)
         launch = ["reset", "zero", ("sleep", 77), "event", "call", "event"]
         batch = launch + ["sync"] + launch + ["sync"] + launch + ["sync"]
@@ -206,13 +208,9 @@ class HarnessProtocolFromPython(unittest.TestCase):
 
     def test_persisting_reset_raises_the_cuda_error(self):
         import types
-        calls = []
-        ok = types.SimpleNamespace(cudaCtxResetPersistingL2Cache=lambda: calls.append(1) or 0)
-        self.xc.persisting_reset(ok)()
-        self.assertEqual(calls, [1])
         bad = types.SimpleNamespace(cudaCtxResetPersistingL2Cache=lambda: 801)
         with self.assertRaisesRegex(RuntimeError, "cudaCtxResetPersistingL2Cache failed: error 801"):
-            self.xc.persisting_reset(bad)()
+            self.xc.persisting_reset(bad)([], 0)
 
     def test_loop_sync_is_do_benchs_loop_synchronized_each_iteration(self):
         """loop_sync_us: flush, start event, call, end event, synchronization, per iteration; no hold;
