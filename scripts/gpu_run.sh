@@ -11,7 +11,11 @@
 # Exit status: non-zero if any stage failed (every stage still runs). Stages can be skipped with
 # SKIP_TESTS=1, SKIP_BENCH=1, SKIP_CROSSCHECK=1, SKIP_SANITIZER=1 (SANITIZER_FILTER picks the GPU tests it covers); BENCH_ARGS adds flags to the bench run
 # (e.g. BENCH_ARGS='--benchmark_filter=vectorized'); SUITE_COMMAND is recorded in the JSON context
-# as the command that reproduces the run.
+# as the command that reproduces the run. BENCHES (default 'bench_rmsnorm bench_attention') names the
+# binaries to run: one not named keeps the JSON an earlier call left in OUTDIR, so a run too long for one
+# sitting is done in parts on one GPU (BENCHES=bench_rmsnorm SKIP_CROSSCHECK=1, then BENCHES=bench_attention;
+# the cross-check and the merge take every bench_*.json in OUTDIR, and the merge refuses parts measured on
+# another GPU, from another tree or under another protocol).
 set -uo pipefail
 out=${1:?usage: scripts/gpu_run.sh OUTDIR}
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -19,6 +23,13 @@ mkdir -p "$out"
 out=$(cd "$out" && pwd)
 build=${BUILD_DIR:-$root/build/release}
 reps=${REPETITIONS:-5}
+benches=${BENCHES-bench_rmsnorm bench_attention}
+for b in $benches; do
+  case $b in bench_rmsnorm|bench_attention) ;;
+    *) echo "gpu_run.sh: BENCHES names bench_rmsnorm and/or bench_attention, got '$b'" >&2; exit 2 ;;
+  esac
+done
+[ -n "${benches// /}" ] || { echo "gpu_run.sh: BENCHES is empty; name bench_rmsnorm and/or bench_attention (or set SKIP_BENCH=1)" >&2; exit 2; }
 status=0
 stage() { echo "== $(date +%T) $*" >&2; }
 fail() { echo "FAILED: $*" >&2; status=1; }
@@ -69,9 +80,17 @@ if [ -z "${SKIP_BENCH:-}" ]; then
     fi
     tail -3 "$out/bench.log" >&2
   }
-  run_bench bench_rmsnorm
-  # ATTENTION_SHAPES (default: the default set) and ATTENTION_DTYPES (default: all) narrow the run.
-  run_bench bench_attention --shapes="${ATTENTION_SHAPES:-default}" --dtypes="${ATTENTION_DTYPES:-fp32,fp16,bf16}"
+  for b in bench_rmsnorm bench_attention; do
+    if [[ " $benches " != *" $b "* ]]; then
+      [ -s "$out/$b.json" ] && echo "$b: not in BENCHES; keeping $b.json from an earlier call ($(date -r "$out/$b.json" -u +%FT%TZ))" >&2
+      continue
+    fi
+    case $b in
+      bench_rmsnorm) run_bench bench_rmsnorm ;;
+      # ATTENTION_SHAPES (default: the default set) and ATTENTION_DTYPES (default: all) narrow the run.
+      bench_attention) run_bench bench_attention --shapes="${ATTENTION_SHAPES:-default}" --dtypes="${ATTENTION_DTYPES:-fp32,fp16,bf16}" ;;
+    esac
+  done
   if [ -z "${SKIP_CROSSCHECK:-}" ]; then
     stage crosscheck with triton do_bench
     # Every RMSNorm baseline case, and the attention baselines at the ANCHORS.md shapes and dtype (the

@@ -787,7 +787,10 @@ def render(run: sbresults.Run, results_dir: Path, command: str, plotter: Plotter
           "which is inserted at the end.", "",
           "## Environment", "", *environment(run), "",
           "Reproduce the run:", "", "```sh", ctx.get("command", "(the run did not record its "
-                                                   "command)"), "```", ""]
+                                                   "command)"),
+          # A run done in parts (run_suite.sh's BENCHES): each later part's command, in order.
+          *[ctx[k] for k in sorted((k for k in ctx if re.fullmatch(r"command_\d+", k)), key=lambda k: int(k[8:]))],
+          "```", ""]
     notes = warnings(run)
     if notes:
         md += ["**Warnings:**", "", *[f"- {n}" for n in notes], ""]

@@ -257,8 +257,14 @@ def expand(paths) -> list[Path]:
     return files
 
 
+# The context keys that name one run: files that differ in any of them (where both record it) were measured
+# on another GPU, from another tree or under another protocol, and are not merged (a run done in parts,
+# run_suite.sh's BENCHES, must be finished on the GPU and the tree that began it).
+RUN_KEYS = ("gpu_name", "gpu_uuid", "git_commit", "kernels_fingerprint", "timing_protocol")
+
+
 def load(paths) -> Run:
-    """Load and merge the files of one run: contexts must agree on gpu_name, names be unique."""
+    """Load and merge the files of one run: contexts must agree on RUN_KEYS, names be unique."""
     if isinstance(paths, (str, Path)):
         paths = [paths]
     files = expand(paths)
@@ -268,9 +274,13 @@ def load(paths) -> Run:
         context, cases = load_file(f)
         if not run.context:
             run.context = context
-        elif context.get("gpu_name") != run.context.get("gpu_name"):
-            raise ResultsError(f"{f}: gpu_name {context.get('gpu_name')!r} differs from "
-                               f"{run.context.get('gpu_name')!r} in {files[0]}; one run = one GPU")
+        else:
+            for key in RUN_KEYS:
+                mine, first = context.get(key), run.context.get(key)
+                if key == "gpu_name" or (mine is not None and first is not None):
+                    if mine != first:
+                        raise ResultsError(f"{f}: {key} {mine!r} differs from {first!r} in {files[0]}; "
+                                           "one run = one GPU, one tree, one protocol")
         for c in cases:
             if c.name in seen and c.op == "floor":
                 continue  # every bench binary measures the launch floor; the run keeps the first
@@ -318,8 +328,8 @@ def kernels_fingerprint(repo_root: str | Path, op: str | None = None) -> str:
 def merge_files(paths, out: str | Path) -> None:
     """Write the bench binaries' JSON files of one run as one Google Benchmark JSON file: the first
     file's context (the others must name the same GPU; each binary's own command is kept as
-    binary_command_<i>, and a key only a later file has, such as bench_attention's kv_placement, is
-    added) and all benchmark rows. The result loads like any single file."""
+    binary_command_<i>, a suite command that differs (a run done in parts) as command_<i>, and a key
+    only a later file has, such as bench_attention's kv_placement, is added) and all benchmark rows. The result loads like any single file."""
     files = expand(paths)
     load(files)  # validates: parseable, one GPU, unique case names
     merged = None
@@ -329,6 +339,8 @@ def merge_files(paths, out: str | Path) -> None:
             merged = doc
         else:
             merged["context"][f"binary_command_{i}"] = doc.get("context", {}).get("binary_command", "")
+            if doc.get("context", {}).get("command", "") != merged["context"].get("command", ""):
+                merged["context"][f"command_{i}"] = doc["context"].get("command", "")  # a run done in parts
             for key, value in doc.get("context", {}).items():
                 merged["context"].setdefault(key, value)
             merged["benchmarks"] += doc["benchmarks"]

@@ -112,7 +112,7 @@ class GpuRunBenchStage(unittest.TestCase):
     the stage drops that file and says so (session 20: the empty file failed the merge and the cross-check of
     a prefill-only run), while a binary that fails still fails the run."""
 
-    def run_stage(self, rmsnorm_body):
+    def run_stage(self, rmsnorm_body, before=None, **settings):
         with tempfile.TemporaryDirectory() as tmp:
             tools, build, out = Path(tmp) / "bin", Path(tmp) / "build", Path(tmp) / "out"
             (build / "bench").mkdir(parents=True)
@@ -127,15 +127,37 @@ class GpuRunBenchStage(unittest.TestCase):
                 f.chmod(0o755)
             env = dict(os.environ, PATH=f"{tools}:{os.environ['PATH']}", BUILD_DIR=str(build), SKIP_TESTS="1",
                        SKIP_CROSSCHECK="1", SKIP_SANITIZER="1", BENCH_ARGS="--benchmark_filter=^attention/")
+            env.update(settings)
+            if before:
+                out.mkdir()
+                for name, text in before.items():
+                    (out / name).write_text(text)
             r = subprocess.run(["bash", str(SCRIPTS / "gpu_run.sh"), str(out)], capture_output=True, text=True,
                                env=env, timeout=60)
-            return r, sorted(p.name for p in out.glob("bench_*.json"))
+            return r, {p.name: p.read_text() for p in sorted(out.glob("bench_*.json"))}
 
     def test_a_binary_whose_cases_the_filter_leaves_out_adds_no_json(self):
         r, jsons = self.run_stage('echo "Failed to match any benchmarks against regex: ^attention/" >&2\n: > "$f"\n')
         self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
-        self.assertEqual(jsons, ["bench_attention.json"])
+        self.assertEqual(list(jsons), ["bench_attention.json"])
         self.assertIn("bench_rmsnorm: BENCH_ARGS' filter names none of its cases; no JSON from it", r.stderr)
+
+    def test_a_binary_benches_leaves_out_keeps_its_json_from_an_earlier_call(self):
+        r, jsons = self.run_stage("exit 1\n", before={"bench_rmsnorm.json": "part one\n"},
+                                  BENCHES="bench_attention", BENCH_ARGS="")
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertEqual(jsons["bench_rmsnorm.json"], "part one\n")
+        self.assertIn("bench_attention.json", jsons)
+        self.assertIn("bench_rmsnorm: not in BENCHES; keeping bench_rmsnorm.json from an earlier call", r.stderr)
+
+    def test_benches_naming_another_binary_is_a_usage_error(self):
+        for value, message in (("bench_gemm", "BENCHES names bench_rmsnorm and/or bench_attention, got 'bench_gemm'"),
+                               (" ", "BENCHES is empty")):
+            with self.subTest(value=value):
+                r, jsons = self.run_stage("exit 1\n", BENCHES=value)
+                self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+                self.assertIn(message, r.stderr)
+                self.assertEqual(jsons, {})
 
     def test_a_failing_binary_still_fails_the_run(self):
         r, _ = self.run_stage(': > "$f"\nexit 1\n')

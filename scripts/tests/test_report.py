@@ -54,7 +54,8 @@ class Report(ReportRun, unittest.TestCase):
         cases = [dict(c, us=c["us"] / 1e4) if c["name"] == IMPLAUSIBLE else c for c in cases]
         errors = {FAILED: "verification failed: err 37.5 > 1 (max |diff| 0.5 at row 17)",
                   SKIPPED: "skipped: needs 2 GiB of workspace"}
-        gbfake.write(results / "latest.json", gbfake.run(cases, seed=7, errors=errors))
+        part_two = gbfake.context(command_1="BENCHES=bench_attention scripts/run_suite.sh")  # a run in two parts
+        gbfake.write(results / "latest.json", gbfake.run(cases, seed=7, errors=errors, ctx=part_two))
         (results / "NOTES.md").write_text("## Step 3: vectorized\n\n16-byte loads.\n")
         (results / "plots").mkdir()
         (results / "plots" / "stale.png").write_bytes(b"old")
@@ -66,6 +67,8 @@ class Report(ReportRun, unittest.TestCase):
                       "2.11.0+cu130", "3f2c1ab", "0123456789abcdef", "3,912 GB/s",
                       "743 TFLOP/s", "launch floor", "scripts/run_gpu.sh results/h200"):
             self.assertIn(value, self.md)
+        self.assertIn("```sh\nscripts/run_gpu.sh results/h200\nBENCHES=bench_attention scripts/run_suite.sh\n```",
+                      self.md)
 
     def test_tables_per_op_workload_dtype_mode(self):
         for heading in ("### rmsnorm · bf16 · cold", "### rmsnorm · bf16 · hot",

@@ -158,6 +158,19 @@ class Formats(Tmp):
         with self.assertRaisesRegex(sbresults.ResultsError, "b.json: gpu_name 'NVIDIA A100'"):
             sbresults.load([a, b])
 
+    def test_parts_of_a_run_from_another_gpu_tree_or_protocol_do_not_merge(self):
+        one = {"gpu_uuid": "GPU-1", "timing_protocol": "v26: ..."}
+        a = self.write(gbfake.run([gbfake.floor("cold")], ctx=gbfake.context(**one)), "a.json")
+        for key, value in (("gpu_uuid", "GPU-2"), ("git_commit", "9999999"),
+                           ("kernels_fingerprint", "fedcba9876543210"), ("timing_protocol", "v10: ...")):
+            with self.subTest(key=key):
+                ctx = gbfake.context(**{**one, key: value})
+                b = self.write(gbfake.run([gbfake.floor("hot")], ctx=ctx), "b.json")
+                with self.assertRaisesRegex(sbresults.ResultsError, f"b.json: {key} '{value}' differs"):
+                    sbresults.load([a, b])
+        same = self.write(gbfake.run([gbfake.floor("hot")], ctx=gbfake.context(**one)), "c.json")
+        self.assertEqual(len(sbresults.load([a, same]).cases), 2)
+
     def test_duplicate_case_across_files(self):
         case = gbfake.rmsnorm("vectorized", "bf16", 4096, 4096, "cold")
         a = self.write(gbfake.run([case]), "a.json")
@@ -255,6 +268,8 @@ class Merge(unittest.TestCase):
         b["context"]["gpu_name"] = a["context"]["gpu_name"]
         b["context"]["kv_placement"] = "one allocation, gap 4096"
         a["context"].pop("kv_placement", None)
+        a["context"]["command"] = "BENCHES=bench_rmsnorm scripts/run_suite.sh"  # a run done in two parts
+        b["context"]["command"] = "BENCHES=bench_attention scripts/run_suite.sh"
         with tempfile.TemporaryDirectory() as tmp:
             pa, pb, out = Path(tmp) / "a.json", Path(tmp) / "b.json", Path(tmp) / "run.json"
             pa.write_text(json.dumps(a))
@@ -263,3 +278,5 @@ class Merge(unittest.TestCase):
             merged = sbresults.load(out)
         self.assertEqual(merged.context["kv_placement"], "one allocation, gap 4096")
         self.assertEqual(merged.context["executable"], a["context"]["executable"])  # the first file's own keys win
+        self.assertEqual(merged.context["command"], "BENCHES=bench_rmsnorm scripts/run_suite.sh")
+        self.assertEqual(merged.context["command_1"], "BENCHES=bench_attention scripts/run_suite.sh")
