@@ -326,15 +326,26 @@ def kernels_fingerprint(repo_root: str | Path, op: str | None = None) -> str:
 
 
 def merge_files(paths, out: str | Path) -> None:
-    """Write the bench binaries' JSON files of one run as one Google Benchmark JSON file: the first
-    file's context (the others must name the same GPU; each binary's own command is kept as
-    binary_command_<i>, a suite command that differs (a run done in parts) as command_<i>, and a key
-    only a later file has, such as bench_attention's kv_placement, is added) and all benchmark rows. The result loads like any single file."""
+    """Write the bench binaries' JSON files of one run as one Google Benchmark JSON file, in the order
+    they were measured (context date): the first file's context (the others must name the same GPU;
+    each binary's own command is kept as binary_command_<i>, a suite command that differs (a run done
+    in parts) as command_<i>, and a key only a later file has, such as bench_attention's kv_placement,
+    is added) and all benchmark rows but a later file's launch-floor rows of a name an earlier file
+    has (the first file's floor is the run's). The result loads like any single file."""
     files = expand(paths)
     load(files)  # validates: parseable, one GPU, unique case names
-    merged = None
-    for i, f in enumerate(files):
-        doc = json.loads(read_text(f))
+    # In the order they were measured (each binary's context date): the first file's context and floor
+    # are the run's, and a run done in parts lists its parts' commands in the order they ran.
+    docs = sorted((json.loads(read_text(f)) for f in files), key=lambda d: str(d.get("context", {}).get("date", "")))
+    merged, seen = None, set()
+    for i, doc in enumerate(docs):
+        # Every binary measures the launch floor; as in load(), the run keeps the first file's. Rows of
+        # one name from two files in one document would read as one case of both files' repetitions
+        # (session 25: bench_rmsnorm's hot floor 0.97 us and bench_attention's 1.21 made a median of 1.09).
+        doc["benchmarks"] = [row for row in doc["benchmarks"]
+                             if not (case_name(row.get("run_name", row.get("name", ""))) in seen
+                                     and row.get("name", "").startswith("floor/"))]
+        seen |= {case_name(row.get("run_name", row.get("name", ""))) for row in doc["benchmarks"]}
         if merged is None:
             merged = doc
         else:

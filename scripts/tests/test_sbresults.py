@@ -260,6 +260,23 @@ class Merge(unittest.TestCase):
             merged = sbresults.load(out)
         self.assertEqual(len(merged.cases), len(sbresults.load(a).cases) + len(sbresults.load(b).cases))
 
+    def test_the_merge_orders_the_files_as_measured_and_keeps_the_first_floor_only(self):
+        import json
+        import tempfile
+        import gbfake
+        with tempfile.TemporaryDirectory() as tmp:
+            a, b, out = Path(tmp) / "a.json", Path(tmp) / "b.json", Path(tmp) / "run.json"
+            a.write_text(json.dumps(gbfake.run([gbfake.floor("hot")], seed=1,
+                                               ctx=gbfake.context(date="2026-11-30T16:09:00+00:00"))))
+            b.write_text(json.dumps(gbfake.run([gbfake.floor("hot"), gbfake.rmsnorm("vectorized", "bf16", 8, 8, "hot")],
+                                               seed=2, scale={"floor/empty_kernel/hot": 1.5},
+                                               ctx=gbfake.context(date="2026-11-30T16:16:00+00:00"))))
+            sbresults.merge_files([b, a], out)  # given out of order: a was measured first (its date)
+            merged = {c.name: c for c in sbresults.load(out).cases}
+            first = {c.name: c for c in sbresults.load(a).cases}
+        self.assertEqual(merged["floor/empty_kernel/hot"].times_us, first["floor/empty_kernel/hot"].times_us)
+        self.assertIn("rmsnorm/vectorized/bf16/t8_h8/hot", merged)
+
     def test_a_context_key_of_a_later_file_is_kept(self):
         import json
         import tempfile
