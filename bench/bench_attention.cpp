@@ -43,12 +43,15 @@ attention::Problem with_splits(attention::Problem p, int64_t n) {
 }
 
 // The num_splits sweep: decode_splitk forced to each of these split counts, at the ANCHORS.md decode
-// shapes in bf16, cold only, so the report can set the heuristic's choice against the best one.
+// shapes in bf16 (--split-sweep=all: at every decode shape and dtype of the run), cold only, so the report
+// can set the heuristic's choice against the best one.
 constexpr int64_t kSweepSplits[] = {1, 2, 4, 8, 16, 32, 64, 128};
 
-bool is_sweep_case(const AttentionShape& shape, DType dtype) {
+bool is_sweep_case(const AttentionShape& shape, DType dtype, bool everywhere) {
   static const std::vector<AttentionShape> anchors = parse_attention_shapes("anchors");
-  if (dtype != DType::bf16 || !shape.decode()) return false;
+  if (!shape.decode()) return false;
+  if (everywhere) return true;
+  if (dtype != DType::bf16) return false;
   for (const AttentionShape& a : anchors)
     if (a.name() == shape.name()) return true;
   return false;
@@ -186,7 +189,7 @@ void register_cases(const Options& opt) {
   for (const AttentionShape& shape : shapes) {
     for (DType dtype : opt.dtypes) {
       for (const Impl& impl : impls) {
-        if (impl.sweep_only && !is_sweep_case(shape, dtype)) continue;
+        if (impl.sweep_only && !is_sweep_case(shape, dtype, opt.split_sweep_all)) continue;
         const std::string base = "attention/" + impl.name + "/" + std::string(name(dtype)) + "/" + shape.workload() +
                                  "/" + shape.name();
         for (Mode mode : {Mode::cold, Mode::hot}) {

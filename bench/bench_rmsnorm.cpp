@@ -80,6 +80,7 @@ RmsNormData& data_for(const RmsNormShape& shape, DType dtype) {
 }
 
 void register_cases(const Options& opt) {
+  if (opt.split_sweep_all) throw UsageError("--split-sweep is bench_attention's (decode_splitk's split counts)");
   const std::vector<RmsNormShape> shapes = parse_rmsnorm_shapes(opt.shapes.empty() ? "default" : opt.shapes);
   static std::map<std::string, Check> verified;  // one verification per impl x dtype x shape
   for (const RmsNormShape& shape : shapes) {

@@ -105,6 +105,28 @@ class AttentionCli(unittest.TestCase):
                            text=True, timeout=60, env={**os.environ, "SOLBENCH_KV_GAP": "4096"})
         self.assertEqual(r.returncode, 0, r.stderr)
 
+    def test_the_split_sweep_runs_at_the_anchors_or_at_every_decode_shape(self):
+        mha = "b64_hq32_hkv32_d128_q1_kv4096"
+        def sweep_rows(*flags):
+            r = self.run_attention("--benchmark_list_tests=true", f"--shapes=anchors,{mha}", "--dtypes=bf16,fp16",
+                                   "--benchmark_filter=decode_splitk_s", *flags)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            return r.stdout.split()
+        default = sweep_rows()
+        self.assertIn("attention/decode_splitk_s2/bf16/decode/b1_hq32_hkv8_d128_q1_kv4096/cold/manual_time", default)
+        self.assertFalse([n for n in default if mha in n or "/fp16/" in n or "/prefill/" in n], default)
+        everywhere = sweep_rows("--split-sweep=all")
+        self.assertIn(f"attention/decode_splitk_s2/bf16/decode/{mha}/cold/manual_time", everywhere)
+        self.assertIn(f"attention/decode_splitk_s128/fp16/decode/{mha}/cold/manual_time", everywhere)
+        self.assertFalse([n for n in everywhere if "/prefill/" in n or n.endswith("/hot/manual_time")], everywhere)
+        self.assertEqual(sweep_rows("--split-sweep=anchors"), default)
+        r = self.run_attention("--benchmark_list_tests=true", "--split-sweep=most")
+        self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+        self.assertIn("--split-sweep takes anchors or all, got 'most'", r.stderr)
+        r = run("--benchmark_list_tests=true", "--split-sweep=all")
+        self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+        self.assertIn("--split-sweep is bench_attention's", r.stderr)
+
     def test_listing_names_workload_and_every_anchor(self):
         r = self.run_attention("--benchmark_list_tests=true", "--shapes=anchors",
                                "--benchmark_filter=attention/manual/bf16/.*/cold")

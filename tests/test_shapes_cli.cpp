@@ -79,6 +79,16 @@ TEST(Options, DtypesDefaultToAllAndKeepTheSuiteOrder) {
   EXPECT_EQ(some.argc, 1);
 }
 
+TEST(Options, SplitSweepIsAnchorsUnlessAll) {
+  Argv none({"bench"});
+  EXPECT_FALSE(extract_options(&none.argc, none.ptrs.data()).split_sweep_all);
+  Argv anchors({"bench", "--split-sweep=anchors"});
+  EXPECT_FALSE(extract_options(&anchors.argc, anchors.ptrs.data()).split_sweep_all);
+  Argv all({"bench", "--split-sweep=all"});
+  EXPECT_TRUE(extract_options(&all.argc, all.ptrs.data()).split_sweep_all);
+  EXPECT_EQ(all.argc, 1);
+}
+
 TEST(Options, ListTestsIsSeenButLeftForGoogleBenchmark) {
   Argv a({"bench", "--benchmark_list_tests=true"});
   EXPECT_TRUE(extract_options(&a.argc, a.ptrs.data()).list_only);
@@ -87,7 +97,7 @@ TEST(Options, ListTestsIsSeenButLeftForGoogleBenchmark) {
 
 TEST(Options, MalformedFlagsAreUsageErrors) {
   for (const char* bad : {"--shapes=", "--shapes", "--profile=1", "--dtypes", "--dtypes=", "--dtypes=,", "--dtypes=bf8",
-                          "--dtypes=bf16,half"}) {
+                          "--dtypes=bf16,half", "--split-sweep", "--split-sweep=", "--split-sweep=decode"}) {
     Argv a({"bench", bad});
     EXPECT_THROW(extract_options(&a.argc, a.ptrs.data()), UsageError) << bad;
   }

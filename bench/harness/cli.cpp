@@ -45,6 +45,13 @@ Options extract_options(int* argc, char** argv) {
       continue;
     }
     if (starts_with(a, "--profile=")) throw UsageError("--profile takes no value");
+    if (starts_with(a, "--split-sweep=")) {
+      const std::string v = a + std::strlen("--split-sweep=");
+      if (v != "anchors" && v != "all") throw UsageError("--split-sweep takes anchors or all, got '" + v + "'");
+      o.split_sweep_all = v == "all";
+      continue;
+    }
+    if (std::strcmp(a, "--split-sweep") == 0) throw UsageError("--split-sweep needs a value: anchors or all");
     if (std::strcmp(a, "--benchmark_list_tests") == 0 || std::strcmp(a, "--benchmark_list_tests=true") == 0 ||
         std::strcmp(a, "--benchmark_list_tests=1") == 0)
       o.list_only = true;  // left in argv: Google Benchmark does the listing
@@ -62,6 +69,9 @@ std::string options_help(const std::string& shapes_grammar) {
          "  --dtypes=LIST   only these dtypes, comma-separated: fp32, fp16, bf16 (default: all three).\n"
          "  --profile       run each case for a fixed 3 launches after 3 warm-up launches (no timing loop),\n"
          "                  for ncu --nvtx --nvtx-include 'solbench@<case with : for />/'.\n"
+         "  --split-sweep=anchors|all  (bench_attention) where decode_splitk also runs at each forced split\n"
+         "                  count (decode_splitk_s<N>, cold): the ANCHORS.md decode shapes in bf16 (default) or\n"
+         "                  every decode shape and dtype of the run.\n"
          "Every case is verified against a reference before it is timed; a failure is reported as an\n"
          "error for that case and the binary exits with status 1. A bad flag exits with status 2;\n"
          "no usable GPU exits with status 77.\n";

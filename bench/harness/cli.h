@@ -24,6 +24,9 @@ struct Options {
   std::string shapes;   // --shapes=SPEC ("" = the binary's default set)
   std::vector<DType> dtypes{std::begin(kAllDTypes), std::end(kAllDTypes)};  // --dtypes=LIST, in kAllDTypes order
   bool profile = false;  // --profile: a fixed few launches per case, for ncu --nvtx
+  // --split-sweep=anchors|all (bench_attention): the shapes where decode_splitk is also run at each forced
+  // split count, the ANCHORS.md decode shapes in bf16 (the default) or every decode shape and dtype of the run.
+  bool split_sweep_all = false;
   bool list_only = false;  // --benchmark_list_tests given: register and list, touch no GPU
 };
 
