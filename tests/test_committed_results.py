@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """The committed results, checked on any machine: every results/<gpu>/latest.json loads, carries
 the run context the report needs, passes the regression gate against its baseline.json, and
-REPORT.md is exactly what scripts/report.py generates from it (nobody edited it by hand); every entry
-of results/<gpu>/history/ is named in that folder's README.md.
+REPORT.md is exactly what scripts/report.py generates from it (nobody edited it by hand);
+scripts/acceptance.py evaluates every item on it; every entry of results/<gpu>/history/ is named in that
+folder's README.md.
 
 usage: test_committed_results.py REPO_ROOT
 """
@@ -42,6 +43,14 @@ class CommittedResults(unittest.TestCase):
             r = subprocess.run([sys.executable, str(ROOT / "scripts/regress.py"), str(d / "baseline.json"),
                                 str(d / "latest.json")], capture_output=True, text=True)
             self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+
+    def test_acceptance_evaluates(self):
+        # NOTES.md's status table quotes scripts/acceptance.py on these results: it must run on them.
+        for d in result_dirs():
+            r = subprocess.run([sys.executable, str(ROOT / "scripts/acceptance.py"), str(d)], capture_output=True,
+                               text=True)
+            self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+            self.assertNotIn("not evaluated", r.stdout, f"{d}: an acceptance item could not be evaluated")
 
     def test_every_history_entry_is_described(self):
         # NOTES.md and the kernel sources cite history/ for every earlier step: an entry its README does not

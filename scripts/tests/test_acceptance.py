@@ -1,0 +1,104 @@
+"""scripts/acceptance.py on synthetic runs (gbfake): each item's figure, its verdict and the case it names."""
+import io
+import json
+import sys
+import tempfile
+import unittest
+from contextlib import redirect_stderr, redirect_stdout
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+import acceptance  # noqa: E402
+import gbfake  # noqa: E402
+
+
+def cases():
+    out = gbfake.rmsnorm_grid(impls=("vectorized", "torch_rms_norm"))
+    out += [gbfake.rmsnorm(i, "bf16", 64, 8192, "cold") for i in ("vectorized", "torch_rms_norm")]
+    out += [gbfake.rmsnorm("vectorized", "bf16", r, h, "hot") for r, h in ((1, 4096), (64, 8192))]
+    out += [gbfake.floor("cold"), gbfake.floor("hot")]
+    return out + [c for c in gbfake.attention_set() if "/decode/" in c["name"]]
+
+
+def anchor(shape, value, unit):
+    return {"op": "rmsnorm", "impl": "torch_compile", "dtype": "bf16", "shape": shape, "mode": "cold",
+            "value": value, "unit": unit}
+
+
+class Acceptance(unittest.TestCase):
+    def results(self, tmp, scale=None, crosscheck=True):
+        d = Path(tmp)
+        quiet = {c["name"]: 0.0 for c in cases()}  # no noise: near the floor the model's impls differ by < 1%
+        gbfake.write(d / "latest.json", gbfake.run(cases(), seed=3, sigma=quiet, scale=scale))
+        # 4096 x 2048: an anchor 10% faster than ours (behind); 1 x 4096: an anchor in µs well above ours.
+        ours_2048 = gbfake.rmsnorm("vectorized", "bf16", 4096, 2048, "cold")
+        gbps = ours_2048["bytes"] / ours_2048["us"] / 1e3 * 1.1
+        (d / "anchors.json").write_text(json.dumps({"anchors": [
+            anchor("t4096_h2048", gbps, "GB/s"), anchor("t1_h4096", 50.0, "µs"), anchor("t64_h8192", 50.0, "µs")]}))
+        if crosscheck:
+            (d / "crosscheck_latest.json").write_text(json.dumps({"cases": 3, "failed": 1, "rows": [
+                {"case": "rmsnorm/torch_rms_norm/bf16/t1_h4096/cold", "ratio": 0.931, "ok": False},
+                {"case": "rmsnorm/torch_rms_norm/bf16/t256_h4096/cold", "ratio": 0.99, "ok": True},
+                {"case": "attention/torch_sdpa_flash/bf16/decode/b1_hq32_hkv8_d128_q1_kv4096/cold", "ratio": 1.0,
+                 "ok": True}]}))
+        return {r.item: r for r in acceptance.evaluate(d)}
+
+    def test_each_item_its_figure_and_verdict(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            rows = self.results(tmp)
+        xc = rows["harness against do_bench, cold"]
+        self.assertIs(xc.met, False)
+        self.assertIn("2 of 3: `rmsnorm/torch_rms_norm/bf16/t1_h4096/cold` 0.931", xc.measured)
+        self.assertIs(rows["ceilings"].met, True)  # gbfake's 3,912 GB/s and 743 TFLOP/s
+        # gbfake's vectorized streams at 88% of its copy model: below 90% at the one >= 256 MiB shape.
+        stream = rows["`vectorized` ≥ 90% of the copy ceiling at ≥ 256 MiB"]
+        self.assertIs(stream.met, False)
+        self.assertIn("lowest `t16384_h4096`", stream.measured)
+        self.assertEqual(stream.target, "1 shapes")
+        self.assertIs(rows["`vectorized` ≥ 1.0× `at::rms_norm`"].met, True)
+        compiled = rows["≥ the torch.compile column of ANCHORS.md, 3% allowed"]
+        self.assertIs(compiled.met, False)
+        self.assertIn("below 0.97×: `t4096_h2048` 0.909×", compiled.measured)
+        self.assertIs(rows["t1_h4096 and t64_h8192 cold ≤ torch.compile"].met, True)
+        hot = rows["the same two hot ≤ 1.5× the empty-kernel floor"]
+        self.assertIn("`t1_h4096`", hot.measured)
+        self.assertIn("(floor 0.90 µs hot)", hot.measured)
+        self.assertIs(rows["≥ 1.0× the best SDPA backend"].met, True)  # gbfake's decode_splitk 0.78 vs flash 0.58
+        self.assertIn("5 of 5", rows["≥ 1.0× the best SDPA backend"].measured)
+        self.assertIs(rows["`b1_hq32_hkv8_d128_q1_kv4096`"].met, True)
+
+    def test_a_planted_regression_is_named(self):
+        slow = {"rmsnorm/vectorized/bf16/t256_h4096/cold": 2.0,
+                "attention/decode_splitk/bf16/decode/b8_hq32_hkv8_d128_q1_kv4096/cold": 2.0}
+        with tempfile.TemporaryDirectory() as tmp:
+            rows = self.results(tmp, scale=slow)
+        vs = rows["`vectorized` ≥ 1.0× `at::rms_norm`"]
+        self.assertIs(vs.met, False)
+        self.assertIn("lowest `t256_h4096`", vs.measured)
+        decode = rows["≥ 1.0× the best SDPA backend"]
+        self.assertIs(decode.met, False)
+        self.assertIn("4 of 5: below, `b8_hq32_hkv8_d128_q1_kv4096`", decode.measured)
+
+    def test_without_a_crosscheck_the_item_is_not_evaluated(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            rows = self.results(tmp, crosscheck=False)
+        self.assertIsNone(rows["harness against do_bench, cold"].met)
+        self.assertIn("not evaluated", rows["harness against do_bench, cold"].markdown())
+
+    def test_exit_status(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            self.results(tmp)
+            out = io.StringIO()
+            with redirect_stdout(out):
+                self.assertEqual(acceptance.main([tmp]), 0)
+                self.assertEqual(acceptance.main([tmp, "--strict"]), 1)
+            self.assertIn("| 3 | `vectorized` ≥ 1.0× `at::rms_norm` |", out.getvalue())
+            err = io.StringIO()
+            with redirect_stderr(err):
+                self.assertEqual(acceptance.main([str(Path(tmp) / "missing")]), 2)
+            self.assertIn("latest.json", err.getvalue())
+
+
+if __name__ == "__main__":
+    unittest.main()
