@@ -328,10 +328,11 @@ def kernels_fingerprint(repo_root: str | Path, op: str | None = None) -> str:
 def merge_files(paths, out: str | Path) -> None:
     """Write the bench binaries' JSON files of one run as one Google Benchmark JSON file, in the order
     they were measured (context date): the first file's context (the others must name the same GPU;
-    each binary's own command is kept as binary_command_<i>, a suite command that differs (a run done
-    in parts) as command_<i>, and a key only a later file has, such as bench_attention's kv_placement,
-    is added) and all benchmark rows but a later file's launch-floor rows of a name an earlier file
-    has (the first file's floor is the run's). The result loads like any single file."""
+    each binary's own command is kept as binary_command_<i>; a key only a later file has, such as
+    bench_attention's kv_placement, is added; a later file's value that differs, such as its start-up
+    ceilings or a run done in parts' other command, is kept as <key>_<i>) and all benchmark rows but a
+    later file's launch-floor rows of a name an earlier file has (the first file's floor is the run's).
+    The result loads like any single file."""
     files = expand(paths)
     load(files)  # validates: parseable, one GPU, unique case names
     # In the order they were measured (each binary's context date): the first file's context and floor
@@ -350,10 +351,12 @@ def merge_files(paths, out: str | Path) -> None:
             merged = doc
         else:
             merged["context"][f"binary_command_{i}"] = doc.get("context", {}).get("binary_command", "")
-            if doc.get("context", {}).get("command", "") != merged["context"].get("command", ""):
-                merged["context"][f"command_{i}"] = doc["context"].get("command", "")  # a run done in parts
             for key, value in doc.get("context", {}).items():
-                merged["context"].setdefault(key, value)
+                if key not in merged["context"]:
+                    merged["context"][key] = value
+                elif merged["context"][key] != value and key != "binary_command":
+                    # This binary's own measurement (its start-up ceilings, date, load) or a part's command.
+                    merged["context"][f"{key}_{i}"] = value
             merged["benchmarks"] += doc["benchmarks"]
     Path(out).write_text(json.dumps(merged, indent=1) + "\n")
 

@@ -287,6 +287,7 @@ class Merge(unittest.TestCase):
         a["context"].pop("kv_placement", None)
         a["context"]["command"] = "BENCHES=bench_rmsnorm scripts/run_suite.sh"  # a run done in two parts
         b["context"]["command"] = "BENCHES=bench_attention scripts/run_suite.sh"
+        a["context"]["copy_gbps"], b["context"]["copy_gbps"] = "4254.7", "4249.8"  # each binary's start-up
         with tempfile.TemporaryDirectory() as tmp:
             pa, pb, out = Path(tmp) / "a.json", Path(tmp) / "b.json", Path(tmp) / "run.json"
             pa.write_text(json.dumps(a))
@@ -297,3 +298,4 @@ class Merge(unittest.TestCase):
         self.assertEqual(merged.context["executable"], a["context"]["executable"])  # the first file's own keys win
         self.assertEqual(merged.context["command"], "BENCHES=bench_rmsnorm scripts/run_suite.sh")
         self.assertEqual(merged.context["command_1"], "BENCHES=bench_attention scripts/run_suite.sh")
+        self.assertEqual((merged.context["copy_gbps"], merged.context["copy_gbps_1"]), ("4254.7", "4249.8"))
