@@ -49,11 +49,13 @@ def _cases(run: sbresults.Run) -> dict:
 def _pct_of_copy(case) -> float:
     """The case's sol_pct: its bytes over the copy ceiling its own binary measured at start-up (a run's
     merged context keeps the first binary's ceilings only), for a memory-bound case the % of that copy."""
+    if "sol_pct" not in case.counters:
+        raise sbresults.ResultsError(f"{case.name}: no sol_pct counter (a run from before the counter?)")
     return case.counters["sol_pct"]
 
 
 def _worst(pairs, fmt) -> str:
-    """'lo-hi (worst: label)' over (value, label) pairs, the smallest value the worst."""
+    """'lo–hi; lowest label' over (value, label) pairs: the range and where its low end is."""
     pairs = sorted(pairs)
     return f"{fmt(pairs[0][0])}–{fmt(pairs[-1][0])}; lowest {pairs[0][1]}"
 
@@ -81,7 +83,7 @@ def rmsnorm(run: sbresults.Run, anchors: dict) -> list:
                     key=lambda s: [int(t[1:]) for t in s.split("_")])
     ours = {s: c[f"rmsnorm/vectorized/bf16/{s}/cold"] for s in shapes}
     rows = []
-    big = [(_pct_of_copy(ours[s]), f"`{s}`") for s in shapes if ours[s].counters["bytes"] >= STREAM_BYTES]
+    big = [(_pct_of_copy(ours[s]), f"`{s}`") for s in shapes if ours[s].counters.get("bytes", 0) >= STREAM_BYTES]
     rows.append(Row(3, f"`vectorized` ≥ {STREAM_PCT:.0f}% of the copy ceiling at ≥ 256 MiB", f"{len(big)} shapes",
                     _worst(big, lambda v: f"{v:.1f}%") if big else "no such shape in the run",
                     bool(big) and min(big)[0] >= STREAM_PCT))
@@ -132,7 +134,7 @@ def decode(run: sbresults.Run) -> list:
                 (": below, " + ", ".join(f"{s} {v:.3f}" for v, s in below) if below else ""),
                 bool(ratios) and not below)]
     big = [(_pct_of_copy(c[prefix + s + "/cold"]), f"`{s}`") for s in shapes
-           if c[prefix + s + "/cold"].counters["bytes"] >= STREAM_BYTES]
+           if c[prefix + s + "/cold"].counters.get("bytes", 0) >= STREAM_BYTES]
     rows.append(Row(6, f"≥ {STREAM_PCT:.0f}% of the copy ceiling where K+V ≥ 256 MiB", f"{len(big)} shapes",
                     _worst(big, lambda v: f"{v:.1f}%") if big else "no such shape in the run",
                     bool(big) and min(big)[0] >= STREAM_PCT))
@@ -142,8 +144,8 @@ def decode(run: sbresults.Run) -> list:
     return rows
 
 
-def evaluate(results_dir: Path) -> list:
-    run = sbresults.load(results_dir / "latest.json")
+def evaluate(results_dir: Path, run: sbresults.Run | None = None) -> list:
+    run = run or sbresults.load(results_dir / "latest.json")
     xc_path = results_dir / "crosscheck_latest.json"
     crosscheck = report._json(xc_path) if xc_path.is_file() else None
     anchors = report.load_anchors(results_dir / report.ANCHORS_FILE)
@@ -156,13 +158,14 @@ def main(argv=None) -> int:
     parser.add_argument("--strict", action="store_true", help="exit 1 when an item is not met")
     args = parser.parse_args(argv)
     try:
-        rows = evaluate(args.results_dir)
+        run = sbresults.load(args.results_dir / "latest.json")
+        rows = evaluate(args.results_dir, run)
     except (sbresults.ResultsError, report.ReportError, OSError) as e:
         print(f"acceptance.py: {e}", file=sys.stderr)
         return 2
-    run = sbresults.load(args.results_dir / "latest.json").context
-    print(f"Run: {run.get('git_commit', '?')[:12]} on {run.get('gpu_uuid', run.get('gpu_name', '?'))[:12]}, "
-          f"protocol {run.get('timing_protocol', '?').split(':')[0]}\n")
+    ctx = run.context
+    print(f"Run: {ctx.get('git_commit', '?')[:12]} on {ctx.get('gpu_uuid', ctx.get('gpu_name', '?'))[:12]}, "
+          f"protocol {ctx.get('timing_protocol', '?').split(':')[0]}\n")
     print("| issue | item | target | measured | |\n|---|---|---|---|---|")
     for r in rows:
         print(r.markdown())
