@@ -12,10 +12,12 @@
 # SKIP_TESTS=1, SKIP_BENCH=1, SKIP_CROSSCHECK=1, SKIP_SANITIZER=1 (SANITIZER_FILTER picks the GPU tests it covers); BENCH_ARGS adds flags to the bench run
 # (e.g. BENCH_ARGS='--benchmark_filter=vectorized'); SUITE_COMMAND is recorded in the JSON context
 # as the command that reproduces the run. BENCHES (default 'bench_rmsnorm bench_attention') names the
-# binaries to run: one not named keeps the JSON an earlier call left in OUTDIR, so a run too long for one
-# sitting is done in parts on one GPU (BENCHES=bench_rmsnorm SKIP_CROSSCHECK=1, then BENCHES=bench_attention;
+# binaries to run; the JSON of one not named is removed from OUTDIR, unless CONTINUE_RUN=1 says that this
+# call continues a run an earlier call began: then it is kept, so a run too long for one sitting is done in
+# parts on one GPU (BENCHES=bench_rmsnorm SKIP_CROSSCHECK=1, then CONTINUE_RUN=1 BENCHES=bench_attention;
 # the cross-check and the merge take every bench_*.json in OUTDIR, and the merge refuses parts measured on
-# another GPU, from another tree or under another protocol).
+# another GPU, from another tree or under another protocol). A cross-check belongs to the JSON of the call
+# that makes it: an earlier crosscheck.json is removed when the bench stage starts.
 set -uo pipefail
 out=${1:?usage: scripts/gpu_run.sh OUTDIR}
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -80,9 +82,17 @@ if [ -z "${SKIP_BENCH:-}" ]; then
     fi
     tail -3 "$out/bench.log" >&2
   }
+  rm -f "$out/crosscheck.json"
   for b in bench_rmsnorm bench_attention; do
     if [[ " $benches " != *" $b "* ]]; then
-      [ -s "$out/$b.json" ] && echo "$b: not in BENCHES; keeping $b.json from an earlier call ($(date -r "$out/$b.json" -u +%FT%TZ))" >&2
+      if [ ! -s "$out/$b.json" ]; then
+        :
+      elif [ -n "${CONTINUE_RUN:-}" ]; then
+        echo "$b: not in BENCHES; CONTINUE_RUN keeps $b.json from an earlier call ($(date -r "$out/$b.json" -u +%FT%TZ))" >&2
+      else
+        rm -f "$out/$b.json"
+        echo "$b: not in BENCHES; its JSON from an earlier call removed (CONTINUE_RUN=1 keeps it)" >&2
+      fi
       continue
     fi
     case $b in

@@ -6,8 +6,9 @@
 #   scripts/run_suite.sh            # the full suite
 #   REPETITIONS=10 scripts/run_suite.sh
 #   ATTENTION_DTYPES=bf16 ATTENTION_SHAPES=anchors scripts/run_suite.sh   # a shorter attention run
-#   BENCHES=bench_rmsnorm SKIP_CROSSCHECK=1 scripts/run_suite.sh; BENCHES=bench_attention scripts/run_suite.sh
-#                                   # one run in two parts, same GPU and tree (the second files the whole run)
+#   BENCHES=bench_rmsnorm SKIP_CROSSCHECK=1 scripts/run_suite.sh
+#   CONTINUE_RUN=1 BENCHES=bench_attention scripts/run_suite.sh   # one run in two parts, same GPU and tree
+#                                                                  # (the second files the whole run)
 # (every setting of scripts/gpu_run.sh applies; the ones given are recorded with the results)
 # Without a GPU it says so and exits non-zero (3).
 set -uo pipefail
@@ -28,12 +29,16 @@ stamp=$(date -u +%Y-%m-%d)_$commit
 
 # The command recorded in the results: this script with the settings that shaped the run.
 settings=""
-for v in REPETITIONS BENCHES ATTENTION_SHAPES ATTENTION_DTYPES BENCH_ARGS CROSSCHECK_FILTER CROSSCHECK_ANCHORS CROSSCHECK_RUNS SKIP_TESTS SKIP_BENCH SKIP_CROSSCHECK SKIP_SANITIZER \
+for v in REPETITIONS BENCHES CONTINUE_RUN ATTENTION_SHAPES ATTENTION_DTYPES BENCH_ARGS CROSSCHECK_FILTER CROSSCHECK_ANCHORS CROSSCHECK_RUNS SKIP_TESTS SKIP_BENCH SKIP_CROSSCHECK SKIP_SANITIZER \
     SOLBENCH_COLD_HOLD SOLBENCH_COLD_QUEUE SOLBENCH_FLUSH_METHOD SOLBENCH_FLUSH_BYTES SOLBENCH_REST_MS SOLBENCH_MIN_HOLD_US SOLBENCH_PERSISTING_RESET SOLBENCH_KV_GAP; do
   [ -n "${!v:-}" ] && settings+="$v=$(printf %q "${!v}") "
 done
 SUITE_COMMAND="${settings}scripts/run_suite.sh" "$root/scripts/gpu_run.sh" "$logs"
 status=$?
+if [ -n "${SKIP_BENCH:-}" ]; then
+  echo "run_suite.sh: SKIP_BENCH: no benchmarks run, so no results filed (see $logs)" >&2
+  exit $status
+fi
 runs=$(ls "$logs"/bench_*.json 2>/dev/null)
 if [ -n "$runs" ] && python3 "$root/scripts/sbresults.py" merge "$dest/$stamp.json" $runs; then
   cp "$dest/$stamp.json" "$dest/latest.json"

@@ -71,39 +71,55 @@ class RunSuiteFiling(unittest.TestCase):
     """run_suite.sh past the GPU check, with stand-ins for nvidia-smi, gpu_run.sh and report.py in a copy of
     scripts/: it files the run as results/<gpu>/<date>_<commit>.json and latest.json, and generates the
     report from the repository root with the relative path `results/<gpu>`, the command REPORT.md records
-    and tests/test_committed_results.py regenerates it with."""
+    and tests/test_committed_results.py regenerates it with; with SKIP_BENCH it files nothing."""
 
-    def test_the_report_is_generated_with_the_relative_results_path(self):
+    def run_suite(self, **settings):
         import json
         import shutil
         import sys
         sys.path.insert(0, str(Path(__file__).resolve().parent))
         import gbfake
-        with tempfile.TemporaryDirectory() as tmp:
-            root, tools = Path(tmp) / "repo", Path(tmp) / "bin"
-            (root / "scripts").mkdir(parents=True)
-            tools.mkdir()
-            for name in ("run_suite.sh", "sbresults.py"):
-                shutil.copy(SCRIPTS / name, root / "scripts" / name)
-            (tools / "nvidia-smi").write_text("#!/bin/sh\necho 'NVIDIA H200'\n")
-            run = gbfake.run([gbfake.floor("cold"), gbfake.rmsnorm("vectorized", "bf16", 4096, 4096, "cold")])
-            (root / "run.json").write_text(json.dumps(run))
-            (root / "scripts" / "gpu_run.sh").write_text('#!/bin/sh\ncp "$(dirname "$0")/../run.json" "$1/bench_rmsnorm.json"\n')
-            (root / "scripts" / "report.py").write_text(
-                "import os, sys\nopen(os.path.join(os.path.dirname(__file__), 'report_call.txt'), 'w')"
-                ".write(os.getcwd() + '\\n' + ' '.join(sys.argv[1:]))\n")
-            for f in (tools / "nvidia-smi", root / "scripts" / "gpu_run.sh"):
-                f.chmod(0o755)
-            env = dict(os.environ, PATH=f"{tools}:{os.environ['PATH']}", SOLBENCH_GIT_COMMIT="0123456789abcdef")
-            r = subprocess.run(["bash", str(root / "scripts" / "run_suite.sh")], capture_output=True, text=True,
-                               env=env, timeout=60)
-            self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
-            dest = root / "results" / "h200"
-            self.assertTrue((dest / "latest.json").is_file())
-            self.assertEqual(len(list(dest.glob("*_0123456789ab.json"))), 1)
-            cwd, args = (root / "scripts" / "report_call.txt").read_text().split("\n")
-            self.assertEqual(Path(cwd).resolve(), root.resolve())
-            self.assertEqual(args, "results/h200")
+        self.tmp = tempfile.TemporaryDirectory()
+        tmp = self.tmp.name
+        root, tools = Path(tmp) / "repo", Path(tmp) / "bin"
+        (root / "scripts").mkdir(parents=True)
+        tools.mkdir()
+        for name in ("run_suite.sh", "sbresults.py"):
+            shutil.copy(SCRIPTS / name, root / "scripts" / name)
+        (tools / "nvidia-smi").write_text("#!/bin/sh\necho 'NVIDIA H200'\n")
+        run = gbfake.run([gbfake.floor("cold"), gbfake.rmsnorm("vectorized", "bf16", 4096, 4096, "cold")])
+        (root / "run.json").write_text(json.dumps(run))
+        (root / "scripts" / "gpu_run.sh").write_text('#!/bin/sh\ncp "$(dirname "$0")/../run.json" "$1/bench_rmsnorm.json"\n')
+        (root / "scripts" / "report.py").write_text(
+            "import os, sys\nopen(os.path.join(os.path.dirname(__file__), 'report_call.txt'), 'w')"
+            ".write(os.getcwd() + '\\n' + ' '.join(sys.argv[1:]))\n")
+        for f in (tools / "nvidia-smi", root / "scripts" / "gpu_run.sh"):
+            f.chmod(0o755)
+        env = dict(os.environ, PATH=f"{tools}:{os.environ['PATH']}", SOLBENCH_GIT_COMMIT="0123456789abcdef", **settings)
+        r = subprocess.run(["bash", str(root / "scripts" / "run_suite.sh")], capture_output=True, text=True,
+                           env=env, timeout=60)
+        self.root = root
+        return r, root / "results" / "h200"
+
+    def tearDown(self):
+        if hasattr(self, "tmp"):
+            self.tmp.cleanup()
+
+    def test_the_report_is_generated_with_the_relative_results_path(self):
+        r, dest = self.run_suite()
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertTrue((dest / "latest.json").is_file())
+        self.assertEqual(len(list(dest.glob("*_0123456789ab.json"))), 1)
+        cwd, args = (self.root / "scripts" / "report_call.txt").read_text().split("\n")
+        self.assertEqual(Path(cwd).resolve(), self.root.resolve())
+        self.assertEqual(args, "results/h200")
+
+    def test_with_skip_bench_nothing_is_filed(self):
+        # The logs folder keeps an earlier run's JSON; a call that runs no benchmark must not file it as a new run.
+        r, dest = self.run_suite(SKIP_BENCH="1")
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertIn("SKIP_BENCH: no benchmarks run, so no results filed", r.stderr)
+        self.assertFalse((dest / "latest.json").exists())
 
 
 class GpuRunBenchStage(unittest.TestCase):
@@ -134,6 +150,7 @@ class GpuRunBenchStage(unittest.TestCase):
                     (out / name).write_text(text)
             r = subprocess.run(["bash", str(SCRIPTS / "gpu_run.sh"), str(out)], capture_output=True, text=True,
                                env=env, timeout=60)
+            self.crosscheck_left = (out / "crosscheck.json").exists()
             return r, {p.name: p.read_text() for p in sorted(out.glob("bench_*.json"))}
 
     def test_a_binary_whose_cases_the_filter_leaves_out_adds_no_json(self):
@@ -142,13 +159,25 @@ class GpuRunBenchStage(unittest.TestCase):
         self.assertEqual(list(jsons), ["bench_attention.json"])
         self.assertIn("bench_rmsnorm: BENCH_ARGS' filter names none of its cases; no JSON from it", r.stderr)
 
-    def test_a_binary_benches_leaves_out_keeps_its_json_from_an_earlier_call(self):
+    def test_continue_run_keeps_the_json_of_a_binary_benches_leaves_out(self):
         r, jsons = self.run_stage("exit 1\n", before={"bench_rmsnorm.json": "part one\n"},
-                                  BENCHES="bench_attention", BENCH_ARGS="")
+                                  BENCHES="bench_attention", BENCH_ARGS="", CONTINUE_RUN="1")
         self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
         self.assertEqual(jsons["bench_rmsnorm.json"], "part one\n")
         self.assertIn("bench_attention.json", jsons)
-        self.assertIn("bench_rmsnorm: not in BENCHES; keeping bench_rmsnorm.json from an earlier call", r.stderr)
+        self.assertIn("bench_rmsnorm: not in BENCHES; CONTINUE_RUN keeps bench_rmsnorm.json from an earlier call",
+                      r.stderr)
+
+    def test_without_continue_run_an_earlier_calls_json_is_not_merged(self):
+        # A one-binary run must not file another binary's results from an earlier run (of another commit, say),
+        # nor a cross-check that is not of this call's JSON.
+        r, jsons = self.run_stage("exit 1\n", before={"bench_rmsnorm.json": "an old run\n",
+                                                      "crosscheck.json": "an old cross-check\n"},
+                                  BENCHES="bench_attention", BENCH_ARGS="")
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertEqual(list(jsons), ["bench_attention.json"])
+        self.assertIn("bench_rmsnorm: not in BENCHES; its JSON from an earlier call removed", r.stderr)
+        self.assertFalse(self.crosscheck_left, "a stale crosscheck.json survived the bench stage")
 
     def test_benches_naming_another_binary_is_a_usage_error(self):
         for value, message in (("bench_gemm", "BENCHES names bench_rmsnorm and/or bench_attention, got 'bench_gemm'"),
