@@ -169,7 +169,6 @@ def cudart():
     return ctypes.CDLL("libcudart.so")
 
 
-
 def persisting_reset(rt):
     """The harness's step before each cold launch under protocol v26 (bench/harness/timer.h), through the
     CUDA runtime `rt`: reset(pairs, k) waits for launch k - 1 of the batch (its end event; launch 0
@@ -187,7 +186,8 @@ def persisting_reset(rt):
 def timed_loop_us(torch, fn, flush_bytes, hold_cycles=0, batches=25, batch=4, warmup_batches=1, reset=None):
     """fn timed in batches of `batch` cold launches: each a flush (zero_ of flush_bytes), the hold (a spin
     of hold_cycles; none at 0), start event, the call, end event; one host synchronization a batch.
-    With `reset` (persisting_reset()), reset(pairs, k) runs before launch k's flush. Returns the median in us over batches * batch launches, after warmup_batches batches."""
+    With `reset` (persisting_reset()), reset(pairs, k) runs before launch k's flush. Returns the median
+    in us over batches * batch launches, after warmup_batches batches of warm-up."""
     cache = torch.empty(flush_bytes // 4, dtype=torch.int, device="cuda")
     times = []
     for b in range(warmup_batches + batches):

@@ -8,8 +8,9 @@
 //         not evict, so without the reset a kernel that loads so (torch.compile's RMSNorm does) finds its
 //         input in L2 on every "cold" launch (session 24: an 8 MiB evict-last read 5.7 against 7.4 us for
 //         the same read with ordinary loads; with the reset 7.0).
-//         Cold launches are queued in batches (flush, event, launch, event, flush, ...; one host
-//         synchronization per batch, <= 5 launches). Between flush and start event a spin kernel holds
+//         Cold launches are enqueued in batches (flush, event, launch, event, flush, ...; <= 5 launches);
+//         with the reset each launch's host synchronization comes before its flush (without it, v10: one
+//         synchronization a batch, the batch queued whole). Between flush and start event a spin kernel holds
 //         the GPU for twice the launch's host time, so a launch with a heavy host side (cuDNN SDPA:
 //         25.6 us timed vs 17.3 us by do_bench, whose 256 MB flush hides it) is not timed while the GPU
 //         waits for the host.
