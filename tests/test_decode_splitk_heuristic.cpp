@@ -215,8 +215,12 @@ TEST(DecodeSplitkPlan, PipelineFitsSharedMemory) {
     EXPECT_EQ(keys_per_lane(rows), 2);
     const int stage_bytes = kThreads * keys_per_lane(rows) * 2 * 16;
     EXPECT_EQ(stage_bytes, 16 * 1024);
-    EXPECT_GE(pipeline_stages(), 3);
-    EXPECT_LE(pipeline_stages() * stage_bytes * kFmaBlocksPerSm, 227 * 1024) << rows << " rows";
+    for (int d : {64, 128, 256}) {
+      EXPECT_GE(pipeline_stages(rows, d), 3);
+      EXPECT_GE(fma_min_blocks(rows, d), kFmaBlocksPerSm);
+      EXPECT_LE(pipeline_stages(rows, d) * stage_bytes * fma_min_blocks(rows, d), 227 * 1024)
+          << rows << " rows, d" << d;
+    }
   }
   for (int64_t d : {64, 128, 256})  // FMA (MHA, odd heads: one head a block): tile_keys x head_dim x 2 B x (K, V)
     EXPECT_EQ(make_plan(decode(1, 3, 3, d, 4096), kH200Sms).tile_keys * d * 2 * 2, 16 * 1024) << "d" << d;

@@ -43,8 +43,8 @@ struct Tile {
   static constexpr int kKeysPerLane = keys_per_lane(R);
   static constexpr int kKeys = kGroups * kKeysPerLane;
   static_assert(R <= kFmaMaxRows, "more rows a block are the tensor-core kernel's");
-  static constexpr int kMinBlocks = kFmaBlocksPerSm;     // 128 registers a thread
-  static constexpr int kStages = pipeline_stages();
+  static constexpr int kMinBlocks = fma_min_blocks(R, D);  // 64 or 128 registers a thread
+  static constexpr int kStages = pipeline_stages(R, D);
   static constexpr int kStageVecs = 2 * kKeysPerLane * kThreads;  // uint4 per stage (K then V)
   static constexpr int kPipeBytes = kStages * kStageVecs * 16;
   static constexpr int kMergeBytes = kWarps * R * H * D * 4;     // s_acc, aliased onto the pipeline
@@ -283,10 +283,11 @@ __device__ inline void store_merged(const Params& p, const float (&s_m)[W][N], c
 // order, so no selects): 15 shuffles and 8 adds a tile at 4 rows, 5 shuffles at 1 row, where a butterfly
 // per dot takes 32 and 32, or 8. The main loop's weights are ex2.approx.ftz (one MUFU.EX2; weights below
 // 2^-126 of the row max flush to 0). K and V reach shared memory through a cp.async pipeline of
-// pipeline_stages() tiles: each thread copies exactly the 16-byte pieces it later reads (no block barrier
-// in the loop), reads a tile's pieces into registers, refills that stage with the tile `stages` ahead,
-// then computes, so every stage is in flight while a tile is computed (64 KB a block, 128 KB an SM at 4
-// stages). Groups merge by shuffles, warps through shared memory (reusing the pipeline's).
+// pipeline_stages(R, D) tiles: each thread copies exactly the 16-byte pieces it later reads (no block
+// barrier in the loop), reads a tile's pieces into registers, refills that stage with the tile `stages`
+// ahead, then computes, so every stage is in flight while a tile is computed (3 stages of 16 KB in each of
+// 4 blocks an SM for one-row blocks at head_dim <= 128, else 4 in each of 2-3). Groups merge by shuffles,
+// warps through shared memory (reusing the pipeline's).
 template <typename T, int D, int R, int H>
 __global__ void __launch_bounds__(kThreads, Tile<D, R, H>::kMinBlocks) split_kernel(const Params p) {
   using Shape = Tile<D, R, H>;

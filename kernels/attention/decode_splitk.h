@@ -22,8 +22,9 @@ inline constexpr double kWaveEfficiency = 0.95;
 inline constexpr double kLog2e = 1.4426950408889634;  // scores are kept in the log2 domain (exp2)
 
 // Compile-time experiment switch (one GPU run can build and time each value; the plan does not depend on
-// it): 0 (default) = the FMA kernel's 4 cp.async stages per block, 1 = 6 stages, 2 = 3 stages. A patch in
-// experiments/ adds its own values; the values measured before are listed in
+// it): 0 (default); 1 = the FMA kernel before session 26, every plan at kFmaBlocksPerSm blocks an SM of 4
+// cp.async stages (fma_min_blocks, pipeline_stages). A patch in experiments/ adds its own values; the
+// values measured before (1 and 2 were 6 and 3 stages until session 26) are listed in
 // results/h200/history/kernel_comment_logs.md.
 #ifndef SB_DECODE_EXPERIMENT
 #define SB_DECODE_EXPERIMENT 0
@@ -69,15 +70,26 @@ constexpr int tc_smem_bytes(int head_dim) {
 // 2 (K, V) x 16 B = 16 KB at every head_dim. The FMA kernel computes at most kFmaMaxRows rows a block
 // (more rows are GQA at head_dim <= 128: the tensor-core kernel; head_dim 256 stops at 4): Q and the
 // accumulator take 16 registers a row, so its 4 rows fit the 128-register cap of kFmaBlocksPerSm = 2
-// blocks an SM.
+// blocks an SM. kFmaBlocksPerSm is also the slots an SM the split heuristic counts for every FMA plan
+// (session 17: counting the 3 that fit lost 0.8-2.9% at b1, in the combine and shorter chunks).
 constexpr int keys_per_lane(int /*rows_per_block*/) { return 2; }
 inline constexpr int kFmaMaxRows = 4;
 inline constexpr int kFmaBlocksPerSm = 2;
+// The resident blocks an SM asked of ptxas (__launch_bounds__) for a block of `rows` query rows: one-row
+// blocks at head_dim <= 128 (MHA decode at q_len 1) fit 4 at <= 64 registers (52, no spills); the rest
+// keep kFmaBlocksPerSm (128 registers: q_len-2 MHA and head_dim 256 would spill at 64). MHA b64's 1,024
+// blocks then run in 1.94 waves of 528 instead of 2.59 of 396 (3 fit at the 66 registers the cap of 128
+// gave): H200 GPU-2ac7255b, side by side, cold, b64 KV 4096 948 -> 944 us, KV 16384 3,782 -> 3,731 (SDPA
+// cuDNN 943, 3,766), b16 KV 8192, b256 KV 1024 and b1 KV 32768 within 0.2% (session 26,
+// results/h200/history/2026-11-30_session26_experiments/).
+constexpr int fma_min_blocks(int rows, int head_dim) {
+  return kExperiment != 1 && rows == 1 && head_dim <= 128 ? 4 : kFmaBlocksPerSm;
+}
 // cp.async stages of 16 KB per block: each thread copies exactly the 16-byte pieces it later reads, so
-// the pipeline needs no block barrier; all `stages` tiles are in flight while one is computed. 4 stages x
-// 2 blocks = 128 KB of shared memory and up to 128 KB of loads in flight per SM (Little's law at ~4.5 TB/s
-// and ~1-2 us loaded latency over 132 SMs needs 34-68 KB).
-constexpr int pipeline_stages() { return kExperiment == 1 ? 6 : kExperiment == 2 ? 3 : 4; }
+// the pipeline needs no block barrier; all `stages` tiles are in flight while one is computed. 4 stages
+// at 2-3 blocks an SM, 3 at 4 blocks: 192 KB of shared memory and of loads in flight an SM at MHA, 128 KB
+// at 2 blocks (Little's law at ~4.5 TB/s and ~1-2 us loaded latency over 132 SMs needs 34-68 KB).
+constexpr int pipeline_stages(int rows, int head_dim) { return fma_min_blocks(rows, head_dim) == 4 ? 3 : 4; }
 
 struct Plan {
   bool tensor_cores = false;  // the tensor-core kernel: rows_per_block >= 2, heads_per_block 1, head_dim <= 128
