@@ -226,6 +226,23 @@ TEST(DecodeSplitkPlan, PipelineFitsSharedMemory) {
     EXPECT_EQ(make_plan(decode(1, 3, 3, d, 4096), kH200Sms).tile_keys * d * 2 * 2, 16 * 1024) << "d" << d;
 }
 
+// The FMA kernel's residency (session 26): one-row blocks at head_dim <= 128 (MHA decode at q_len 1) ask
+// ptxas for 4 blocks an SM of 3 stages (<= 64 registers); more rows or head_dim 256 keep 2+ blocks of 4
+// stages (they would spill at 64). The heuristic counts kFmaBlocksPerSm slots for all of them.
+TEST(DecodeSplitkPlan, FmaResidencyFollowsRowsAndHeadDim) {
+  for (int d : {64, 128}) {
+    EXPECT_EQ(fma_min_blocks(1, d), kExperiment == 1 ? kFmaBlocksPerSm : 4) << "d" << d;
+    EXPECT_EQ(pipeline_stages(1, d), kExperiment == 1 ? 4 : 3) << "d" << d;
+    for (int rows : {2, 4}) {
+      EXPECT_EQ(fma_min_blocks(rows, d), kFmaBlocksPerSm) << rows << " rows, d" << d;
+      EXPECT_EQ(pipeline_stages(rows, d), 4) << rows << " rows, d" << d;
+    }
+  }
+  for (int rows : {1, 2, 4}) EXPECT_EQ(fma_min_blocks(rows, 256), kFmaBlocksPerSm) << rows << " rows, d256";
+  // The plan of MHA b64 KV 4096 (the shape the change was measured on) still counts 2 slots an SM.
+  EXPECT_EQ(make_plan(decode(64, 32, 32, 128, 4096), kH200Sms).blocks_per_sm, kFmaBlocksPerSm);
+}
+
 // The tensor-core kernel: 96 KB of K and V stages a block at both head dims (3 stages of 8 KB a warp at
 // d128, 6 of 4 KB at d64), plus Q (16 padded rows), and two blocks fit an SM's 228 KB (1 KB reserved and
 // at most 256 B of static shared memory a block).
