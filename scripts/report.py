@@ -553,10 +553,11 @@ def environment(run: sbresults.Run) -> list:
     out = ["| | |", "|---|---|"]
     out += [f"| {label} | {_context_value(run.context.get(key), unit)} |"
             for label, key, unit in ENV_ROWS]
-    floors = [f"{c.mode} {_fmt(c.median_us, 'µs')}" for c in run.cases
-              if c.op == "floor" and c.impl == "empty_kernel" and c.ok]
-    if floors:
-        out.append(f"| launch floor (empty kernel, median) | {', '.join(floors)} |")
+    for impl, label in (("empty_kernel", "empty kernel"), ("empty_kernel_pdl", "empty kernel, launched with PDL")):
+        floors = [f"{c.mode} {_fmt(c.median_us, 'µs')}" for c in run.cases
+                  if c.op == "floor" and c.impl == impl and c.ok]
+        if floors:
+            out.append(f"| launch floor ({label}, median) | {', '.join(floors)} |")
     out.append(f"| result files | {', '.join(f'`{f}`' for f in run.files)} |")
     return out
 

@@ -8,6 +8,7 @@
 
 #include "common/check.h"
 #include "gpu.h"
+#include "pdl_probe.h"
 #include "rmsnorm/rmsnorm.h"
 #include "rmsnorm_case.h"
 
@@ -148,6 +149,28 @@ TEST_P(RmsNormGpuSpecial, NonFiniteInputPoisonsOnlyItsRow) {
   d.set_x(x);
   const Check c = run(d);  // the reference has NaN in rows 1 and 4 only; verify() requires the same
   EXPECT_TRUE(c.ok) << c.message;
+}
+
+// The kernel ahead in the stream is waited for before x is read: `vectorized`'s decode-sized kernel is
+// launched with programmatic dependent launch (common/pdl.cuh) and may start while that kernel runs. Here
+// the kernel ahead lets its dependent start at once, then spins ~100 us before it restores x (negated
+// beforehand): a kernel that read x before that grid ended would normalize -x, and verify() fails.
+TEST_P(RmsNormGpuSpecial, WaitsForTheKernelAheadThatWritesX) {
+  constexpr long long kSpinCycles = 200000;
+  for (const Shape sh : {Shape{1, 4096}, Shape{64, 8192}, Shape{256, 4096}}) {
+    RmsNormData d(sh.rows, sh.hidden, dtype(), 1e-6, 17, stream().get());
+    const rmsnorm::Problem p = d.problem();
+    if (const std::string why = var().supports(p); !why.empty()) GTEST_SKIP() << why;
+    void* x = const_cast<void*>(p.x);
+    const int elem = static_cast<int>(size_bytes(dtype()));
+    test::negate_after_spin(x, sh.rows * sh.hidden, elem, 0, stream().get());
+    d.poison_output();
+    test::negate_after_spin(x, sh.rows * sh.hidden, elem, kSpinCycles, stream().get());
+    rmsnorm::run(var(), p, stream().get());
+    stream().sync();
+    const Check c = d.verify();
+    EXPECT_TRUE(c.ok) << sh.rows << " x " << sh.hidden << ": " << c.message;
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(AllVariants, RmsNormGpuSpecial,

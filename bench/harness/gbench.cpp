@@ -309,11 +309,12 @@ int bench_main(int argc_in, char** argv_in, const BenchSpec& spec) {
       std::fputs(help.c_str(), stdout);
     });
     if (benchmark::ReportUnrecognizedArguments(argc, argv)) return kUsageExit;
-    for (Mode m : {Mode::cold, Mode::hot}) {
-      register_case(std::string("floor/empty_kernel/") + mode_name(m), [m](benchmark::State& st) {
-        run_timed(st, m, Timed{std::string("floor/empty_kernel/") + mode_name(m), launch_empty_kernel});
-      });
-    }
+    for (auto [floor, launch] : {std::pair{"empty_kernel", launch_empty_kernel},
+                                 std::pair{"empty_kernel_pdl", launch_empty_kernel_pdl}})
+      for (Mode m : {Mode::cold, Mode::hot}) {
+        const std::string name = std::string("floor/") + floor + "/" + mode_name(m);
+        register_case(name, [m, name, launch = launch](benchmark::State& st) { run_timed(st, m, Timed{name, launch}); });
+      }
     spec.register_cases(opt);
     TimerSettings::from_env();  // the SOLBENCH_* settings checked before anything runs (GpuTimer reads them)
     if (spec.context) op_context = spec.context();

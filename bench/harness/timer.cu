@@ -7,6 +7,7 @@
 #include <string>
 
 #include "common/check.h"
+#include "common/pdl.cuh"
 #include "harness/fill.h"
 
 namespace sb::bench {
@@ -45,6 +46,12 @@ class CudaGraphReplay final : public Replay {
 };
 
 __global__ void empty_kernel() {}
+// The empty kernel of a programmatically dependent launch: what a kernel launched with sb::launch_pdl
+// (common/pdl.cuh) costs with nothing in it but the two griddepcontrol instructions.
+__global__ void empty_kernel_pdl() {
+  pdl_launch_dependents();
+  pdl_wait();
+}
 
 // The kernel flush (SOLBENCH_FLUSH_METHOD=kernel): 16-byte stores of zeros over the buffer, grid-stride.
 __global__ void fill_kernel(uint4* p, std::size_t n) {
@@ -265,6 +272,8 @@ void launch_empty_kernel(cudaStream_t stream) {
   empty_kernel<<<1, 32, 0, stream>>>();
   SB_LAUNCH_CHECK();
 }
+
+void launch_empty_kernel_pdl(cudaStream_t stream) { launch_pdl(true, empty_kernel_pdl, dim3(1), dim3(32), 0, stream); }
 
 void launch_spin_kernel(cudaStream_t stream, long long cycles, long long* out, unsigned long long* totals) {
   spin_kernel<<<1, 1, 0, stream>>>(cycles, out, totals);

@@ -174,6 +174,9 @@ int hot_launch_count(double single_launch_ms);
 
 // An empty kernel: the launch floor that small kernels are compared against.
 void launch_empty_kernel(cudaStream_t stream);
+// The same, launched with programmatic dependent launch (common/pdl.cuh): the floor of the kernels
+// launched that way (rmsnorm/vectorized's decode-sized kernel).
+void launch_empty_kernel_pdl(cudaStream_t stream);
 // A single-thread kernel that spins until clock64() has advanced `cycles`; writes the cycles it saw
 // and the %globaltimer nanoseconds that elapsed to out[0], out[1] (device memory, may be null), and adds
 // them to totals[0], totals[1] (device memory, may be null).

@@ -24,6 +24,7 @@
 #include "common/check.h"
 #include "common/dispatch.cuh"
 #include "common/fastmath.cuh"
+#include "common/pdl.cuh"
 #include "common/reduce.cuh"
 #include "common/vec.cuh"
 
@@ -52,19 +53,6 @@ struct Tile {
   static constexpr int kSmemBytes = kPipeBytes > kMergeBytes ? kPipeBytes : kMergeBytes;
   static_assert(kSmemBytes * kMinBlocks <= 227 * 1024, "pipeline exceeds an SM's shared memory");
 };
-
-// Programmatic dependent launch (sm_90+): the split kernel lets the combine launch early, the combine
-// waits for the split grid's completion (and memory flush) before reading the partials.
-__device__ inline void pdl_launch_dependents() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
-#endif
-}
-__device__ inline void pdl_wait() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile("griddepcontrol.wait;\n" ::: "memory");
-#endif
-}
 
 // Opts `Kernel` in to `bytes` of dynamic shared memory (past the default 48 KB) and the largest shared
 // memory carveout, once per kernel and device: the static is per kernel (the template argument is the
@@ -999,22 +987,13 @@ __global__ void __launch_bounds__(kCombineWarps * 32)
   }
 }
 
-// The combine grid: one block of kCombineWarps warps per output row, programmatically dependent (PDL) on
-// the split grid launched before it.
+// The combine grid: one block of kCombineWarps warps per output row, programmatically dependent (PDL,
+// common/pdl.cuh) on the split grid launched before it: the split kernel lets it launch early, and it
+// waits for the split grid's completion (and memory flush) before reading the partials.
 template <typename... Params_, typename... Args>
 void launch_combine_grid(void (*kernel)(Params_...), int64_t rows_total, cudaStream_t stream, Args... args) {
-  cudaLaunchConfig_t cfg{};
-  cfg.gridDim = dim3(static_cast<unsigned>(rows_total));
-  cfg.blockDim = dim3(kCombineWarps * 32);
-  cfg.dynamicSmemBytes = 0;
-  cfg.stream = stream;
-  cudaLaunchAttribute attr[1];
-  attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-  attr[0].val.programmaticStreamSerializationAllowed = 1;
-  cfg.attrs = attr;
-  cfg.numAttrs = SB_DECODE_PDL ? 1 : 0;
-  SB_CUDA_CHECK(cudaLaunchKernelEx(&cfg, kernel, args...));
-  SB_LAUNCH_CHECK();
+  launch_pdl(SB_DECODE_PDL != 0, kernel, dim3(static_cast<unsigned>(rows_total)), dim3(kCombineWarps * 32), 0,
+             stream, args...);
 }
 
 // SM count of the current device, queried once per device.

@@ -79,8 +79,8 @@ inline constexpr int kFmaBlocksPerSm = 2;
 // blocks at head_dim <= 128 (MHA decode at q_len 1) fit 4 at <= 64 registers (52, no spills); the rest
 // keep kFmaBlocksPerSm (128 registers: q_len-2 MHA and head_dim 256 would spill at 64). MHA b64's 1,024
 // blocks then run in 1.94 waves of 528 instead of 2.59 of 396 (3 fit at the 66 registers the cap of 128
-// gave): H200 GPU-2ac7255b, side by side, cold, b64 KV 4096 948 -> 944 us, KV 16384 3,782 -> 3,731 (SDPA
-// cuDNN 943, 3,766), b16 KV 8192, b256 KV 1024 and b1 KV 32768 within 0.2% (session 26,
+// gave): H200 GPU-2ac7255b, side by side, cold, b64 KV 4096 949 -> 944 us, KV 16384 3,782 -> 3,731 (SDPA
+// cuDNN 943, 3,766), b16 KV 8192, b256 KV 1024 and b1 KV 32768 within 0.4% (session 26,
 // results/h200/history/2026-11-30_session26_experiments/).
 constexpr int fma_min_blocks(int rows, int head_dim) {
   return kExperiment != 1 && rows == 1 && head_dim <= 128 ? 4 : kFmaBlocksPerSm;

@@ -14,9 +14,20 @@
 
 #include "common/check.h"
 #include "common/dispatch.cuh"
+#include "common/pdl.cuh"
 #include "common/reduce.cuh"
 #include "common/vec.cuh"
 #include "rmsnorm/rmsnorm.h"
+
+// Programmatic dependent launch of the decode-sized kernel (1, default; kernel_decode below). 0 = a plain
+// stream-ordered launch. Measured (H200 GPU-6f80c04b, bf16, µs, this against a plain launch in one command,
+// three passes; results/h200/history/2026-11-30_session27_experiments/): hot 1 x 4096 1.93 -> 1.42,
+// 64 x 8192 2.30 -> 1.96, 1 x 8192 2.16 -> 1.63, 256 x 4096 2.78 -> 2.25; cold 2.2-4.3% slower, as
+// were the kernels the change does not touch (the copy kernel 2.0-2.9%, the empty kernel 1.4%): that
+// command's PDL build (no libtorch) read slower cold throughout.
+#ifndef SB_RMSNORM_PDL
+#define SB_RMSNORM_PDL 1
+#endif
 
 namespace sb::rmsnorm {
 
@@ -298,11 +309,19 @@ __device__ inline float tree_sum(const float* a) {
 // shared-memory staging. Cache hints: x is read once (ld.global.cs, evict-first), w through the
 // read-only path (ld.global.nc: every row and every call reuses it), y written once (st.global.cs).
 // Full: the row is exactly 32 * Warps * VectorsPerThread vectors (no bounds checks, no zero fill).
+// Launched with programmatic dependent launch (SB_RMSNORM_PDL, common/pdl.cuh), as inference runtimes
+// launch their norms: it lets the next kernel launch at once and waits for the kernel ahead of it before
+// its first load, so the launch and block dispatch overlap the kernel ahead, which is most of the time
+// of a kernel this small when kernels run back to back.
 template <typename T, int VectorsPerThread, int Warps, bool Full>
 __global__ void __launch_bounds__(Warps * 32, 1)
     kernel_decode(const T* __restrict__ x, const T* __restrict__ w, T* __restrict__ y, int hidden, float eps,
                   float inv_hidden) {
   constexpr int kThreads = Warps * 32, kPairs = 8 / static_cast<int>(sizeof(T));  // element pairs a vector
+  if (SB_RMSNORM_PDL) {
+    pdl_launch_dependents();
+    pdl_wait();  // before any access: the kernel ahead may write x or w, or read y
+  }
   const int t = threadIdx.x;
   const int left = hidden / kVec16<T> - t;  // vectors of the row from this thread's first on
   const int64_t base = static_cast<int64_t>(blockIdx.x) * hidden;
@@ -382,7 +401,8 @@ void launch_decode(const T* x, const T* w, T* y, const Problem& p, const Vectori
   auto go = [&](auto vectors, auto warps) {
     constexpr int kVectors = decltype(vectors)::value, kWarps = decltype(warps)::value;
     auto* kern = full ? kernel_decode<T, kVectors, kWarps, true> : kernel_decode<T, kVectors, kWarps, false>;
-    kern<<<static_cast<unsigned>(p.rows), kWarps * 32, 0, stream>>>(x, w, y, hidden, eps, inv_hidden);
+    launch_pdl(SB_RMSNORM_PDL != 0, kern, dim3(static_cast<unsigned>(p.rows)), dim3(kWarps * 32), 0, stream, x, w,
+               y, hidden, eps, inv_hidden);
   };
   static_assert(kDecodeVectors == 4, "the switch below instantiates 1, 2 and 4 vectors a lane");
   switch (c.threads_per_row / 32) {

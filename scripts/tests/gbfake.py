@@ -60,8 +60,8 @@ def attention(impl, dtype, workload, b, hq, hkv, d, q, kv, causal, mode):
             "bytes": nbytes, "flops": flops}
 
 
-def floor(mode):
-    return {"name": f"floor/empty_kernel/{mode}", "us": FLOOR_US[mode], "bytes": 0, "flops": 0}
+def floor(mode, impl="empty_kernel", us=None):
+    return {"name": f"floor/{impl}/{mode}", "us": FLOOR_US[mode] if us is None else us, "bytes": 0, "flops": 0}
 
 
 def rmsnorm_grid(impls=tuple(RMSNORM_EFF), dtype="bf16", mode="cold"):

@@ -13,11 +13,13 @@ import acceptance  # noqa: E402
 import gbfake  # noqa: E402
 
 
-def cases():
+def cases(pdl_floor_us=None):
     out = gbfake.rmsnorm_grid(impls=("vectorized", "torch_rms_norm"))
     out += [gbfake.rmsnorm(i, "bf16", 64, 8192, "cold") for i in ("vectorized", "torch_rms_norm")]
     out += [gbfake.rmsnorm("vectorized", "bf16", r, h, "hot") for r, h in ((1, 4096), (64, 8192))]
     out += [gbfake.floor("cold"), gbfake.floor("hot")]
+    if pdl_floor_us is not None:
+        out.append(gbfake.floor("hot", "empty_kernel_pdl", pdl_floor_us))
     return out + [c for c in gbfake.attention_set() if "/decode/" in c["name"]]
 
 
@@ -27,10 +29,11 @@ def anchor(shape, value, unit):
 
 
 class Acceptance(unittest.TestCase):
-    def results(self, tmp, scale=None, crosscheck=True):
+    def results(self, tmp, scale=None, crosscheck=True, pdl_floor_us=None):
         d = Path(tmp)
-        quiet = {c["name"]: 0.0 for c in cases()}  # no noise: near the floor the model's impls differ by < 1%
-        gbfake.write(d / "latest.json", gbfake.run(cases(), seed=3, sigma=quiet, scale=scale))
+        run_cases = cases(pdl_floor_us)
+        quiet = {c["name"]: 0.0 for c in run_cases}  # no noise: near the floor the model's impls differ by < 1%
+        gbfake.write(d / "latest.json", gbfake.run(run_cases, seed=3, sigma=quiet, scale=scale))
         # 4096 x 2048: an anchor 10% faster than ours (behind); 1 x 4096: an anchor in µs well above ours.
         ours_2048 = gbfake.rmsnorm("vectorized", "bf16", 4096, 2048, "cold")
         gbps = ours_2048["bytes"] / ours_2048["us"] / 1e3 * 1.1
@@ -67,6 +70,18 @@ class Acceptance(unittest.TestCase):
         self.assertIs(rows["≥ 1.0× the best SDPA backend"].met, True)  # gbfake's decode_splitk 0.78 vs flash 0.58
         self.assertIn("5 of 5", rows["≥ 1.0× the best SDPA backend"].measured)
         self.assertIs(rows["`b1_hq32_hkv8_d128_q1_kv4096`"].met, True)
+
+    def test_the_hot_item_reads_the_floor_launched_as_the_kernel_is(self):
+        # With a floor launched with PDL in the run, that floor is the one the item is judged by, and the
+        # plain launch's ratios are shown beside it.
+        with tempfile.TemporaryDirectory() as tmp:
+            plain = self.results(tmp)["the same two hot ≤ 1.5× the empty-kernel floor"]
+        with tempfile.TemporaryDirectory() as tmp:
+            pdl = self.results(tmp, pdl_floor_us=0.45)["the same two hot ≤ 1.5× the empty-kernel floor"]
+        self.assertNotIn("PDL", plain.measured)
+        self.assertIn("(floor 0.45 µs hot, launched with PDL; plain launch 0.90 µs: `t1_h4096`", pdl.measured)
+        ratio = lambda text: float(text.split("`t1_h4096` ")[1].split("×")[0])
+        self.assertAlmostEqual(ratio(pdl.measured), 2 * ratio(plain.measured), delta=0.02)
 
     def test_a_planted_regression_is_named(self):
         slow = {"rmsnorm/vectorized/bf16/t256_h4096/cold": 2.0,
