@@ -153,14 +153,18 @@ TEST_P(RmsNormGpuSpecial, NonFiniteInputPoisonsOnlyItsRow) {
 
 // The kernel ahead in the stream is waited for before x is read: `vectorized`'s decode-sized kernel is
 // launched with programmatic dependent launch (common/pdl.cuh) and may start while that kernel runs. Here
-// the kernel ahead lets its dependent start at once, then spins ~100 us before it restores x (negated
-// beforehand): a kernel that read x before that grid ended would normalize -x, and verify() fails.
+// the kernel ahead lets its dependent start at once, then spins ~0.5 ms before it restores x (negated
+// beforehand): a kernel that read x before that grid ended would normalize -x, and verify() fails. The
+// variant runs once first, so that its kernel is loaded (CUDA loads modules lazily, on first launch) and
+// its launch reaches the GPU well within the spin.
 TEST_P(RmsNormGpuSpecial, WaitsForTheKernelAheadThatWritesX) {
-  constexpr long long kSpinCycles = 200000;
+  constexpr long long kSpinCycles = 1000000;
   for (const Shape sh : {Shape{1, 4096}, Shape{64, 8192}, Shape{256, 4096}}) {
     RmsNormData d(sh.rows, sh.hidden, dtype(), 1e-6, 17, stream().get());
     const rmsnorm::Problem p = d.problem();
     if (const std::string why = var().supports(p); !why.empty()) GTEST_SKIP() << why;
+    rmsnorm::run(var(), p, stream().get());
+    stream().sync();
     void* x = const_cast<void*>(p.x);
     const int elem = static_cast<int>(size_bytes(dtype()));
     test::negate_after_spin(x, sh.rows * sh.hidden, elem, 0, stream().get());
