@@ -50,7 +50,8 @@ class Report(ReportRun, unittest.TestCase):
     @staticmethod
     def fill(results):
         cases = gbfake.rmsnorm_grid() + gbfake.rmsnorm_grid(mode="hot") + \
-            gbfake.attention_set() + [gbfake.floor("cold"), gbfake.floor("hot")]
+            gbfake.attention_set() + [gbfake.floor("cold"), gbfake.floor("hot"),
+                                      gbfake.floor("hot", "empty_kernel_pdl", 0.45)]
         cases = [dict(c, us=c["us"] / 1e4) if c["name"] == IMPLAUSIBLE else c for c in cases]
         errors = {FAILED: "verification failed: err 37.5 > 1 (max |diff| 0.5 at row 17)",
                   SKIPPED: "skipped: needs 2 GiB of workspace"}
@@ -69,6 +70,11 @@ class Report(ReportRun, unittest.TestCase):
             self.assertIn(value, self.md)
         self.assertIn("```sh\nscripts/run_gpu.sh results/h200\nBENCHES=bench_attention scripts/run_suite.sh\n```",
                       self.md)
+        # one line per floor: the plain launch's and, under its own label, the PDL launch's
+        floors = [line for line in self.md.splitlines() if line.startswith("| launch floor")]
+        self.assertEqual(len(floors), 2, floors)
+        self.assertTrue(floors[0].startswith("| launch floor (empty kernel, median) | cold "), floors[0])
+        self.assertRegex(floors[1], r"^\| launch floor \(empty kernel, launched with PDL, median\) \| hot 0\.4[0-9]* µs \|$")
 
     def test_tables_per_op_workload_dtype_mode(self):
         for heading in ("### rmsnorm · bf16 · cold", "### rmsnorm · bf16 · hot",
