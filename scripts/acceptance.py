@@ -104,7 +104,9 @@ def rmsnorm(run: sbresults.Run, anchors: dict) -> list:
     # the same way is the empty kernel launched so (a run before it has only the plain one). The plain
     # floor is shown beside it.
     plain = c.get("floor/empty_kernel/hot")
-    small, hot, floor = [], [], c.get("floor/empty_kernel_pdl/hot") or plain
+    pdl = c.get("floor/empty_kernel_pdl/hot")
+    floor = pdl or plain
+    small, hot, vs_plain = [], [], []
     for s in DECODE_SIZED:
         figures = anchors.get(("rmsnorm", "bf16", s, "cold"), {}).get("torch_compile", [])
         if s in ours and figures:
@@ -112,16 +114,15 @@ def rmsnorm(run: sbresults.Run, anchors: dict) -> list:
         h = c.get(f"rmsnorm/vectorized/bf16/{s}/hot")
         if h and floor:
             hot.append((h.median_us / floor.median_us, s))
+        if h and pdl and plain:
+            vs_plain.append(f"`{s}` {h.median_us / plain.median_us:.2f}×")
     rows.append(Row(3, " and ".join(DECODE_SIZED) + " cold ≤ torch.compile", "ANCHORS.md's figures",
                     ", ".join(f"`{s}` {t:.2f} µs (anchor {a:.2f})" for t, a, s in small) or "not in the run",
                     len(small) == len(DECODE_SIZED) and all(t <= a for t, a, _ in small)))
     floor_note = ""
     if floor:
-        floor_note = f" (floor {floor.median_us:.2f} µs hot" + (
-            f", launched with PDL; plain launch {plain.median_us:.2f} µs: " +
-            ", ".join(f"`{s}` {h.median_us / plain.median_us:.2f}×" for s in DECODE_SIZED
-                      if (h := c.get(f"rmsnorm/vectorized/bf16/{s}/hot")))
-            if floor is not plain and plain else "") + ")"
+        beside = f", launched with PDL; plain launch {plain.median_us:.2f} µs: {', '.join(vs_plain)}" if vs_plain else ""
+        floor_note = f" (floor {floor.median_us:.2f} µs hot{beside})"
     rows.append(Row(3, "the same two hot ≤ 1.5× the empty-kernel floor", f"{HOT_FLOOR_RATIO}×",
                     ", ".join(f"`{s}` {r:.2f}×" for r, s in hot) + floor_note if hot else "not in the run",
                     len(hot) == len(DECODE_SIZED) and all(r <= HOT_FLOOR_RATIO for r, _ in hot)))

@@ -21,7 +21,9 @@ __global__ void negate_after_spin_kernel(unsigned char* x, int64_t n, int elem_b
 
 void negate_after_spin(void* x, int64_t n, int elem_bytes, long long spin_cycles, cudaStream_t stream) {
   if (elem_bytes != 2 && elem_bytes != 4) throw std::invalid_argument("negate_after_spin: elem_bytes must be 2 or 4");
-  negate_after_spin_kernel<<<132, 256, 0, stream>>>(static_cast<unsigned char*>(x), n, elem_bytes, spin_cycles);
+  constexpr int kBlocks = 128, kThreads = 256;  // any grid works (grid-stride); every block spins alike
+  negate_after_spin_kernel<<<kBlocks, kThreads, 0, stream>>>(static_cast<unsigned char*>(x), n, elem_bytes,
+                                                               spin_cycles);
   SB_LAUNCH_CHECK();
 }
 
