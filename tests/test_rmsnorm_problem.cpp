@@ -111,13 +111,16 @@ const Pinned kPinned[] = {
     {1, 128, DType::bf16, kLatency, 8, 16, 1, 8, true, "16 vectors, fewer than a warp: 8 rows a block"},
     {256, 769, DType::bf16, kLatency, 1, 512, 2, 1, false, "scalar: cp.async moves 16 bytes"},
     {1, 7, DType::f32, kLatency, 1, 8, 1, 16, false, "scalar, 7 elements"},
-    // Bandwidth: > 256 rows, the fewest threads at <= 8 vectors each, w staged for rows of <= 16 KB.
+    // Bandwidth: > 256 rows, the fewest threads at <= 8 vectors each (<= 4 for rows of 8-16 KB), w staged
+    // for rows of <= 8 KB.
     {257, 4096, DType::bf16, kBandwidth, 8, 64, 8, 2, true, "257 rows: 64 threads x 8, 2 rows a block"},
     {4096, 4096, DType::bf16, kBandwidth, 8, 64, 8, 2, true, "Llama-3-8B prefill"},
     {16384, 4096, DType::bf16, kBandwidth, 8, 64, 8, 2, true, "a batch of prefills"},
     {8192, 768, DType::bf16, kBandwidth, 8, 16, 8, 8, true, "GPT-2: 96 vectors = 16 threads x 8 (6 used)"},
-    {4096, 8192, DType::bf16, kBandwidth, 8, 128, 8, 1, true, "16 KB rows: staged"},
-    {4096, 4096, DType::f32, kBandwidth, 4, 128, 8, 1, true, "16 KB fp32 rows: staged"},
+    {65536, 4096, DType::bf16, kBandwidth, 8, 64, 8, 2, true, "8 KB rows: the longest staged"},
+    {4096, 8192, DType::bf16, kBandwidth, 8, 256, 4, 1, false, "16 KB rows: 256 threads x 4, w with x"},
+    {4096, 4096, DType::f32, kBandwidth, 4, 256, 4, 1, false, "16 KB fp32 rows: 256 threads x 4"},
+    {4096, 4104, DType::bf16, kBandwidth, 8, 256, 4, 1, false, "513 vectors: past 8 KB, 4 a thread (3 used)"},
     {4096, 16384, DType::bf16, kBandwidth, 8, 256, 8, 1, false, "32 KB rows: not staged"},
     {4096, 32768, DType::bf16, kBandwidth, 8, 512, 8, 1, false, "the longest row kept in registers: 512 x 8"},
     {4096, 769, DType::f16, kBandwidth, 1, 128, 8, 1, false, "scalar: the same ladder over elements"},

@@ -2,7 +2,8 @@
 // the reduction and the output; the launch shape comes from the problem (vectorized_config, below: a
 // decode, latency, bandwidth or two-pass regime). A group of threads owns a row, each thread up to 8
 // vectors of it (128 B in flight); short rows share a block. Traffic: x read and y written once, w once
-// per block (staged in shared memory, or with x in registers for long rows).
+// per block (staged in shared memory, or with x in registers for rows longer than 8 KB). x is loaded with
+// an L2 evict-last policy (load_x, below).
 // Constraint: x, w, y aligned to the access width (16 B, or the element when hidden is not a multiple
 // of 16 B); supports() says so otherwise.
 // Against block_reduce (H200, bf16, cold; results/h200/history/2026-11-30_3c259c32afb2.json.gz):
@@ -38,10 +39,20 @@ constexpr int kTwoPassThreads = 1024;
 constexpr int kMinBlockThreads = 128;
 // Up to this many rows a launch is one wave of short work and its time is latency (decode).
 constexpr int64_t kLatencyRows = 256;
-// The bandwidth regime stages w for rows of up to 16 KB. Staging the 32 KB rows of 4096 x 16384 bf16 too
-// (2026-11-30, results/h200/history/2026-11-30_session16_experiments/): 72.1 -> 77.2 us cold with the staged
-// kernel's 94 registers (2 blocks of 256 an SM), 72.2 with x as raw words (64 registers): no gain.
-constexpr int64_t kBandwidthStageMaxBytes = 16 * 1024;
+// The bandwidth regime stages w for rows of up to 8 KB; longer rows load w into registers with x. Staging
+// the 32 KB rows of 4096 x 16384 bf16 too (2026-11-30, results/h200/history/2026-11-30_session16_experiments/):
+// 72.1 -> 77.2 us cold with the staged kernel's 94 registers (2 blocks of 256 an SM), 72.2 with x as raw
+// words (64 registers): no gain. Rows of 8-16 KB were staged until session 28, which moved them to w in
+// registers at kMidRowVectors a thread, together with x's evict-last loads (load_x). H200 GPU-bbe5aa71,
+// cold, two passes, time / the staged default of the same pass (results/h200/history/
+// 2026-11-30_session28_experiments/c126_x_evict_last/): bf16 32768 x 8192 0.951 (263.5 -> 250.5 us),
+// 4096 x 8192 0.911, fp32 16384 x 4096 0.941; the evict-last loads alone 0.996, 0.982, 0.956; w in
+// registers without 4 vectors a thread 0.954, 0.918, 0.941; 4 vectors a thread with w staged 0.998.
+constexpr int64_t kBandwidthStageMaxBytes = 8 * 1024;
+// Rows of more than 512 and up to 1024 16-byte vectors (8-16 KB): this many vectors a thread (256 threads
+// for 16 KB), the x and w of a thread in 32 registers instead of 64 (Triton's one-pass RMSNorm at 256
+// threads a 16 KB row read as fast: session 28, c124).
+constexpr int kMidRowVectors = 4;
 // Decode kernel: rows of kDecodeMinVectors (one a lane) to kDecodeMaxHidden elements, up to
 // kDecodeVectors 16-byte vectors of x and as many of w a lane.
 constexpr int kDecodeVectors = 4;
@@ -65,8 +76,8 @@ constexpr std::integral_constant<int, N> kInt{};
 // - latency (the other problems of <= 256 rows): kernel with the fewest vectors a thread (one where the
 //   row fits 512 threads) and w staged in shared memory by cp.async in the same memory round trip as x.
 // - bandwidth (> 256 rows): kernel with the fewest threads that hold the row in <= 8 vectors each (the
-//   most bytes in flight per thread), w staged as well for rows of <= 16 KB; longer rows load w into
-//   registers with x.
+//   most bytes in flight per thread; <= kMidRowVectors for rows of 8-16 KB), w staged as well for rows
+//   of <= 8 KB; longer rows load w into registers with x.
 // - two-pass (rows longer than 512 x 8 vectors: 32768 16-bit or 16384 fp32 elements, 4096 scalar): one
 //   1024-thread block a row, two passes over x, the second mostly from L2.
 VectorizedConfig vectorized_config(int64_t rows, int64_t hidden, DType dtype) {
@@ -103,7 +114,8 @@ VectorizedConfig vectorized_config(int64_t rows, int64_t hidden, DType dtype) {
     // Bandwidth: the fewest threads that hold the row in <= 8 vectors each (the most bytes in flight per
     // thread); w staged too, so that it arrives with x instead of one memory round trip after the reduction.
     c.regime = VectorizedRegime::bandwidth;
-    c.threads_per_row = next_pow2((vectors + kMaxVectorsPerThread - 1) / kMaxVectorsPerThread);
+    const int per_thread = wide && vectors > 512 && vectors <= 1024 ? kMidRowVectors : kMaxVectorsPerThread;
+    c.threads_per_row = next_pow2((vectors + per_thread - 1) / per_thread);
     c.vectors_per_thread = next_pow2((vectors + c.threads_per_row - 1) / c.threads_per_row);  // 1, 2, 4, 8
     c.stage_w = wide && hidden * static_cast<int64_t>(size_bytes(dtype)) <= kBandwidthStageMaxBytes;
   }
@@ -146,9 +158,23 @@ __device__ inline uint4 load_evict_first(const uint4* p) {
   asm volatile("ld.global.cs.v4.u32 {%0, %1, %2, %3}, [%4];" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p));
   return v;
 }
-__device__ inline uint4 load_plain(const uint4* p) {  // no cache hint (x of rows > 16 KB)
+// x, read once, with an L2 evict-last policy (and L1 evict-last), as torch.compile's RMSNorm loads it.
+// x's lines then go to the L2's persisting set-aside (11.25 MiB on these H200s; the cold protocol resets
+// it before each launch: bench/harness/timer.h), apart from y's dirty lines (why that is faster was not
+// profiled: x is read only once, and the DRAM bytes should not change). In one PyTorch process
+// under the cold protocol (session 28, c124, Triton one-pass kernels of 256 threads a row), the policy took
+// 32768 x 8192 from 262.1 to 251.4 us and 16384 x 4096 from 69.3 to 66.4; Inductor's kernel read 250.9.
+// What it buys here depends on w not being staged (kBandwidthStageMaxBytes). The policy is made once a
+// thread (createpolicy) and passed to each load.
+__device__ inline uint64_t l2_evict_last_policy() {
+  uint64_t pol;
+  asm volatile("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));
+  return pol;
+}
+__device__ inline uint4 load_x(const uint4* p, uint64_t pol) {
   uint4 v;
-  asm volatile("ld.global.v4.u32 {%0, %1, %2, %3}, [%4];" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p));
+  asm volatile("ld.global.L1::evict_last.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+               : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p), "l"(pol));
   return v;
 }
 __device__ inline uint4 load_read_only(const uint4* p) {
@@ -184,7 +210,7 @@ __global__ void __launch_bounds__(kMaxThreadsPerRow, 1) kernel(const T* __restri
   if constexpr (kStageW)
     for (int v = threadIdx.x; v < vectors; v += blockDim.x) cp_async_16(w_stage + v * Vec, w + static_cast<int64_t>(v) * Vec);
 
-  // Rows whose w is not staged (> 16 KB: 4096 x 16384) load x as raw 32-bit words, opaque until rstd is
+  // Rows whose w is not staged (> 8 KB: 4096 x 8192, 4096 x 16384) keep x as raw 32-bit words, opaque until rstd is
   // known and converted to fp32 again for the output: at 8 vectors a thread bf16 takes 64 registers
   // instead of 94 (ptxas -v; fp16 64 instead of 67, fp32 72 either way), so 4 blocks of 256 threads fit
   // an SM instead of 2 (128 KB of x in flight). bf16 4096 x 16384 cold: 74.7 -> 72.0 us in one command
@@ -197,16 +223,15 @@ __global__ void __launch_bounds__(kMaxThreadsPerRow, 1) kernel(const T* __restri
   // hot 70.7 / 70.8 -> 68.6 / 68.8 (x0.971, x0.970); predicted ~69 cold. Prefetching w to L1 with x
   // instead (the registers unchanged) lost 8% (77.2 cold), as did that with x read past L1 (77.1).
   constexpr bool kRaw = sizeof(V) == 16 && !kStageW;
+  uint64_t x_policy = 0;
+  if constexpr (sizeof(V) == 16) x_policy = l2_evict_last_policy();
   V r[VectorsPerThread];
 #pragma unroll
   for (int i = 0; i < VectorsPerThread; ++i) {
     const int v = j + i * tpr;
-    if constexpr (kRaw) {
+    if constexpr (sizeof(V) == 16) {  // 16-byte vectors: load_x
       uint4 a = make_uint4(0, 0, 0, 0);
-      if (active && v < vectors) {
-        const uint4* src = reinterpret_cast<const uint4*>(xr + static_cast<int64_t>(v) * Vec);
-        a = load_plain(src);
-      }
+      if (active && v < vectors) a = load_x(reinterpret_cast<const uint4*>(xr + static_cast<int64_t>(v) * Vec), x_policy);
       memcpy(&r[i], &a, 16);
     } else {
       r[i] = active && v < vectors ? load_vec<Vec>(xr + static_cast<int64_t>(v) * Vec) : V{};
