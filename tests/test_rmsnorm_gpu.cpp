@@ -22,10 +22,13 @@ struct Shape {
 // 1 row; odd hidden sizes (scalar tails); model sizes; the largest register-resident row (65536 16-bit);
 // many rows (several rows per block, partial last block); vectorized's decode kernel with one warp of 1, 2
 // or 4 vectors a lane, partial rows over 8 or 16 warps, full ones at 256 rows, and 257 rows (bandwidth);
-// 301 rows of 16384 (the bandwidth regime's longest 16-bit rows, 32 KB, in an odd number of rows).
+// 301 rows of 16384 (the bandwidth regime's longest 16-bit rows, 32 KB, in an odd number of rows); rows of
+// 8-16 KB in the bandwidth regime (4 vectors a thread, w in registers: 16-bit 6000, 750 vectors over 256
+// threads, and 8192, full; fp32 4096 at 257 rows).
 const Shape kShapes[] = {{1, 1},      {1, 7},     {3, 127},   {5, 769},    {2, 5125},    {1, 4096},
                          {7, 4096},   {2, 32768}, {1, 65536}, {2, 65537}, {1000, 768}, {4099, 1024}, {8193, 128},
-                         {2, 256},    {3, 392},   {5, 6000},  {256, 8192}, {257, 4096}, {301, 16384}};
+                         {2, 256},    {3, 392},   {5, 6000},  {256, 8192}, {257, 4096}, {301, 16384},
+                         {300, 6000}, {260, 8192}};
 
 using Param = std::tuple<std::string, DType, Shape>;
 
