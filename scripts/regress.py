@@ -15,7 +15,7 @@ power management; the suite may not lock clocks), by up to ~10% within one run, 
 distances to the median: it ignores one of the three samples and underestimated that spread
 badly. Two back-to-back runs of one build, results/h200/history/2026-11-29_a5d28dfb865c.json.gz and
 results/h200/history/2026-11-29_a5d28dfb865c_run2.json.gz (3 repetitions each), REGRESSED on 3
-PyTorch cases under it (results/h200/history/2026-11-29_regress_a5d28dfb865c_run1_vs_run2.txt),
+PyTorch cases under it (results/h200/history/2026-11-29_regress_a5d28dfb865c_run1_vs_run2.txt.gz),
 e.g. attention/torch_sdpa_cudnn/bf16/prefill/b32_hq32_hkv32_d64_q512_kv512/hot: repetitions
 172.8, 175.1, 188.3 us then 173.5, 186.2, 186.1 us, median 175.10 -> 186.12 us, with a MAD noise
 of 3.39 us though run 1's samples span 15.5 us (range / d2(3): 9.17 us). The range uses every

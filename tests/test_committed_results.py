@@ -3,7 +3,8 @@
 the run context the report needs, passes the regression gate against its baseline.json, and
 REPORT.md is exactly what scripts/report.py generates from it (nobody edited it by hand);
 scripts/acceptance.py evaluates every item on it; every entry of results/<gpu>/history/ is named in that
-folder's README.md.
+folder's README.md; history/ keeps its large files gzipped, so the tree a GPU run is copied with stays
+under the device tool's 64 MiB.
 
 usage: test_committed_results.py REPO_ROOT
 """
@@ -65,6 +66,16 @@ class CommittedResults(unittest.TestCase):
             undescribed = [p.name for p in sorted(hist.iterdir())
                            if p.name != "README.md" and f"`{p.name}`" not in text and f"`{p.name}/`" not in text]
             self.assertEqual(undescribed, [], f"{readme}: entries not named in its table")
+
+    def test_history_keeps_large_files_gzipped(self):
+        # Every GPU command travels with the whole tracked tree, which may not exceed 64 MiB. The three
+        # copies of the current run (latest, baseline, stamped) take ~15 MiB; history/ grows every session,
+        # so anything of its over 64 KB is stored gzipped (sbresults and zcat read it as it is).
+        for d in result_dirs():
+            hist = d / "history"
+            big = [str(p.relative_to(d)) for p in hist.rglob("*") if p.is_file() and p.stat().st_size > 64 * 1024
+                   and p.suffix not in (".gz", ".tgz", ".png") and p.name != "README.md"]
+            self.assertEqual(big, [], f"{hist}: gzip these (and the references to them)")
 
     def test_report_is_generated_not_edited(self):
         try:
