@@ -1,0 +1,130 @@
+#!/usr/bin/env python3
+"""Adopt a new run as results/<gpu>/'s current run and baseline, filing the one it replaces in history/.
+
+    scripts/adopt_run.py results/h200 out/2026-12-01_0123456789ab.json --env out/env.txt \\
+        --crosscheck out/crosscheck.json
+
+The results folder holds one current run three times: its stamped file <date>_<commit12>.json,
+latest.json and baseline.json (with env_<stamp>.txt and crosscheck_latest.json beside them). This:
+  1. compares the new run with baseline.json (scripts/regress.py --fingerprint-check) and files the
+     report as history/<new date>_regress_<new commit>_vs_<old commit>.txt.gz;
+  2. moves the current run to history/: <stamp>.json.gz, env_<stamp>.txt, <stamp>_crosscheck.json.gz
+     (gzip -9 -n: history/ keeps files over 64 KB compressed, tests/test_committed_results.py);
+  3. installs the new run as <new stamp>.json, latest.json and baseline.json, with its env and cross-check.
+It refuses to overwrite anything in history/ and changes nothing when a check fails. The regression
+verdict (REGRESSED or not) does not stop it: a new baseline is a human decision, and the filed report
+is its record. What it cannot write is printed at the end: history/README.md's rows and NOTES.md.
+Exit 0 when adopted (or with --dry-run, when it would be), 2 on bad input.
+"""
+import argparse
+import gzip
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+STAMP = re.compile(r"^(\d{4}-\d{2}-\d{2})_([0-9a-f]{12})\.json$")
+ROOT = Path(__file__).resolve().parents[1]
+
+
+class AdoptError(Exception):
+    pass
+
+
+def current_stamp(results: Path) -> str:
+    stamped = sorted(p.name for p in results.glob("*.json") if STAMP.match(p.name))
+    if len(stamped) != 1:
+        raise AdoptError(f"{results} should hold exactly one stamped run <date>_<commit12>.json, found "
+                         f"{stamped or 'none'}")
+    latest = results / "latest.json"
+    if not latest.is_file() or latest.read_bytes() != (results / stamped[0]).read_bytes():
+        raise AdoptError(f"{latest} is not a copy of {stamped[0]}: adopt only from a consistent folder")
+    return stamped[0][:-len(".json")]
+
+
+def gzip_to(src: Path, dest: Path):
+    dest.write_bytes(gzip.compress(src.read_bytes(), compresslevel=9, mtime=0))
+
+
+def plan(results: Path, new: Path, env: Path | None, crosscheck: Path | None):
+    m = STAMP.match(new.name)
+    if not m:
+        raise AdoptError(f"{new.name}: the new run's file must be named <date>_<commit12>.json, as "
+                         "scripts/run_suite.sh names it")
+    for p, what in ((new, "new run"), (env, "--env"), (crosscheck, "--crosscheck")):
+        if p is not None and not p.is_file():
+            raise AdoptError(f"{what}: {p} is not a file")
+    old = current_stamp(results)
+    new_stamp = new.name[:-len(".json")]
+    if new_stamp == old:
+        raise AdoptError(f"{new.name} is already the current run")
+    hist = results / "history"
+    old_commit, (new_date, new_commit) = old.split("_", 1)[1], m.groups()
+    moves = [(results / f"{old}.json", hist / f"{old}.json.gz", True)]
+    if (results / f"env_{old}.txt").is_file():
+        moves.append((results / f"env_{old}.txt", hist / f"env_{old}.txt", False))
+    if (results / "crosscheck_latest.json").is_file():
+        moves.append((results / "crosscheck_latest.json", hist / f"{old}_crosscheck.json.gz", True))
+    regress_file = hist / f"{new_date}_regress_{new_commit}_vs_{old_commit}.txt.gz"
+    for dest in [regress_file] + [d for _, d, _ in moves]:
+        if dest.exists():
+            raise AdoptError(f"{dest} exists: refusing to overwrite history")
+    return old, new_stamp, regress_file, moves
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("results", type=Path, help="the results folder, e.g. results/h200")
+    ap.add_argument("new", type=Path, help="the new run's merged JSON, <date>_<commit12>.json")
+    ap.add_argument("--env", type=Path, help="the new run's env.txt (scripts/gpu_run.sh's logs)")
+    ap.add_argument("--crosscheck", type=Path, help="the new run's crosscheck.json")
+    ap.add_argument("--dry-run", action="store_true", help="check and print the plan, change nothing")
+    args = ap.parse_args(argv)
+    results = args.results
+    try:
+        if not (results / "history").is_dir():
+            raise AdoptError(f"{results}/history is not a folder")
+        old, new_stamp, regress_file, moves = plan(results, args.new, args.env, args.crosscheck)
+    except AdoptError as e:
+        print(f"adopt_run.py: error: {e}", file=sys.stderr)
+        return 2
+    print(f"current run {old} -> history/; new run {new_stamp} -> latest.json, baseline.json")
+    for src, dest, gz in moves:
+        print(f"  {src.name} -> history/{dest.name}" + (" (gzipped)" if gz else ""))
+    print(f"  regress.py report -> history/{regress_file.name}")
+    if args.dry_run:
+        return 0
+    r = subprocess.run([sys.executable, str(ROOT / "scripts/regress.py"), str(results / "baseline.json"),
+                        str(args.new), "--fingerprint-check", str(ROOT)], capture_output=True, text=True)
+    if r.returncode not in (0, 1):
+        print(f"adopt_run.py: error: regress.py failed (exit {r.returncode}), nothing changed:\n{r.stderr}",
+              file=sys.stderr)
+        return 2
+    regress_file.write_bytes(gzip.compress(r.stdout.encode(), compresslevel=9, mtime=0))
+    lines = r.stdout.splitlines()
+    summary = [line for line in lines if line.startswith(("WARNING", "REGRESSED", "FAILED")) or " compared: " in line]
+    summary += lines[-1:]
+    for src, dest, gz in moves:
+        if gz:
+            gzip_to(src, dest)
+            src.unlink()
+        else:
+            shutil.move(src, dest)
+    shutil.copyfile(args.new, results / args.new.name)
+    for name in ("latest.json", "baseline.json"):
+        shutil.copyfile(args.new, results / name)
+    if args.env:
+        shutil.copyfile(args.env, results / f"env_{new_stamp}.txt")
+    if args.crosscheck:
+        shutil.copyfile(args.crosscheck, results / "crosscheck_latest.json")
+    print(f"regress.py exit {r.returncode} ({'a regression or a failed case' if r.returncode else 'no regression'}):")
+    for line in summary:
+        print(f"  {line}")
+    print(f"\nStill to write by hand: history/README.md rows naming `{old}.json.gz` (with its env and "
+          f"cross-check) and `{regress_file.name}`; NOTES.md; then `python3 scripts/report.py {results}`.")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
