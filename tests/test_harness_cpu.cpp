@@ -2,6 +2,7 @@
 // the RMSNorm verification tolerance. No GPU needed.
 #include <gtest/gtest.h>
 
+#include <cctype>
 #include <cmath>
 #include <map>
 #include <stdexcept>
@@ -25,6 +26,26 @@ TEST(GpuUuid, FormattedAsNvidiaSmiNamesTheGpu) {
   EXPECT_EQ(format_gpu_uuid(bytes), "GPU-16a6529d-a36c-cc66-fd50-a1e2d2521306");
   const unsigned char zeros[16] = {};
   EXPECT_EQ(format_gpu_uuid(zeros), "GPU-00000000-0000-0000-0000-000000000000");
+}
+
+TEST(NvidiaDriverVersion, ParsedFromBothModulesWordings) {
+  // /proc/driver/nvidia/version's first line: the open kernel module (the H200 machines, 580.159.04)
+  // and the proprietary one; the second line names the compiler, whose version must not be taken.
+  EXPECT_EQ(parse_nvrm_version("NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  580.159.04  Release "
+                               "Build  (dvs-builder@U16-I3-B03-4-3)  Thu Oct 30 2025\nGCC version:  gcc 12.2.0\n"),
+            "580.159.04");
+  EXPECT_EQ(parse_nvrm_version("NVRM version: NVIDIA UNIX x86_64 Kernel Module  535.104.05  Sat Aug 19 01:15:15 "
+                               "UTC 2023\n"),
+            "535.104.05");
+  EXPECT_EQ(parse_nvrm_version("NVRM version: NVIDIA UNIX Open Kernel Module for aarch64  570.86.10  Release\n"),
+            "570.86.10");
+  EXPECT_EQ(parse_nvrm_version(""), "");
+  EXPECT_EQ(parse_nvrm_version("GCC version: gcc 12.2.0\nKernel Module 1.2\n"), "");  // not on the first line
+  EXPECT_EQ(parse_nvrm_version("NVRM version: NVIDIA UNIX Kernel Module  Release\n"), "");
+  // Whatever the machine, the function answers: a version, or "unknown (<why>)".
+  const std::string v = nvidia_driver_version();
+  EXPECT_FALSE(v.empty());
+  EXPECT_TRUE(std::isdigit(static_cast<unsigned char>(v.front())) || v.rfind("unknown (", 0) == 0) << v;
 }
 
 TEST(HotLaunchCount, FillsAFiftyMicrosecondWindowWithinBounds) {

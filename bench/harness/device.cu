@@ -1,7 +1,10 @@
 #include "harness/device.h"
 
+#include <cctype>
 #include <cstdio>
 #include <cstring>
+#include <fstream>
+#include <sstream>
 #include <utility>
 
 #include "common/check.h"
@@ -39,7 +42,31 @@ DeviceInfo device_info() {
   unsigned char uuid[16];
   std::memcpy(uuid, prop.uuid.bytes, sizeof uuid);
   d.uuid = format_gpu_uuid(uuid);
+  d.nvidia_driver = nvidia_driver_version();
   return d;
+}
+
+std::string parse_nvrm_version(const std::string& text) {
+  const std::string line = text.substr(0, text.find('\n'));
+  const auto at = line.find("Kernel Module");
+  if (at == std::string::npos) return "";
+  std::istringstream words(line.substr(at));
+  for (std::string w; words >> w;) {
+    bool dotted = std::isdigit(static_cast<unsigned char>(w.front())) && w.find('.') != std::string::npos;
+    for (const char c : w) dotted = dotted && (std::isdigit(static_cast<unsigned char>(c)) || c == '.');
+    if (dotted) return w;
+  }
+  return "";
+}
+
+std::string nvidia_driver_version() {
+  const char* path = "/proc/driver/nvidia/version";
+  std::ifstream in(path);
+  if (!in) return std::string("unknown (no ") + path + ")";
+  std::stringstream text;
+  text << in.rdbuf();
+  const std::string v = parse_nvrm_version(text.str());
+  return v.empty() ? std::string("unknown (") + path + " names no version)" : v;
 }
 
 std::string format_gpu_uuid(const unsigned char (&bytes)[16]) {

@@ -19,7 +19,8 @@ struct DeviceInfo {
   int sm_clock_khz = 0;   // peak SM clock (cudaDevAttrClockRate)
   int mem_clock_khz = 0;  // peak memory clock
   int mem_bus_bits = 0;
-  int driver_version = 0;   // e.g. 13000
+  int driver_version = 0;   // the CUDA version the driver supports (cudaDriverGetVersion), e.g. 13000
+  std::string nvidia_driver;  // the kernel driver's own version, e.g. "580.159.04" (nvidia_driver_version)
   int runtime_version = 0;
   int cc_major = 0, cc_minor = 0;
   std::string uuid;  // "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx", as nvidia-smi names the physical GPU
@@ -28,6 +29,13 @@ DeviceInfo device_info();  // of the current device; throws CudaError
 // The 16 bytes of cudaDeviceProp::uuid in nvidia-smi's form. Runs record it because two GPUs of one model
 // can time the same kernels differently (two H200s, session 20: 1,010 against 970 us for one decode case).
 std::string format_gpu_uuid(const unsigned char (&bytes)[16]);
+// The NVIDIA kernel driver's version ("580.159.04"), which cudaDriverGetVersion does not give (it gives
+// the CUDA version the driver supports, 13.0): read from /proc/driver/nvidia/version (Linux), which
+// needs no library the CI machines lack. "unknown (<why>)" when it cannot be read or parsed.
+std::string nvidia_driver_version();
+// The version in that file's text: the first dotted number after "Kernel Module" (both the proprietary
+// and the open module's wording), or "" when there is none.
+std::string parse_nvrm_version(const std::string& text);
 
 class DeviceBuffer {
  public:

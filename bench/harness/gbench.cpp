@@ -89,6 +89,7 @@ void add_context(const Env& e, const BenchSpec& spec,
   benchmark::AddCustomContext("mem_clock_mhz", std::to_string(d.mem_clock_khz / 1000));
   benchmark::AddCustomContext("mem_bus_bits", std::to_string(d.mem_bus_bits));
   benchmark::AddCustomContext("driver", std::to_string(d.driver_version / 1000) + "." + std::to_string(d.driver_version % 1000 / 10));
+  benchmark::AddCustomContext("nvidia_driver", d.nvidia_driver);
   benchmark::AddCustomContext("cuda_runtime", std::to_string(d.runtime_version / 1000) + "." + std::to_string(d.runtime_version % 1000 / 10));
   benchmark::AddCustomContext("torch_version", spec.torch_version.empty() ? "none" : spec.torch_version);
   benchmark::AddCustomContext("git_commit", kGitCommit);

@@ -27,7 +27,7 @@ def context(version="1.8.3", **overrides):
            "caches": [{"type": "Data", "level": 1, "size": 49152, "num_sharing": 1}],
            "load_avg": [0.61, 0.4, 0.3], "library_build_type": "release",
            "gpu_name": "NVIDIA H200", "sm_count": "132", "l2_bytes": str(L2_BYTES),
-           "sm_clock_mhz": "1980", "mem_clock_mhz": "3201", "driver": "580.159.04",
+           "sm_clock_mhz": "1980", "mem_clock_mhz": "3201", "driver": "13.0", "nvidia_driver": "580.159.04",
            "cuda_runtime": "13.0", "torch_version": "2.11.0+cu130", "git_commit": "3f2c1ab",
            "kernels_fingerprint": "0123456789abcdef", "build_type": "Release",
            "copy_gbps": str(COPY_GBPS), "gemm_tflops": str(GEMM_TFLOPS),
