@@ -43,8 +43,8 @@ def current_stamp(results: Path) -> str:
     return stamped[0][:-len(".json")]
 
 
-def gzip_to(src: Path, dest: Path):
-    dest.write_bytes(gzip.compress(src.read_bytes(), compresslevel=9, mtime=0))
+def gzipped(data: bytes) -> bytes:
+    return gzip.compress(data, compresslevel=9, mtime=0)  # gzip -9 -n: the same bytes for the same input
 
 
 def plan(results: Path, new: Path, env: Path | None, crosscheck: Path | None):
@@ -101,13 +101,13 @@ def main(argv=None) -> int:
         print(f"adopt_run.py: error: regress.py failed (exit {r.returncode}), nothing changed:\n{r.stderr}",
               file=sys.stderr)
         return 2
-    regress_file.write_bytes(gzip.compress(r.stdout.encode(), compresslevel=9, mtime=0))
+    regress_file.write_bytes(gzipped(r.stdout.encode()))
     lines = r.stdout.splitlines()
     summary = [line for line in lines if line.startswith(("WARNING", "REGRESSED", "FAILED")) or " compared: " in line]
     summary += lines[-1:]
     for src, dest, gz in moves:
         if gz:
-            gzip_to(src, dest)
+            dest.write_bytes(gzipped(src.read_bytes()))
             src.unlink()
         else:
             shutil.move(src, dest)
