@@ -56,8 +56,8 @@ __global__ void copy_kernel_impl(V* __restrict__ dst, const V* __restrict__ src,
 
 template <bool EvictLast>
 __global__ void read_kernel_impl(const uint4* p, std::size_t n, unsigned never, unsigned* sink) {
-  [[maybe_unused]] unsigned long long policy = 0;
-  if constexpr (EvictLast) asm volatile("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(policy));
+  [[maybe_unused]] uint64_t policy = 0;
+  if constexpr (EvictLast) policy = l2_evict_last_policy();
   unsigned acc = 0;
   for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < n; i += std::size_t{gridDim.x} * blockDim.x) {
     uint4 v;

@@ -75,6 +75,15 @@ __device__ inline void cp_async_wait() {
   asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
 }
 
+// An L2 cache policy that marks every line a load touches evict-last (createpolicy.fractional, fraction 1,
+// the form Triton emits for eviction_policy="evict_last"), for ld.global.L2::cache_hint. Make it once a
+// thread and pass it to each load.
+__device__ inline uint64_t l2_evict_last_policy() {
+  uint64_t policy;
+  asm volatile("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(policy));
+  return policy;
+}
+
 inline bool is_aligned(const void* p, std::size_t bytes) {
   return reinterpret_cast<std::uintptr_t>(p) % bytes == 0;
 }

@@ -46,7 +46,7 @@ void run(const Variant& v, const Problem& p, cudaStream_t stream);
 enum class VectorizedRegime {
   decode,     // <= 256 rows of 16-byte vectors, 32 vectors to 8192 elements: a block of whole warps a row
   latency,    // other problems of <= 256 rows: the most threads a row; w staged in shared memory
-  bandwidth,  // > 256 rows: up to 8 vectors a thread; w staged in shared memory for rows of <= 16 KB
+  bandwidth,  // > 256 rows: up to 8 vectors a thread (4 for 8-16 KB rows); w staged in shared memory to 8 KB
   two_pass,   // any row count, rows longer than 512 threads x 8 vectors: a 1024-thread block a row, x read twice
 };
 struct VectorizedConfig {

@@ -49,9 +49,10 @@ constexpr int64_t kLatencyRows = 256;
 // 4096 x 8192 0.911, fp32 16384 x 4096 0.941; the evict-last loads alone 0.996, 0.982, 0.956; w in
 // registers without 4 vectors a thread 0.954, 0.918, 0.941; 4 vectors a thread with w staged 0.998.
 constexpr int64_t kBandwidthStageMaxBytes = 8 * 1024;
-// Rows of more than 512 and up to 1024 16-byte vectors (8-16 KB): this many vectors a thread (256 threads
-// for 16 KB), the x and w of a thread in 32 registers instead of 64 (Triton's one-pass RMSNorm at 256
-// threads a 16 KB row read as fast: session 28, c124).
+// Rows of more than kBandwidthStageMaxBytes and up to kMidRowMaxBytes (512-1024 16-byte vectors): this
+// many vectors a thread (256 threads for 16 KB), the x and w of a thread in 32 registers instead of 64
+// (Triton's one-pass RMSNorm at 256 threads a 16 KB row read as fast: session 28, c124).
+constexpr int64_t kMidRowMaxBytes = 2 * kBandwidthStageMaxBytes;
 constexpr int kMidRowVectors = 4;
 // Decode kernel: rows of kDecodeMinVectors (one a lane) to kDecodeMaxHidden elements, up to
 // kDecodeVectors 16-byte vectors of x and as many of w a lane.
@@ -114,10 +115,12 @@ VectorizedConfig vectorized_config(int64_t rows, int64_t hidden, DType dtype) {
     // Bandwidth: the fewest threads that hold the row in <= 8 vectors each (the most bytes in flight per
     // thread); w staged too, so that it arrives with x instead of one memory round trip after the reduction.
     c.regime = VectorizedRegime::bandwidth;
-    const int per_thread = wide && vectors > 512 && vectors <= 1024 ? kMidRowVectors : kMaxVectorsPerThread;
+    const int64_t row_bytes = hidden * static_cast<int64_t>(size_bytes(dtype));
+    const bool mid_row = wide && row_bytes > kBandwidthStageMaxBytes && row_bytes <= kMidRowMaxBytes;
+    const int per_thread = mid_row ? kMidRowVectors : kMaxVectorsPerThread;
     c.threads_per_row = next_pow2((vectors + per_thread - 1) / per_thread);
     c.vectors_per_thread = next_pow2((vectors + c.threads_per_row - 1) / c.threads_per_row);  // 1, 2, 4, 8
-    c.stage_w = wide && hidden * static_cast<int64_t>(size_bytes(dtype)) <= kBandwidthStageMaxBytes;
+    c.stage_w = wide && row_bytes <= kBandwidthStageMaxBytes;
   }
   c.block_threads = std::max(c.threads_per_row, kMinBlockThreads);
   c.rows_per_block = c.block_threads / c.threads_per_row;
@@ -165,12 +168,7 @@ __device__ inline uint4 load_evict_first(const uint4* p) {
 // under the cold protocol (session 28, c124, Triton one-pass kernels of 256 threads a row), the policy took
 // 32768 x 8192 from 262.1 to 251.4 us and 16384 x 4096 from 69.3 to 66.4; Inductor's kernel read 250.9.
 // What it buys here depends on w not being staged (kBandwidthStageMaxBytes). The policy is made once a
-// thread (createpolicy) and passed to each load.
-__device__ inline uint64_t l2_evict_last_policy() {
-  uint64_t pol;
-  asm volatile("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));
-  return pol;
-}
+// thread (l2_evict_last_policy, common/vec.cuh) and passed to each load.
 __device__ inline uint4 load_x(const uint4* p, uint64_t pol) {
   uint4 v;
   asm volatile("ld.global.L1::evict_last.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
