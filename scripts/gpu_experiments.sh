@@ -11,7 +11,9 @@
 # too; no PyTorch), all in parallel; then runs each build's GPU tests named by TEST_FILTER, then PASSES
 # (default 2) passes of the cases of BENCH (bench_attention or bench_rmsnorm) named by BENCH_FILTER over
 # SHAPES in DTYPES, with REPETITIONS, every build once a pass, the order of the builds reversed every other
-# pass. Writes OUTDIR/<name>.json (pass 1; <name>_pass<k>.json after; name: default, or the DEFINE with
+# pass. A TEST_FILTER that names no test of test_gpu fails the build (it is not benchmarked), and a
+# sanitizer filter that names none fails that tool's run: a filter with a typo would otherwise pass 0 tests.
+# Writes OUTDIR/<name>.json (pass 1; <name>_pass<k>.json after; name: default, or the DEFINE with
 # '=' as '_'), OUTDIR/<name>_test.log, timings.txt (one line per pass, build and case: pass, build, case,
 # median µs), gpu_state.txt (the GPU's UUID, SM and memory clocks, temperature and power as each timing starts) and
 # summary.txt (scripts/experiment_summary.py: each build against the default of the same pass, averaged
@@ -93,6 +95,9 @@ if ! nvidia-smi -L >/dev/null 2>&1; then
   exit 3
 fi
 
+count_tests() {  # test binary, gtest filter: how many tests the filter names
+  "$1" --gtest_filter="$2" --gtest_list_tests 2>/dev/null | grep -c '^  '
+}
 name_of() { local n=${1// -D/__}; n=${n//=/_}; echo "${n// /_}"; }  # "A=1 -DB=2" -> A_1__B_2
 configure_build() {  # source_dir build_dir torch cuda_flags log
   cmake -S "$1" -B "$2" -G Ninja -DCMAKE_BUILD_TYPE=Release -DSOLBENCH_WITH_TORCH="$3" \
@@ -126,6 +131,9 @@ for n in "${builds[@]}"; do
   b=$root/build/exp_$n
   if [ ! -x "$b/bench/$bench" ]; then
     echo "$n: BUILD FAILED (see ${n}_build.log)"; status=1; continue
+  fi
+  if [ "$(count_tests "$b/tests/test_gpu" "$test_filter")" -eq 0 ]; then
+    echo "$n: TEST_FILTER '$test_filter' names no test of test_gpu; not benchmarked"; status=1; continue
   fi
   if ! SOLBENCH_REQUIRE_GPU=1 "$b/tests/test_gpu" --gtest_filter="$test_filter" --gtest_brief=1 >"$out/${n}_test.log" 2>&1; then
     echo "$n: TESTS FAILED (see ${n}_test.log)"; status=1; continue
@@ -192,6 +200,9 @@ if ((${#sanitize_tools[@]} > 0)); then
     for t in "${sanitize_tools[@]}"; do
       filter=${SANITIZE_FILTER:-$test_filter}
       [ "$t" = racecheck ] && filter=${RACECHECK_FILTER:-$filter}
+      if [ "$(count_tests "$root/build/exp_$n/tests/test_gpu" "$filter")" -eq 0 ]; then
+        echo "$n: the $t filter '$filter' names no test of test_gpu; nothing sanitized"; status=1; continue
+      fi
       for ((k = 0; k < shards; k++)); do
         log=$out/${n}_${t}_$k.log
         GTEST_TOTAL_SHARDS=$shards GTEST_SHARD_INDEX=$k SOLBENCH_REQUIRE_GPU=1 timeout "${SANITIZE_TIMEOUT:-300}" \

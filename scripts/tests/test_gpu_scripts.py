@@ -66,6 +66,69 @@ class WithoutGpu(unittest.TestCase):
         self.assertIn("name at least one DEFINE", r.stderr)
 
 
+class ExperimentFilters(unittest.TestCase):
+    """gpu_experiments.sh past the GPU check, with stand-ins for nvidia-smi, cmake and each build's binaries in
+    a copy of scripts/: a TEST_FILTER or sanitizer filter that names no test fails loudly instead of passing 0
+    tests (session 30's filter '*Harness*' named none of test_gpu's tests and read as a pass)."""
+
+    # cmake's stand-in: configuring does nothing; --build DIR writes the build's test_gpu (it lists two tests
+    # unless the filter says Nothing) and bench_attention (it leaves a `ran` mark and prints one median).
+    FAKE_CMAKE = "\n".join([
+        "#!/bin/bash",
+        '[ "$1" = --build ] || exit 0',
+        'mkdir -p "$2/tests" "$2/bench"',
+        "cat > \"$2/tests/test_gpu\" <<'END'",
+        "#!/bin/bash",
+        "filter=",
+        'for a in "$@"; do case $a in --gtest_filter=*) filter=${a#--gtest_filter=} ;; esac; done',
+        'for a in "$@"; do',
+        '  if [ "$a" = --gtest_list_tests ]; then',
+        "    case $filter in *Nothing*) ;; *) printf 'DecodeSplitk.\\n  Edges\\n  Bits\\n' ;; esac",
+        "    exit 0",
+        "  fi",
+        "done",
+        'echo "[  PASSED  ] 2 tests."',
+        "END",
+        "cat > \"$2/bench/bench_attention\" <<'END'",
+        "#!/bin/bash",
+        'touch "$(dirname "$0")/ran"',
+        'echo "attention/decode_splitk/bf16/decode/b1_hq32_hkv8_d128_q1_kv4096/cold/manual_time_median 11.0 us"',
+        "END",
+        'chmod +x "$2/tests/test_gpu" "$2/bench/bench_attention"',
+        ""])
+
+    def run_experiments(self, **settings):
+        import shutil
+        with tempfile.TemporaryDirectory() as tmp:
+            root, tools = Path(tmp) / "repo", Path(tmp) / "bin"
+            (root / "scripts").mkdir(parents=True)
+            tools.mkdir()
+            for name in ("gpu_experiments.sh", "experiment_summary.py"):
+                shutil.copy(SCRIPTS / name, root / "scripts" / name)
+            (tools / "nvidia-smi").write_text("#!/bin/sh\necho 'GPU 0: NVIDIA H200'\n")
+            (tools / "cmake").write_text(self.FAKE_CMAKE)
+            for f in tools.iterdir():
+                f.chmod(0o755)
+            env = dict(os.environ, PATH=f"{tools}:{os.environ['PATH']}", PASSES="1", **settings)
+            r = subprocess.run(["bash", str(root / "scripts" / "gpu_experiments.sh"), str(Path(tmp) / "out"),
+                                "SB_DECODE_EXPERIMENT=1"], capture_output=True, text=True, env=env, timeout=60)
+            benched = sorted(p.parent.parent.name for p in (root / "build").glob("exp_*/bench/ran"))
+            return r, benched
+
+    def test_a_test_filter_naming_no_test_fails_and_nothing_is_benchmarked(self):
+        r, benched = self.run_experiments(TEST_FILTER="*Nothing*")
+        self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
+        for build in ("default", "SB_DECODE_EXPERIMENT_1"):
+            self.assertIn(f"{build}: TEST_FILTER '*Nothing*' names no test of test_gpu; not benchmarked", r.stdout)
+        self.assertEqual(benched, [])
+
+    def test_a_sanitizer_filter_naming_no_test_fails(self):
+        r, benched = self.run_experiments(SANITIZE="memcheck", SANITIZE_FILTER="*Nothing*")
+        self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
+        self.assertEqual(benched, ["exp_SB_DECODE_EXPERIMENT_1", "exp_default"])
+        self.assertIn("SB_DECODE_EXPERIMENT_1: the memcheck filter '*Nothing*' names no test of test_gpu; "
+                      "nothing sanitized", r.stdout)
+
 
 class RunSuiteFiling(unittest.TestCase):
     """run_suite.sh past the GPU check, with stand-ins for nvidia-smi, gpu_run.sh and report.py in a copy of
