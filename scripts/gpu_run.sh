@@ -9,7 +9,7 @@
 #   decode-sized RMSNorm cases, from Nsight Compute; NCU_BENCH, NCU_KERNELS, NCU_SHAPES, NCU_FILTER pick others,
 #   NCU_SET=full collects every section instead)
 # Exit status: non-zero if any stage failed (every stage still runs). Stages can be skipped with
-# SKIP_TESTS=1, SKIP_BENCH=1, SKIP_CROSSCHECK=1, SKIP_SANITIZER=1 (SANITIZER_FILTER picks the GPU tests it covers); BENCH_ARGS adds flags to the bench run
+# SKIP_TESTS=1, SKIP_BENCH=1, SKIP_CROSSCHECK=1, SKIP_SANITIZER=1 (SANITIZER_FILTER picks the GPU tests it covers; one that names none fails); BENCH_ARGS adds flags to the bench run
 # (e.g. BENCH_ARGS='--benchmark_filter=vectorized'); SUITE_COMMAND is recorded in the JSON context
 # as the command that reproduces the run. BENCHES (default 'bench_rmsnorm bench_attention') names the
 # binaries to run; the JSON of one not named is removed from OUTDIR, unless CONTINUE_RUN=1 says that this
@@ -56,7 +56,7 @@ grep -E "solbench: libtorch" "$out/test.log" >&2
 if [ -z "${SKIP_TESTS:-}" ]; then
   stage ctest
   # Correctness tests run side by side; the harness self-test is RUN_SERIAL (ctest runs it alone).
-  SOLBENCH_REQUIRE_GPU=1 ctest --test-dir "$build" -j "$(nproc)" --output-on-failure >>"$out/test.log" 2>&1 || fail ctest
+  SOLBENCH_REQUIRE_GPU=1 ctest --test-dir "$build" -j "$(nproc)" --output-on-failure --no-tests=error >>"$out/test.log" 2>&1 || fail ctest
   grep -E "tests passed|tests failed" "$out/test.log" >&2
   "$build/tests/test_harness_gpu" >>"$out/test.log" 2>&1 || fail harness self-test
   grep -E "^spin|^clock|^copy|^H200" "$out/test.log" >&2
@@ -117,11 +117,17 @@ fi
 if [ -z "${SKIP_SANITIZER:-}" ]; then
   stage compute-sanitizer
   : >"$out/sanitizer.log"
-  for tool in memcheck racecheck; do
-    compute-sanitizer --tool "$tool" --error-exitcode 1 "$build/tests/test_gpu" --gtest_filter="${SANITIZER_FILTER:-*RmsNorm*:*Attention*:*DecodeSplitk*:*TiledFlash*}" \
-      --gtest_brief=1 >>"$out/sanitizer.log" 2>&1 || fail "compute-sanitizer $tool"
-    echo "$tool: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/sanitizer.log" | tail -1)" >&2
-  done
+  san_filter=${SANITIZER_FILTER:-*RmsNorm*:*Attention*:*DecodeSplitk*:*TiledFlash*}
+  # A filter that names no test would pass with 0 tests sanitized.
+  if [ "$("$build/tests/test_gpu" --gtest_filter="$san_filter" --gtest_list_tests 2>/dev/null | grep -c '^  ')" -eq 0 ]; then
+    fail "compute-sanitizer: SANITIZER_FILTER '$san_filter' names no test of test_gpu"
+  else
+    for tool in memcheck racecheck; do
+      compute-sanitizer --tool "$tool" --error-exitcode 1 "$build/tests/test_gpu" --gtest_filter="$san_filter" \
+        --gtest_brief=1 >>"$out/sanitizer.log" 2>&1 || fail "compute-sanitizer $tool"
+      echo "$tool: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/sanitizer.log" | tail -1)" >&2
+    done
+  fi
 fi
 if [ -n "${NCU:-}" ]; then
   stage ncu

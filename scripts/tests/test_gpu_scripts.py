@@ -191,11 +191,15 @@ class GpuRunBenchStage(unittest.TestCase):
     the stage drops that file and says so (session 20: the empty file failed the merge and the cross-check of
     a prefill-only run), while a binary that fails still fails the run."""
 
-    def run_stage(self, rmsnorm_body, before=None, **settings):
+    def run_stage(self, rmsnorm_body, before=None, test_gpu=None, **settings):
         with tempfile.TemporaryDirectory() as tmp:
             tools, build, out = Path(tmp) / "bin", Path(tmp) / "build", Path(tmp) / "out"
             (build / "bench").mkdir(parents=True)
             tools.mkdir()
+            if test_gpu is not None:
+                (build / "tests").mkdir()
+                (build / "tests" / "test_gpu").write_text("#!/bin/bash\n" + test_gpu)
+                (build / "tests" / "test_gpu").chmod(0o755)
             (tools / "nvidia-smi").write_text("#!/bin/sh\necho 'GPU 0: NVIDIA H200'\n")
             (tools / "cmake").write_text("#!/bin/sh\nexit 0\n")
             writes_out = 'for a in "$@"; do case $a in --benchmark_out=*) f=${a#--benchmark_out=} ;; esac; done\n'
@@ -250,6 +254,13 @@ class GpuRunBenchStage(unittest.TestCase):
                 self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
                 self.assertIn(message, r.stderr)
                 self.assertEqual(jsons, {})
+
+    def test_a_sanitizer_filter_naming_no_test_fails(self):
+        # test_gpu lists no test for the filter; compute-sanitizer (absent here) is never called.
+        r, _ = self.run_stage('echo \'{"context": {}, "benchmarks": []}\' > "$f"\n', test_gpu="exit 0\n",
+                              SKIP_SANITIZER="", SANITIZER_FILTER="*Nothing*")
+        self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
+        self.assertIn("FAILED: compute-sanitizer: SANITIZER_FILTER '*Nothing*' names no test of test_gpu", r.stderr)
 
     def test_a_failing_binary_still_fails_the_run(self):
         r, _ = self.run_stage(': > "$f"\nexit 1\n')
