@@ -165,6 +165,44 @@ void AttentionData::compute_reference() {
   }
 }
 
+std::string kv_read_supports(const attention::Problem& p) {
+  auto aligned = [](const void* ptr) { return reinterpret_cast<std::uintptr_t>(ptr) % 16 == 0; };
+  if (p.kv_bytes() % 32 != 0) return "K and V are not a multiple of 16 bytes each";
+  if (!aligned(p.k) || !aligned(p.v)) return "K or V is not 16-byte aligned";
+  return "";
+}
+
+std::size_t kv_read_workspace_bytes(const attention::Problem& p) {
+  return sizeof(unsigned) * read_sum_blocks(p.kv_bytes());
+}
+
+void launch_kv_read(const attention::Problem& p, cudaStream_t stream) {
+  if (p.workspace_size < kv_read_workspace_bytes(p))
+    throw std::invalid_argument("ref_kv_read: the workspace holds fewer words than its blocks write");
+  read_sum_kernel(p.k, p.kv_bytes() / 2, p.v, p.kv_bytes() / 2, static_cast<unsigned*>(p.workspace), stream);
+}
+
+Check check_kv_read(const attention::Problem& p, cudaStream_t stream) {
+  const unsigned blocks = read_sum_blocks(p.kv_bytes());
+  // A block that writes nothing leaves 0xffffffff in its word, which the sum below does not expect.
+  SB_CUDA_CHECK(cudaMemsetAsync(p.workspace, 0xff, sizeof(unsigned) * blocks, stream));
+  launch_kv_read(p, stream);
+  std::vector<unsigned> sums(blocks);
+  SB_CUDA_CHECK(cudaMemcpyAsync(sums.data(), p.workspace, sizeof(unsigned) * blocks, cudaMemcpyDeviceToHost, stream));
+  SB_CUDA_CHECK(cudaStreamSynchronize(stream));
+  unsigned got = 0;
+  for (const unsigned x : sums) got += x;
+  const unsigned want = word_sum(p.k, p.kv_bytes() / 2, stream) + word_sum(p.v, p.kv_bytes() / 2, stream);
+  Check c;
+  c.ok = got == want;
+  c.err = c.ok ? 0.0 : 2.0;  // exact or not: no tolerance
+  char msg[160];
+  std::snprintf(msg, sizeof msg, "the blocks' word sums add to 0x%08x, CUB's sum over K and V is 0x%08x%s", got, want,
+                c.ok ? "" : ": some bytes were not read exactly once");
+  c.message = msg;
+  return c;
+}
+
 Check AttentionData::verify() {
   if (rows_.empty()) compute_reference();
   Check c{true, 0.0, ""};

@@ -56,6 +56,16 @@ struct AttentionRefRow {
 // `count` elements of type `t` from device memory, as doubles (synchronizes `stream`).
 std::vector<double> fetch_all(const void* device, DType t, std::size_t count, cudaStream_t stream);
 
+// ref_kv_read, the decode reference: a plain kernel that reads K and V once and writes one word a block
+// (harness/fill.h's read_sum_kernel) into p.workspace. kv_read_supports says why a problem cannot take it
+// ("" if it can); kv_read_workspace_bytes is what it needs. check_kv_read runs it once and checks that its
+// blocks read every byte of K and V exactly once: the sum of their word sums against CUB's over K and V
+// (err 0 when equal). Synchronizes.
+std::string kv_read_supports(const attention::Problem& p);
+std::size_t kv_read_workspace_bytes(const attention::Problem& p);
+void launch_kv_read(const attention::Problem& p, cudaStream_t stream);
+Check check_kv_read(const attention::Problem& p, cudaStream_t stream);
+
 class AttentionData {
  public:
   // Q, K, V ~ N(0, 1) drawn on the device from `seed`; O poisoned with NaN; no workspace yet.

@@ -2,7 +2,9 @@
 // SDPA with each backend forced and the manual composite, over shapes x dtypes x {cold, hot}.
 // Case names: attention/<impl>/<dtype>/<prefill|decode>/b.._hq.._hkv.._d.._q.._kv..[_causal]/<mode>.
 // Prefill is reported in TFLOP/s (AttentionProblem::flops(): 4 * head_dim per unmasked pair); decode
-// in GB/s of K + V (kv_bytes()), the traffic that bounds it.
+// in GB/s of K + V (kv_bytes()), the traffic that bounds it. At decode shapes, ref_kv_read, a reference and
+// not a variant: a plain kernel that reads K and V once and computes nothing (harness/fill.h), timed the
+// same way: what reading the bytes alone costs under the suite's protocol, launch and cold L2 included.
 #include <algorithm>
 #include <map>
 #include <memory>
@@ -34,6 +36,10 @@ struct Impl {
   CaptureFn capture = capture_cuda_graph;
   bool sweep_only = false;  // a num_splits sweep row: registered at the sweep shapes only
   std::function<Counters(const attention::Problem&)> counters = nullptr;  // added to its cases
+  bool decode_only = false;  // registered at decode shapes only
+  // Its own verification in place of write_o and the attention reference (a reference that writes no O).
+  std::function<Check(const attention::Problem&, cudaStream_t)> check = nullptr;
+  bool is_reference() const { return name.rfind("ref_", 0) == 0; }
 };
 
 // decode_splitk's split count: the heuristic's (0) or forced, as recorded in the `splits` counter.
@@ -111,6 +117,10 @@ std::vector<Impl> implementations() {
                    },
                    torch_ref::capture_graph});
 #endif
+  Impl read{"ref_kv_read", kv_read_supports, kv_read_workspace_bytes, launch_kv_read, nullptr};
+  read.decode_only = true;
+  read.check = check_kv_read;
+  impls.push_back(std::move(read));
   return impls;
 }
 
@@ -190,6 +200,7 @@ void register_cases(const Options& opt) {
     for (DType dtype : opt.dtypes) {
       for (const Impl& impl : impls) {
         if (impl.sweep_only && !is_sweep_case(shape, dtype, opt.split_sweep_all)) continue;
+        if (impl.decode_only && !shape.decode()) continue;
         const std::string base = "attention/" + impl.name + "/" + std::string(name(dtype)) + "/" + shape.workload() +
                                  "/" + shape.name();
         for (Mode mode : {Mode::cold, Mode::hot}) {
@@ -205,7 +216,9 @@ void register_cases(const Options& opt) {
             if (it == verified.end()) {
               data->poison_output();
               Check c;
-              if (const std::string refused = impl.write_o(p, env().stream.get()); !refused.empty()) {
+              if (impl.check) {
+                c = impl.check(p, env().stream.get());
+              } else if (const std::string refused = impl.write_o(p, env().stream.get()); !refused.empty()) {
                 c.message = "skipped: " + refused;
               } else {
                 c = data->verify();
@@ -218,7 +231,8 @@ void register_cases(const Options& opt) {
             const double bytes = static_cast<double>(shape.decode() ? p.kv_bytes() : p.bytes());
             run_timed(st, mode,
                       Timed{case_name, [launch = impl.launch, p](cudaStream_t s) { launch(p, s); }, impl.capture, bytes,
-                            p.flops(), c.err, impl.counters ? impl.counters(p) : Counters{}});
+                            impl.is_reference() ? 0.0 : p.flops(), c.err,
+                            impl.counters ? impl.counters(p) : Counters{}});
           });
         }
       }

@@ -164,9 +164,14 @@ def _time(case, bold: bool) -> str:
     return f"**{time}**" if bold else time
 
 
-def cell(case, metric: str, best_torch_us: float | None, fastest: bool, copy=None) -> str:
-    """copy: the ref_copy case of the same shape, if any: a non-reference cell then also gives its
-    GB/s as a fraction of the copy's (the same bytes moved under the same protocol)."""
+# The references a row's cells are set against, with the word a cell uses: ref_copy, a copy of an RMSNorm
+# case's bytes; ref_kv_read, a read of a decode case's K and V by a kernel that computes nothing.
+BYTES_REFERENCES = {"ref_copy": "copy", "ref_kv_read": "read"}
+
+
+def cell(case, metric: str, best_torch_us: float | None, fastest: bool, ref=None) -> str:
+    """ref: the row's case of a BYTES_REFERENCES impl, if any: a non-reference cell then also gives its
+    GB/s as a fraction of the reference's (the same bytes moved under the same protocol)."""
     if _not_ok(case):
         return _not_ok(case)
     lines = [_time(case, fastest)]
@@ -174,8 +179,8 @@ def cell(case, metric: str, best_torch_us: float | None, fastest: bool, copy=Non
     if "sol_pct" in case.counters:
         sol = case.counters["sol_pct"]
         rate.append(f"{sol:.{0 if sol >= 10 else 1}f}% SoL")
-    if copy is not None and not case.is_reference and "GB/s" in case.counters and copy.counters.get("GB/s"):
-        rate.append(f"{case.counters['GB/s'] / copy.counters['GB/s']:.0%} of copy")
+    if ref is not None and not case.is_reference and "GB/s" in case.counters and ref.counters.get("GB/s"):
+        rate.append(f"{case.counters['GB/s'] / ref.counters['GB/s']:.0%} of {BYTES_REFERENCES[ref.impl]}")
     lines.append(" · ".join(rate))
     tail = [f"{best_torch_us / case.median_us:.2f}×"] if best_torch_us and not case.is_reference else []
     if "err" in case.counters:
@@ -205,10 +210,10 @@ def table(cases, metric: str, anchors: dict) -> list:
         ok = [c for c in by_impl.values() if usable(c)]
         best_torch = min((c.median_us for c in ok if c.is_torch), default=None)
         fastest = min((c for c in ok if not c.is_reference), key=lambda c: c.median_us, default=None)
-        copy = next((c for c in ok if c.impl == "ref_copy"), None)
+        ref = next((c for c in ok if c.impl in BYTES_REFERENCES), None)
         measured = anchors.get((op, dtype, label, mode), {})
         cells = ["<br>".join(filter(None, [
-                     cell(by_impl.get(i), metric, best_torch, by_impl.get(i) is fastest, copy),
+                     cell(by_impl.get(i), metric, best_torch, by_impl.get(i) is fastest, ref),
                      f"ANCHORS: {anchor_text(measured[i])}" if i in measured else ""]))
                  for i in impls]
         cells += ["<br>".join(f"`{i}` {anchor_text(a)}" for i, a in others[label].items()) or "–"
@@ -799,8 +804,9 @@ def render(run: sbresults.Run, results_dir: Path, command: str, plotter: Plotter
     md += ["## Results", "",
            "Each cell: median time over the repetitions (the fastest in the row in bold) · "
            "throughput against minimal bytes (or FLOPs) · % of speed of light against the "
-           "ceilings measured in the same run (and, where the run has a `ref_copy` reference, "
-           "GB/s as a % of a copy of the same bytes timed the same way) · "
+           "ceilings measured in the same run (and, where the run has a `ref_copy` or `ref_kv_read` "
+           "reference, GB/s as a % of a copy of the same bytes, or of a kernel that only reads a decode "
+           "case's K and V, timed the same way) · "
            "speedup over the best PyTorch baseline at that "
            "shape · verification error relative to tolerance (≤ 1 passes) · split count, for a "
            "split-KV variant. cold = L2 flushed before each launch, hot = back-to-back launches "

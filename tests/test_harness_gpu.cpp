@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -128,6 +129,47 @@ TEST_F(HarnessGpu, CopyKernelCopiesExactly) {
       EXPECT_EQ(back, host) << bytes << " bytes at offset " << offset;
     }
   }
+}
+
+// read_sum_kernel (the ref_kv_read reference) reads every 16-byte vector of both ranges exactly once: the
+// sum of its block sums equals the host's sum of the words, and so does word_sum (CUB) over each range,
+// for ranges shorter than one thread's share, an empty one, ones that end mid-iteration, and ones over
+// the grid's stride (several iterations a thread). A vector skipped or read twice changes the sum.
+TEST_F(HarnessGpu, ReadSumKernelReadsEveryWordOnce) {
+  Stream s;
+  const std::pair<std::size_t, std::size_t> cases[] = {
+      {16, 0},
+      {0, 16},
+      {16, 48},
+      {8192, 4096 + 16},
+      {(std::size_t{5} << 20) + 16, (std::size_t{3} << 20) + 48},
+      {std::size_t{40} << 20, std::size_t{40} << 20}};
+  for (const auto& [a_bytes, b_bytes] : cases) {
+    std::vector<unsigned> a(a_bytes / 4), b(b_bytes / 4);
+    unsigned want_a = 0, want_b = 0;
+    for (std::size_t i = 0; i < a.size(); ++i) want_a += a[i] = static_cast<unsigned>(i * 2654435761u + 12345u);
+    for (std::size_t i = 0; i < b.size(); ++i) want_b += b[i] = static_cast<unsigned>(i * 40503u ^ 0x9e3779b9u);
+    DeviceBuffer da(a_bytes + 16), db(b_bytes + 16);
+    SB_CUDA_CHECK(cudaMemcpy(da.get(), a.data(), a_bytes, cudaMemcpyHostToDevice));
+    SB_CUDA_CHECK(cudaMemcpy(db.get(), b.data(), b_bytes, cudaMemcpyHostToDevice));
+    const unsigned blocks = read_sum_blocks(a_bytes + b_bytes);
+    DeviceBuffer sums(sizeof(unsigned) * blocks);
+    SB_CUDA_CHECK(cudaMemset(sums.get(), 0xff, sums.bytes()));
+    read_sum_kernel(da.get(), a_bytes, db.get(), b_bytes, sums.as<unsigned>(), s.get());
+    std::vector<unsigned> got(blocks);
+    SB_CUDA_CHECK(cudaMemcpyAsync(got.data(), sums.get(), sums.bytes(), cudaMemcpyDeviceToHost, s.get()));
+    SB_CUDA_CHECK(cudaStreamSynchronize(s.get()));
+    unsigned total = 0;
+    for (const unsigned x : got) total += x;
+    EXPECT_EQ(total, want_a + want_b) << a_bytes << " + " << b_bytes << " bytes, " << blocks << " blocks";
+    EXPECT_EQ(word_sum(da.get(), a_bytes, s.get()), want_a) << a_bytes << " bytes";
+    EXPECT_EQ(word_sum(db.get(), b_bytes, s.get()), want_b) << b_bytes << " bytes";
+  }
+  DeviceBuffer buf(64), sums(sizeof(unsigned) * read_sum_blocks(64));
+  auto* base = static_cast<unsigned char*>(buf.get());
+  EXPECT_THROW(read_sum_kernel(base + 4, 16, base, 16, sums.as<unsigned>(), s.get()), std::invalid_argument);
+  EXPECT_THROW(read_sum_kernel(base, 16, base + 16, 8, sums.as<unsigned>(), s.get()), std::invalid_argument);
+  EXPECT_THROW(read_sum_kernel(base, 16, base, 16, nullptr, s.get()), std::invalid_argument);
 }
 
 // Median cold and hot time (ms) of a copy kernel moving `bytes` from one buffer to another.

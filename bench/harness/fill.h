@@ -25,6 +25,17 @@ void copy_kernel(void* dst, const void* src, std::size_t bytes, cudaStream_t s);
 // evict_last: the loads carry an L2 evict-last policy (createpolicy.fractional, fraction 1), as Triton's
 // eviction_policy='evict_last' (torch.compile's RMSNorm reads x so) compiles to.
 void read_kernel(const void* p, std::size_t bytes, bool evict_last, unsigned never, unsigned* sink, cudaStream_t s);
+// Reads a_bytes at a, then b_bytes at b (each a multiple of 16, 16-byte aligned), once, by a plain kernel
+// of 8 independent 16-byte loads a thread an iteration over both ranges as one grid-stride index space,
+// and writes nothing but one 32-bit word a block: block_sums[i] = the wrapping sum of the 32-bit words
+// block i read. The decode reference ref_kv_read (a kernel that only reads K and V: the bytes floor of
+// decode under the suite's protocol). block_sums holds read_sum_blocks(a_bytes + b_bytes) words.
+void read_sum_kernel(const void* a, std::size_t a_bytes, const void* b, std::size_t b_bytes, unsigned* block_sums,
+                     cudaStream_t s);
+unsigned read_sum_blocks(std::size_t bytes);
+// The wrapping sum of the 32-bit words of `bytes` at p (a multiple of 4, 4-byte aligned), by CUB's
+// device reduction: the independent reference read_sum_kernel is checked against. Synchronizes.
+unsigned word_sum(const void* p, std::size_t bytes, cudaStream_t s);
 // Number of NaN/Inf elements; synchronizes the stream.
 std::size_t count_nonfinite(const void* p, std::size_t n, DType t, cudaStream_t s);
 

@@ -16,7 +16,7 @@ RMSNORM_EFF = {"naive": 0.30, "block_reduce": 0.62, "warp_shuffle": 0.71, "vecto
                "torch_rms_norm": 0.81, "torch_composite": 0.27, "ref_copy": 0.95}
 PREFILL_EFF = {"manual": 0.04, "tiled_flash": 0.42, "torch_sdpa_flash": 0.55,
                "torch_sdpa_cudnn": 0.63}
-DECODE_EFF = {"manual": 0.25, "decode_splitk": 0.78, "torch_sdpa_flash": 0.58}
+DECODE_EFF = {"manual": 0.25, "decode_splitk": 0.78, "torch_sdpa_flash": 0.58, "ref_kv_read": 1.05}
 ELEM_BYTES = {"fp32": 4, "fp16": 2, "bf16": 2}
 
 
@@ -52,7 +52,7 @@ def rmsnorm(impl, dtype, rows, hidden, mode):
 def attention(impl, dtype, workload, b, hq, hkv, d, q, kv, causal, mode):
     e = ELEM_BYTES[dtype]
     nbytes = e * (2 * b * hq * q * d + 2 * b * hkv * kv * d)
-    flops = 4 * b * hq * q * kv * d // (2 if causal else 1)
+    flops = 0 if impl.startswith("ref_") else 4 * b * hq * q * kv * d // (2 if causal else 1)
     eff = (PREFILL_EFF if workload == "prefill" else DECODE_EFF)[impl]
     t = FLOOR_US[mode] + max(nbytes / (COPY_GBPS * eff) / 1e3, flops / (GEMM_TFLOPS * eff) / 1e6)
     shape = f"b{b}_hq{hq}_hkv{hkv}_d{d}_q{q}_kv{kv}" + ("_causal" if causal else "")

@@ -94,6 +94,11 @@ class Acceptance(unittest.TestCase):
         decode = rows["≥ 1.0× the best SDPA backend"]
         self.assertIs(decode.met, False)
         self.assertIn("4 of 5: below, `b8_hq32_hkv8_d128_q1_kv4096`", decode.measured)
+        # gbfake's ref_kv_read (1.05 of the copy model) beside it: ours, slowed 2x, below SDPA's share.
+        share = decode.measured.split("(of the K and V read: ours ")[1]
+        ours, sdpa = float(share.split("%")[0]), float(share.split("SDPA ")[1].split("%")[0])
+        self.assertLess(ours, sdpa)
+        self.assertIn("`ref_kv_read`: ", rows["`b1_hq32_hkv8_d128_q1_kv4096`"].measured)
 
     def test_without_a_crosscheck_the_item_is_not_evaluated(self):
         with tempfile.TemporaryDirectory() as tmp:

@@ -105,6 +105,22 @@ class Report(ReportRun, unittest.TestCase):
         self.assertNotIn("of copy", copy)
         self.assertFalse(copy.startswith("**"))
 
+    def test_decode_cells_against_the_kv_read_reference(self):
+        # The fake ref_kv_read reads K and V at 1.05 of the copy ceiling: the decode variants are given as a
+        # share of it, and it is a reference, not the row's fastest.
+        header = next(line for line in self.md.splitlines()
+                      if line.startswith("| shape |") and "`ref_kv_read`" in line)
+        self.assertTrue(header.endswith("| `ref_kv_read` |"))
+        row = next(line for line in self.md.splitlines() if line.startswith("| `b8_hq32_hkv8_d128_q1_kv4096` |"))
+        cells = row.split(" | ")
+        splitk, read = cells[2], cells[-1]
+        self.assertRegex(splitk, r"\d+% of read")
+        self.assertNotIn("of copy", row)
+        self.assertTrue(splitk.startswith("**"))
+        self.assertNotIn("×", read)
+        self.assertNotIn("of read", read)
+        self.assertFalse(read.startswith("**"))
+
     def test_plots_written_linked_and_stale_removed(self):
         plots = sorted(p.name for p in (self.results / "plots").iterdir())
         for name in ("rmsnorm_bf16_cold_gbps_vs_hidden.png", "rmsnorm_bf16_cold_gbps_vs_rows.png",
