@@ -66,8 +66,8 @@ TEST_P(AttentionGpu, RepeatedRunsAreBitIdentical) {
 }
 
 // ref_kv_read, bench_attention's decode reference, reads K and V once: its check passes (exactly: err 0)
-// with K and V apart and in one allocation with a gap between them; a misaligned K, a short workspace
-// are refused with the reason.
+// with K and V apart and in one allocation with a gap between them; a misaligned K and a short workspace
+// are refused with their reasons.
 TEST(AttentionKvRead, ReadsEveryByteOfKAndVOnce) {
   SB_REQUIRE_GPU();
   Stream s;

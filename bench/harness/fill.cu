@@ -75,7 +75,7 @@ __global__ void read_kernel_impl(const uint4* p, std::size_t n, unsigned never, 
   if (acc == never) *sink = acc;
 }
 
-// ReadSumUnroll independent 16-byte loads a thread an iteration over [a | b]: with a grid of up to 8 blocks
+// kReadSumUnroll independent 16-byte loads a thread an iteration over [a | b]: with a grid of up to 8 blocks
 // of kThreads an SM, enough bytes in flight to stream at the DRAM's rate (session 31, c138: at 2 GiB,
 // 4,532 GB/s cold against 4,520 for 4 loads; 1,024-thread blocks and evict-first loads no better overall).
 constexpr int kReadSumUnroll = 8;
