@@ -167,6 +167,7 @@ void AttentionData::compute_reference() {
 
 std::string kv_read_supports(const attention::Problem& p) {
   auto aligned = [](const void* ptr) { return reinterpret_cast<std::uintptr_t>(ptr) % 16 == 0; };
+  if (p.k == nullptr || p.v == nullptr) return "K or V is null";
   if (p.kv_bytes() % 32 != 0) return "K and V are not a multiple of 16 bytes each";
   if (!aligned(p.k) || !aligned(p.v)) return "K or V is not 16-byte aligned";
   return "";

@@ -66,8 +66,8 @@ TEST_P(AttentionGpu, RepeatedRunsAreBitIdentical) {
 }
 
 // ref_kv_read, bench_attention's decode reference, reads K and V once: its check passes (exactly: err 0)
-// with K and V apart and in one allocation with a gap between them; a misaligned K and a short workspace
-// are refused with their reasons.
+// with K and V apart and in one allocation with a gap between them; a misaligned K, a null V and a short
+// workspace are refused with their reasons.
 TEST(AttentionKvRead, ReadsEveryByteOfKAndVOnce) {
   SB_REQUIRE_GPU();
   Stream s;
@@ -87,6 +87,9 @@ TEST(AttentionKvRead, ReadsEveryByteOfKAndVOnce) {
       attention::Problem shifted = p;
       shifted.k = static_cast<const char*>(p.k) + 8;
       EXPECT_NE(kv_read_supports(shifted).find("aligned"), std::string::npos) << kv_read_supports(shifted);
+      attention::Problem no_v = p;
+      no_v.v = nullptr;
+      EXPECT_NE(kv_read_supports(no_v).find("null"), std::string::npos) << kv_read_supports(no_v);
       attention::Problem short_ws = p;
       short_ws.workspace_size = kv_read_workspace_bytes(p) - sizeof(unsigned);
       test::expect_throw_naming<std::invalid_argument>([&] { launch_kv_read(short_ws, s.get()); }, "workspace");

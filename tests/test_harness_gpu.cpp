@@ -173,6 +173,9 @@ TEST_F(HarnessGpu, ReadSumKernelReadsEveryWordOnce) {
   EXPECT_THROW(read_sum_kernel(base + 4, 16, base, 16, sums.as<unsigned>(), s.get()), std::invalid_argument);
   EXPECT_THROW(read_sum_kernel(base, 16, base + 16, 8, sums.as<unsigned>(), s.get()), std::invalid_argument);
   EXPECT_THROW(read_sum_kernel(base, 16, base, 16, nullptr, s.get()), std::invalid_argument);
+  EXPECT_THROW(read_sum_kernel(nullptr, 16, base, 16, sums.as<unsigned>(), s.get()), std::invalid_argument);
+  EXPECT_THROW(word_sum(nullptr, 16, s.get()), std::invalid_argument);
+  EXPECT_THROW(word_sum(base + 2, 16, s.get()), std::invalid_argument);
 }
 
 // Median cold and hot time (ms) of a copy kernel moving `bytes` from one buffer to another.

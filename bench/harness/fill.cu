@@ -172,6 +172,8 @@ void read_sum_kernel(const void* a, std::size_t a_bytes, const void* b, std::siz
   };
   if (!aligned(a, a_bytes) || !aligned(b, b_bytes))
     throw std::invalid_argument("read_sum_kernel: both ranges must be 16-byte aligned and a multiple of 16 bytes long");
+  if ((a == nullptr && a_bytes > 0) || (b == nullptr && b_bytes > 0))
+    throw std::invalid_argument("read_sum_kernel: a range of more than 0 bytes starts at a null pointer");
   if (block_sums == nullptr) throw std::invalid_argument("read_sum_kernel: block_sums is null");
   read_sum_impl<<<read_sum_blocks(a_bytes + b_bytes), kThreads, 0, s>>>(
       static_cast<const uint4*>(a), a_bytes / 16, static_cast<const uint4*>(b), b_bytes / 16, block_sums);
@@ -181,6 +183,8 @@ void read_sum_kernel(const void* a, std::size_t a_bytes, const void* b, std::siz
 unsigned word_sum(const void* p, std::size_t bytes, cudaStream_t s) {
   if (bytes % 4 != 0 || reinterpret_cast<std::uintptr_t>(p) % 4 != 0)
     throw std::invalid_argument("word_sum: the range must be 4-byte aligned and a multiple of 4 bytes long");
+  if (p == nullptr && bytes > 0)
+    throw std::invalid_argument("word_sum: a range of more than 0 bytes starts at a null pointer");
   const auto* words = static_cast<const unsigned*>(p);
   std::size_t n = bytes / 4;
   DeviceBuffer out(sizeof(unsigned));
