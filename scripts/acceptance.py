@@ -141,16 +141,17 @@ def decode(run: sbresults.Run) -> list:
             ratios.append((min(sdpa) / c[prefix + s + "/cold"].median_us, f"`{s}`"))
     below = [(v, s) for v, s in sorted(ratios) if v < 1.0]
 
-    def read_share(s: str) -> str:
+    def read_share(label: str) -> str:
         """Where the run has ref_kv_read at the shape (a kernel that only reads K and V): ours and the best
         SDPA backend as shares of its rate, so a tie at the bytes floor reads as one."""
-        read = c.get(f"attention/ref_kv_read/bf16/decode/{s.strip('`')}/cold")
+        s = label.strip("`")
+        read = c.get(f"attention/ref_kv_read/bf16/decode/{s}/cold")
         if read is None:
             return ""
         best = min(v.median_us for k, v in c.items()
-                   if k.startswith("attention/torch_sdpa_") and k.endswith(f"/bf16/decode/{s.strip('`')}/cold"))
-        ours = c[prefix + s.strip("`") + "/cold"].median_us
-        return f" (of the K and V read: ours {read.median_us / ours:.1%}, SDPA {read.median_us / best:.1%})"
+                   if k.startswith("attention/torch_sdpa_") and k.endswith(f"/bf16/decode/{s}/cold"))
+        return (f" (of the K and V read: ours {read.median_us / c[prefix + s + '/cold'].median_us:.1%}, "
+                f"SDPA {read.median_us / best:.1%})")
 
     rows = [Row(6, "≥ 1.0× the best SDPA backend", f"every decode shape ({len(ratios)})",
                 f"{len(ratios) - len(below)} of {len(ratios)}" +

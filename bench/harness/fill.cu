@@ -100,6 +100,7 @@ __global__ void read_sum_impl(const uint4* a, std::size_t na, const uint4* b, st
     for (int u = 0; u < kReadSumUnroll; ++u) acc += word_sum4(v[u]);
   }
   for (; i < n; i += stride) acc += word_sum4(*(i < na ? a + i : b + (i - na)));
+  // An exact, wrapping integer sum: kernels/common/reduce.cuh's reductions are float.
   for (int offset = 16; offset > 0; offset >>= 1) acc += __shfl_xor_sync(0xffffffffu, acc, offset);
   __shared__ unsigned warp_sums[kThreads / 32];
   if (threadIdx.x % 32 == 0) warp_sums[threadIdx.x / 32] = acc;
