@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <array>
-#include <cctype>
 
 #include "harness/cli.h"
 
@@ -99,13 +98,8 @@ bool is_set_name(const std::string& s) {
   return s == "default" || s == "prefill" || s == "decode" || s == "anchors" || s == "smoke";
 }
 
-struct Field {
-  const char* key;   // the token's prefix
-  const char* what;  // the field it sets, for messages
-  long long hi;      // largest value (smallest is 1); 0: a flag without a value
-};
 // In the order a shape is written.
-const std::array<Field, 7> kFields = {{
+const std::vector<ShapeToken> kTokens = {
     {"b", "batch", kMaxBatch},
     {"hq", "heads_q", kMaxHeads},
     {"hkv", "heads_kv", kMaxHeads},
@@ -113,70 +107,11 @@ const std::array<Field, 7> kFields = {{
     {"q", "q_len", kMaxLen},
     {"kv", "kv_len", kMaxLen},
     {"causal", "causal", 0},
-}};
-
-int field_index(const std::string& key) {
-  for (std::size_t i = 0; i < kFields.size(); ++i)
-    if (key == kFields[i].key) return static_cast<int>(i);
-  return -1;
-}
+};
 
 AttentionShape parse_one(const std::string& item) {
-  const std::string in = "' in '" + item + "'";
-  std::vector<std::string> tokens;
-  for (std::size_t start = 0;;) {
-    const std::size_t u = item.find('_', start);
-    tokens.push_back(item.substr(start, u == std::string::npos ? std::string::npos : u - start));
-    if (u == std::string::npos) break;
-    start = u + 1;
-  }
-
-  // Each token is a key (letters) then a value (the rest).
-  std::vector<int> index(tokens.size());
-  std::vector<std::string> value(tokens.size());
-  for (std::size_t t = 0; t < tokens.size(); ++t) {
-    const std::string& tok = tokens[t];
-    if (tok.empty())
-      throw UsageError("--shapes: empty token (a doubled, leading or trailing '_') in '" + item + "'; a shape is " +
-                       kShapeForm);
-    std::size_t k = 0;
-    while (k < tok.size() && std::isalpha(static_cast<unsigned char>(tok[k]))) ++k;
-    index[t] = field_index(tok.substr(0, k));
-    value[t] = tok.substr(k);
-    if (index[t] < 0) {
-      if (tokens.size() == 1)
-        throw UsageError("--shapes: '" + item + "' is neither a shape (" + kShapeForm + ") nor a named set (" +
-                         kSetNames + ")");
-      throw UsageError("--shapes: unknown token '" + tok + in + "; a shape is " + kShapeForm);
-    }
-  }
-  for (std::size_t t = 0; t < tokens.size(); ++t)
-    for (std::size_t u = 0; u < t; ++u)
-      if (index[u] == index[t])
-        throw UsageError("--shapes: token '" + std::string(kFields[index[t]].key) + "' repeated in '" + item + "'");
-  for (const Field& f : kFields) {
-    if (f.hi == 0) continue;  // optional flag
-    if (std::find(index.begin(), index.end(), field_index(f.key)) == index.end())
-      throw UsageError("--shapes: missing token " + std::string(f.key) + "<" + f.what + "> in '" + item +
-                       "'; a shape is " + kShapeForm);
-  }
-  for (std::size_t t = 1; t < tokens.size(); ++t)
-    if (index[t] < index[t - 1])
-      throw UsageError("--shapes: token '" + tokens[t] + "' out of order in '" + item + "'; write " + kShapeForm);
-
-  AttentionShape s{0, 0, 0, 0, 0, 0, false};
-  int64_t* const slot[] = {&s.batch, &s.heads_q, &s.heads_kv, &s.head_dim, &s.q_len, &s.kv_len};
-  for (std::size_t t = 0; t < tokens.size(); ++t) {
-    const Field& f = kFields[index[t]];
-    if (f.hi == 0) {
-      if (!value[t].empty())
-        throw UsageError("--shapes: unknown token '" + tokens[t] + in + " (causal takes no value)");
-      s.causal = true;
-    } else {
-      *slot[index[t]] =
-          parse_int(value[t], 1, f.hi, "--shapes: " + std::string(f.what) + " (token '" + tokens[t] + in + ")");
-    }
-  }
+  const std::vector<long long> v = parse_shape_tokens(item, kTokens, kShapeForm, kSetNames);
+  const AttentionShape s{v[0], v[1], v[2], v[3], v[4], v[5], v[6] != 0};
   if (s.heads_q % s.heads_kv != 0)
     throw UsageError("--shapes: heads_q " + std::to_string(s.heads_q) + " is not a multiple of heads_kv " +
                      std::to_string(s.heads_kv) + " in '" + item + "'");

@@ -1,5 +1,7 @@
 #include "harness/cli.h"
 
+#include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -114,6 +116,68 @@ long long parse_int(const std::string& s, long long lo, long long hi, const std:
   if (v < lo || v > hi)
     throw UsageError(what + ": " + s + " is out of range [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
   return v;
+}
+
+std::vector<long long> parse_shape_tokens(const std::string& item, const std::vector<ShapeToken>& fields,
+                                          const std::string& form, const std::string& sets) {
+  const std::string in = "' in '" + item + "'";
+  std::vector<std::string> tokens;
+  for (std::size_t start = 0;;) {
+    const std::size_t u = item.find('_', start);
+    tokens.push_back(item.substr(start, u == std::string::npos ? std::string::npos : u - start));
+    if (u == std::string::npos) break;
+    start = u + 1;
+  }
+  auto field_index = [&fields](const std::string& key) {
+    for (std::size_t i = 0; i < fields.size(); ++i)
+      if (key == fields[i].key) return static_cast<int>(i);
+    return -1;
+  };
+
+  // Each token is a key (letters) then a value (the rest).
+  std::vector<int> index(tokens.size());
+  std::vector<std::string> value(tokens.size());
+  for (std::size_t t = 0; t < tokens.size(); ++t) {
+    const std::string& tok = tokens[t];
+    if (tok.empty())
+      throw UsageError("--shapes: empty token (a doubled, leading or trailing '_') in '" + item + "'; a shape is " +
+                       form);
+    std::size_t k = 0;
+    while (k < tok.size() && std::isalpha(static_cast<unsigned char>(tok[k]))) ++k;
+    index[t] = field_index(tok.substr(0, k));
+    value[t] = tok.substr(k);
+    if (index[t] < 0) {
+      if (tokens.size() == 1)
+        throw UsageError("--shapes: '" + item + "' is neither a shape (" + form + ") nor a named set (" + sets + ")");
+      throw UsageError("--shapes: unknown token '" + tok + in + "; a shape is " + form);
+    }
+  }
+  for (std::size_t t = 0; t < tokens.size(); ++t)
+    for (std::size_t u = 0; u < t; ++u)
+      if (index[u] == index[t])
+        throw UsageError("--shapes: token '" + std::string(fields[index[t]].key) + "' repeated in '" + item + "'");
+  for (const ShapeToken& f : fields) {
+    if (f.hi == 0) continue;  // optional flag
+    if (std::find(index.begin(), index.end(), field_index(f.key)) == index.end())
+      throw UsageError("--shapes: missing token " + std::string(f.key) + "<" + f.what + "> in '" + item +
+                       "'; a shape is " + form);
+  }
+  for (std::size_t t = 1; t < tokens.size(); ++t)
+    if (index[t] < index[t - 1])
+      throw UsageError("--shapes: token '" + tokens[t] + "' out of order in '" + item + "'; write " + form);
+
+  std::vector<long long> out(fields.size(), 0);
+  for (std::size_t t = 0; t < tokens.size(); ++t) {
+    const ShapeToken& f = fields[index[t]];
+    if (f.hi == 0) {
+      if (!value[t].empty())
+        throw UsageError("--shapes: unknown token '" + tokens[t] + in + " (" + f.key + " takes no value)");
+      out[index[t]] = 1;
+    } else {
+      out[index[t]] = parse_int(value[t], 1, f.hi, "--shapes: " + std::string(f.what) + " (token '" + tokens[t] + in + ")");
+    }
+  }
+  return out;
 }
 
 }  // namespace sb::bench

@@ -65,6 +65,20 @@ std::vector<Shape> parse_shape_spec(const std::string& spec, IsSet is_set, Set s
   return out;
 }
 
+// One token of a shape written as its case name: a key (letters) then a decimal value in [1, hi], or, with
+// hi == 0, an optional flag that takes no value.
+struct ShapeToken {
+  const char* key;   // the token's prefix, e.g. "hkv"
+  const char* what;  // the field it sets, for messages, e.g. "heads_kv"
+  long long hi;      // the largest value (the smallest is 1); 0: a flag without a value
+};
+// One --shapes item written as a case name: tokens joined by '_', each a key of `tokens`, at most once and
+// in the order of `tokens`, every valued token present. Returns each token's value in the order of
+// `tokens` (a flag: 1 when present, else 0). Throws UsageError naming the item and what is wrong, with
+// `form` (how a shape is written) and, for an item that is no shape at all, `sets` (the named sets).
+std::vector<long long> parse_shape_tokens(const std::string& item, const std::vector<ShapeToken>& tokens,
+                                          const std::string& form, const std::string& sets);
+
 // Parses a whole decimal integer in [lo, hi]; anything else is a UsageError naming `what`.
 long long parse_int(const std::string& s, long long lo, long long hi, const std::string& what);
 
