@@ -2,7 +2,9 @@
 # On a machine with an NVIDIA GPU: configure (with the PyTorch baselines when PyTorch is installed),
 # build, run every test with the GPU tests required, run the benchmarks, cross-check the harness
 # against triton's do_bench, and run compute-sanitizer over the GPU tests. Writes into OUTDIR:
-#   bench_rmsnorm.json, bench_attention.json   Google Benchmark JSON (repetitions + aggregates, context)
+#   bench_rmsnorm.json, bench_attention.json, bench_e2e.json   Google Benchmark JSON (repetitions +
+#                        aggregates, context); bench_e2e (one decoder layer end to end) exists only when
+#                        the build found libtorch
 #   crosscheck.json      harness vs do_bench on the same PyTorch op, same GPU, same command
 #   env.txt              nvidia-smi, compilers, PyTorch: the machine the numbers came from
 #   test.log bench.log sanitizer.log, and ncu.csv when NCU=1 (kernel durations and DRAM bytes of the
@@ -11,8 +13,8 @@
 # Exit status: non-zero if any stage failed (every stage still runs). Stages can be skipped with
 # SKIP_TESTS=1, SKIP_BENCH=1, SKIP_CROSSCHECK=1, SKIP_SANITIZER=1 (SANITIZER_FILTER picks the GPU tests it covers; one that names none fails); BENCH_ARGS adds flags to the bench run
 # (e.g. BENCH_ARGS='--benchmark_filter=vectorized'); SUITE_COMMAND is recorded in the JSON context
-# as the command that reproduces the run. BENCHES (default 'bench_rmsnorm bench_attention') names the
-# binaries to run; the JSON of one not named is removed from OUTDIR, unless CONTINUE_RUN=1 says that this
+# as the command that reproduces the run. BENCHES (default 'bench_rmsnorm bench_attention bench_e2e') names the
+# binaries to run (the default skips bench_e2e, saying so, when the build has no libtorch; named, its absence fails); the JSON of one not named is removed from OUTDIR, unless CONTINUE_RUN=1 says that this
 # call continues a run an earlier call began: then it is kept, so a run too long for one sitting is done in
 # parts on one GPU (BENCHES=bench_rmsnorm SKIP_CROSSCHECK=1, then CONTINUE_RUN=1 BENCHES=bench_attention;
 # the cross-check and the merge take every bench_*.json in OUTDIR, and the merge refuses parts measured on
@@ -25,13 +27,14 @@ mkdir -p "$out"
 out=$(cd "$out" && pwd)
 build=${BUILD_DIR:-$root/build/release}
 reps=${REPETITIONS:-5}
-benches=${BENCHES-bench_rmsnorm bench_attention}
+all_benches="bench_rmsnorm bench_attention bench_e2e"
+benches=${BENCHES-$all_benches}
 for b in $benches; do
-  case $b in bench_rmsnorm|bench_attention) ;;
-    *) echo "gpu_run.sh: BENCHES names bench_rmsnorm and/or bench_attention, got '$b'" >&2; exit 2 ;;
+  case $b in bench_rmsnorm|bench_attention|bench_e2e) ;;
+    *) echo "gpu_run.sh: BENCHES names bench_rmsnorm, bench_attention and/or bench_e2e, got '$b'" >&2; exit 2 ;;
   esac
 done
-[ -n "${benches// /}" ] || { echo "gpu_run.sh: BENCHES is empty; name bench_rmsnorm and/or bench_attention (or set SKIP_BENCH=1)" >&2; exit 2; }
+[ -n "${benches// /}" ] || { echo "gpu_run.sh: BENCHES is empty; name bench_rmsnorm, bench_attention and/or bench_e2e (or set SKIP_BENCH=1)" >&2; exit 2; }
 status=0
 stage() { echo "== $(date +%T) $*" >&2; }
 fail() { echo "FAILED: $*" >&2; status=1; }
@@ -83,7 +86,12 @@ if [ -z "${SKIP_BENCH:-}" ]; then
     tail -3 "$out/bench.log" >&2
   }
   rm -f "$out/crosscheck.json"
-  for b in bench_rmsnorm bench_attention; do
+  for b in $all_benches; do
+    if [ "$b" = bench_e2e ] && [ -z "${BENCHES+set}" ] && [ ! -x "$build/bench/bench_e2e" ]; then
+      rm -f "$out/bench_e2e.json"
+      echo "bench_e2e: not built (it needs libtorch: install PyTorch and reconfigure); skipped" >&2
+      continue
+    fi
     if [[ " $benches " != *" $b "* ]]; then
       if [ ! -s "$out/$b.json" ]; then
         :
@@ -99,6 +107,8 @@ if [ -z "${SKIP_BENCH:-}" ]; then
       bench_rmsnorm) run_bench bench_rmsnorm ;;
       # ATTENTION_SHAPES (default: the default set) and ATTENTION_DTYPES (default: all) narrow the run.
       bench_attention) run_bench bench_attention --shapes="${ATTENTION_SHAPES:-default}" --dtypes="${ATTENTION_DTYPES:-fp32,fp16,bf16}" ;;
+      # The layer needs a 16-bit dtype (its tolerance comes from one): E2E_SHAPES narrows the shapes.
+      bench_e2e) run_bench bench_e2e --shapes="${E2E_SHAPES:-default}" --dtypes=fp16,bf16 ;;
     esac
   done
   if [ -z "${SKIP_CROSSCHECK:-}" ]; then

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """The bench binary's command line, end to end, on any machine (no GPU needed).
 
-usage: test_bench_cli.py PATH/TO/bench_rmsnorm PATH/TO/bench_attention
+usage: test_bench_cli.py PATH/TO/bench_rmsnorm PATH/TO/bench_attention [PATH/TO/bench_e2e]
+(bench_e2e exists only in a build with libtorch; without it its tests are skipped, saying so)
 Bad flags and shape strings must print what is wrong and exit 2; listing the cases touches no GPU and
 shows one case per variant x dtype x shape x mode, named as the report and the regression check expect.
 """
@@ -14,6 +15,7 @@ import unittest
 
 BENCH = None
 ATTENTION = None
+E2E = None
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 
 
@@ -138,7 +140,35 @@ class AttentionCli(unittest.TestCase):
             self.assertIn(f"attention/manual/bf16/{name}/cold/manual_time", r.stdout)
 
 
+class E2eCli(unittest.TestCase):
+    def setUp(self):
+        if E2E is None:
+            self.skipTest("bench_e2e is not built (it needs libtorch)")
+
+    def run_e2e(self, *args):
+        return subprocess.run([E2E, *args], capture_output=True, text=True, timeout=60)
+
+    def test_bad_shapes_and_flags_exit_2_with_the_reason(self):
+        for args, fragment in ((["--shapes=h4096_hq32_hkv8_d128_f14336_b1_q4_kv4096"], "a layer shape is decode"),
+                               (["--shapes=b1_hq32_hkv8_d128_q1_kv4096"], "missing token h<hidden>"),
+                               (["--shapes=llama"], "neither a shape"),
+                               (["--split-sweep=all"], "--split-sweep is bench_attention's")):
+            r = self.run_e2e("--benchmark_list_tests=true", *args)
+            self.assertEqual(r.returncode, 2, f"{args}: {r.stdout}{r.stderr}")
+            self.assertIn(fragment, r.stderr)
+
+    def test_listing_names_every_layer_implementation(self):
+        r = self.run_e2e("--benchmark_list_tests=true", "--shapes=smoke", "--dtypes=bf16")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        for impl in ("solbench", "torch_eager", "torch_sdpa_flash", "ref_rest_of_layer"):
+            for mode in ("cold", "hot"):
+                self.assertIn(f"e2e/{impl}/bf16/decode/h256_hq4_hkv2_d64_f512_b2_q1_kv33/{mode}/manual_time", r.stdout)
+                self.assertIn(f"e2e/{impl}/bf16/prefill/h256_hq4_hkv2_d64_f512_b1_q17_kv17/{mode}/manual_time",
+                              r.stdout)
+
+
 if __name__ == "__main__":
     BENCH = sys.argv.pop(1)
     ATTENTION = sys.argv.pop(1)
+    E2E = sys.argv.pop(1) if len(sys.argv) > 1 and not sys.argv[1].startswith("-") else None
     unittest.main(verbosity=2)

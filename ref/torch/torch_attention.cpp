@@ -42,26 +42,6 @@ constexpr double kNegInf = -std::numeric_limits<double>::infinity();
 // a workaround for -inf in cuDNN).
 constexpr double kCudnnMasked = -65504.0;
 
-// PyTorch's reason, kept in thread_local storage until the next refusal on this thread.
-const char* refusal(const c10::Error& e) {
-  thread_local std::string reason;
-  reason = e.what_without_backtrace();
-  return reason.c_str();
-}
-
-// Runs f on `stream` in inference mode (no autograd bookkeeping, as a serving stack runs); a c10::Error
-// becomes its message.
-template <typename F>
-const char* guarded(cudaStream_t stream, F&& f) {
-  try {
-    c10::cuda::CUDAStreamGuard guard(external_stream(stream));
-    c10::InferenceMode inference;
-    return f();
-  } catch (const c10::Error& e) {
-    return refusal(e);
-  }
-}
-
 // [batch, heads, seq, dim] view of BSHD memory: from_blob + permute, no copy.
 at::Tensor bhsd(const void* data, int64_t batch, int64_t seq, int64_t heads, int64_t dim, const at::TensorOptions& opts) {
   return at::from_blob(const_cast<void*>(data), {batch, seq, heads, dim}, opts).permute({0, 2, 1, 3});

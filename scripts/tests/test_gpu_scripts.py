@@ -247,7 +247,8 @@ class GpuRunBenchStage(unittest.TestCase):
         self.assertFalse(self.crosscheck_left, "a stale crosscheck.json survived the bench stage")
 
     def test_benches_naming_another_binary_is_a_usage_error(self):
-        for value, message in (("bench_gemm", "BENCHES names bench_rmsnorm and/or bench_attention, got 'bench_gemm'"),
+        for value, message in (("bench_gemm",
+                                "BENCHES names bench_rmsnorm, bench_attention and/or bench_e2e, got 'bench_gemm'"),
                                (" ", "BENCHES is empty")):
             with self.subTest(value=value):
                 r, jsons = self.run_stage("exit 1\n", BENCHES=value)
@@ -261,6 +262,17 @@ class GpuRunBenchStage(unittest.TestCase):
                               SKIP_SANITIZER="", SANITIZER_FILTER="*Nothing*")
         self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
         self.assertIn("FAILED: compute-sanitizer: SANITIZER_FILTER '*Nothing*' names no test of test_gpu", r.stderr)
+
+    def test_bench_e2e_without_libtorch(self):
+        # The stand-in build has no bench_e2e (a build without libtorch): the default BENCHES says so and goes
+        # on; BENCHES naming it fails the run.
+        r, jsons = self.run_stage('echo \'{"context": {}, "benchmarks": []}\' > "$f"\n', BENCH_ARGS="")
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertIn("bench_e2e: not built (it needs libtorch", r.stderr)
+        self.assertEqual(list(jsons), ["bench_attention.json", "bench_rmsnorm.json"])
+        r, jsons = self.run_stage("exit 1\n", BENCHES="bench_e2e", BENCH_ARGS="")
+        self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
+        self.assertIn("FAILED: bench_e2e", r.stderr)
 
     def test_a_failing_binary_still_fails_the_run(self):
         r, _ = self.run_stage(': > "$f"\nexit 1\n')

@@ -1,0 +1,118 @@
+// End-to-end benchmarks: one Llama-style decoder layer (ref/torch/torch_layer.h) run with PyTorch's
+// RMSNorm and attention and with solbench's, everything else (projections, RoPE, the KV cache write,
+// SiLU, residual adds) the same PyTorch ops, over layer shapes x dtypes x {cold, hot}. It answers what the
+// kernels of this suite buy inside a model, where the projections take most of the time. Built only with
+// libtorch: the layer is PyTorch.
+// Case names: e2e/<impl>/<dtype>/<prefill|decode>/h.._hq.._hkv.._d.._f.._b.._q.._kv../<mode>, impl one of
+// solbench, torch_eager, torch_sdpa_flash and ref_rest_of_layer (the layer without its norms and
+// attention: a reference). Decode is reported in GB/s of the layer's least traffic (its weights, the KV
+// cache, the input and output: LayerShape::bytes), prefill in TFLOP/s of its projections and attention.
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/check.h"
+#include "harness/cli.h"
+#include "harness/gbench.h"
+#include "layer_shapes.h"
+#include "ref/torch/torch_attention.h"
+#include "ref/torch/torch_baselines.h"
+#include "ref/torch/torch_layer.h"
+#include "verify.h"
+
+namespace sb::bench {
+namespace {
+
+using torch_ref::Layer;
+using torch_ref::LayerImpl;
+
+// The layer of (shape, dtype), kept while consecutive cases share them; null with the reason in *why when
+// it cannot be built (fp32, or PyTorch out of memory).
+Layer* layer_for(const LayerShape& shape, DType dtype, std::string* why) {
+  static std::unique_ptr<Layer> layer;
+  static std::string key;
+  const std::string k = shape.name() + std::string(name(dtype));
+  if (key != k) {
+    layer.reset();
+    key = k;
+    torch_ref::release_cached_memory();
+    try {
+      layer = std::make_unique<Layer>(shape, dtype, std::hash<std::string>{}(k), env().stream.get());
+    } catch (const std::exception& e) {
+      *why = e.what();
+      key.clear();
+      return nullptr;
+    }
+  }
+  return layer.get();
+}
+
+void timed_call(const char* refusal) {
+  if (*refusal) throw Unsupported(std::string("PyTorch refused the timed call: ") + refusal);
+}
+
+void register_cases(const Options& opt) {
+  if (opt.split_sweep_all) throw UsageError("--split-sweep is bench_attention's (decode_splitk's split counts)");
+  const std::vector<LayerShape> shapes = parse_layer_shapes(opt.shapes.empty() ? "default" : opt.shapes);
+  static std::map<std::string, Check> verified;  // one verification per impl x dtype x shape
+  for (const LayerShape& shape : shapes) {
+    for (DType dtype : opt.dtypes) {
+      for (const LayerImpl impl : torch_ref::kLayerImpls) {
+        const std::string impl_name = torch_ref::layer_impl_name(impl);
+        const std::string base =
+            "e2e/" + impl_name + "/" + std::string(name(dtype)) + "/" + shape.workload() + "/" + shape.name();
+        for (Mode mode : {Mode::cold, Mode::hot}) {
+          const std::string case_name = base + "/" + mode_name(mode);
+          register_case(case_name, [=](benchmark::State& st) {
+            std::string why;
+            Layer* layer = layer_for(shape, dtype, &why);
+            if (!layer) return skip_unsupported(st, why);
+            if (const std::string no = layer->supports(impl); !no.empty()) return skip_unsupported(st, no);
+            auto it = verified.find(base);
+            if (it == verified.end()) {
+              const char* refused = "";
+              const torch_ref::LayerCheck lc = layer->verify(impl, env().stream.get(), &refused);
+              Check c;
+              if (*refused) {
+                c.message = std::string("skipped: PyTorch refused: ") + refused;
+              } else {
+                c.ok = lc.ok;
+                c.err = lc.err;
+                c.message = "max |out - ref32| " + std::to_string(lc.max_abs_err) + " against a tolerance of " +
+                            std::to_string(lc.tolerance) +
+                            (impl == LayerImpl::ref_rest_of_layer ? " (2^-5 max |ref32|)"
+                                                                  : " (2 max |ref_same - ref32| + 1e-5)") +
+                            (*lc.nan_in ? std::string("; NaN in ") + lc.nan_in : std::string());
+              }
+              it = verified.emplace(base, c).first;
+            }
+            const Check& c = it->second;
+            if (c.message.rfind("skipped: ", 0) == 0) return skip_unsupported(st, c.message.substr(9));
+            if (!c.ok) return fail_case(st, case_name, "verification failed: " + c.message);
+            Counters counters;
+            if (impl == LayerImpl::torch_eager)
+              counters.push_back({"sdpa_backend", static_cast<double>(layer->sdpa_default_backend(env().stream.get()))});
+            const bool reference = impl == LayerImpl::ref_rest_of_layer;
+            run_timed(st, mode,
+                      Timed{case_name, [layer, impl](cudaStream_t s) { timed_call(layer->forward(impl, s)); },
+                            torch_ref::capture_graph, static_cast<double>(shape.bytes(dtype)),
+                            reference ? shape.projection_flops() : shape.flops(), c.err, counters});
+          });
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace sb::bench
+
+int main(int argc, char** argv) {
+  sb::bench::BenchSpec spec;
+  spec.binary = "bench_e2e";
+  spec.shapes_grammar = sb::bench::layer_shapes_grammar();
+  spec.torch_version = sb::torch_ref::version();
+  spec.register_cases = sb::bench::register_cases;
+  return sb::bench::bench_main(argc, argv, spec);
+}

@@ -1,0 +1,309 @@
+// One decoder layer in libtorch (torch_layer.h), with three ways of computing its norms and attention.
+#include <ATen/ATen.h>
+#include <c10/cuda/CUDACachingAllocator.h>
+
+#include <cmath>
+#include <limits>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <tuple>
+
+#include "attention/attention.h"
+#include "attention_case.h"
+#include "common/check.h"
+#include "ref/torch/torch_attention.h"
+#include "ref/torch/torch_common.h"
+#include "ref/torch/torch_layer.h"
+#include "rmsnorm/rmsnorm.h"
+
+namespace sb::torch_ref {
+
+namespace {
+
+constexpr double kEps = 1e-5;           // Llama 3's rms_norm_eps
+constexpr double kRopeTheta = 500000.0;  // Llama 3's rope_theta
+constexpr const char* kOk = "";
+
+// Who computes the norms and the attention in one forward pass.
+enum class Norm { torch, solbench, none };
+enum class Attn { sdpa_default, sdpa_flash, solbench, ref_fp64, ref_same, none };
+
+struct Weights {
+  at::Tensor wq, wk, wv, wo, wg, wu, wd, norm1, norm2;
+  Weights to(at::ScalarType t) const {
+    return {wq.to(t), wk.to(t), wv.to(t), wo.to(t), wg.to(t), wu.to(t), wd.to(t), norm1.to(t), norm2.to(t)};
+  }
+};
+
+// x * cos + rotate_half(x) * sin, Hugging Face's apply_rotary_pos_emb, on BSHD x with cos/sin [1, q, 1, d].
+at::Tensor rope(const at::Tensor& x, const at::Tensor& cos, const at::Tensor& sin) {
+  const int64_t half = x.size(-1) / 2;
+  const at::Tensor rotated = at::cat({-x.narrow(-1, half, half), x.narrow(-1, 0, half)}, -1);
+  return x * cos + rotated * sin;
+}
+
+}  // namespace
+
+const char* layer_impl_name(LayerImpl impl) {
+  switch (impl) {
+    case LayerImpl::torch_eager: return "torch_eager";
+    case LayerImpl::torch_sdpa_flash: return "torch_sdpa_flash";
+    case LayerImpl::solbench: return "solbench";
+    case LayerImpl::ref_rest_of_layer: return "ref_rest_of_layer";
+  }
+  return "unknown";
+}
+
+struct Layer::State {
+  bench::LayerShape shape;
+  DType dtype;
+  at::Tensor x;                 // [batch, q_len, hidden]
+  Weights w;
+  at::Tensor k_cache, v_cache;  // [batch, kv_len, heads_kv, head_dim]
+  at::Tensor cos, sin;          // [1, q_len, 1, head_dim] in the layer's dtype (fp32 ones for the reference)
+  at::Tensor cos32, sin32;
+  at::Tensor workspace;         // decode_splitk's / tiled_flash's workspace, bytes
+  const rmsnorm::Variant* norm = nullptr;
+  const attention::Variant* attn = nullptr;
+  std::string attn_refusal;     // why solbench's attention cannot run this layer, "" if it can
+  // The references, computed once per layer (verify): the layer in fp32 with fp64 attention, in the
+  // layer's dtype with the math op's attention in that dtype (both as fp32), the tolerance they give, and
+  // the rest of the layer (no norms, no attention) in fp32.
+  at::Tensor ref32, ref_same, rest32;
+  double tolerance = 0;
+
+  attention::Problem attention_problem(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, at::Tensor& o,
+                                       DType t) const {
+    attention::Problem p = bench::problem_of(
+        {shape.batch, shape.heads_q, shape.heads_kv, shape.head_dim, shape.q_len, shape.kv_len, shape.q_len > 1}, t);
+    p.q = q.data_ptr();
+    p.k = k.data_ptr();
+    p.v = v.data_ptr();
+    p.o = o.data_ptr();
+    p.workspace = workspace.defined() && workspace.numel() ? workspace.data_ptr() : nullptr;
+    p.workspace_size = workspace.defined() ? static_cast<std::size_t>(workspace.numel()) : 0;
+    return p;
+  }
+
+  at::Tensor rms_norm(Norm kind, const at::Tensor& in, const at::Tensor& weight, bool poison, cudaStream_t stream) const {
+    switch (kind) {
+      case Norm::none: return in;
+      case Norm::torch: return at::rms_norm(in, {shape.hidden}, weight, kEps);
+      case Norm::solbench: {
+        at::Tensor y = poison ? at::full_like(in, std::numeric_limits<double>::quiet_NaN()) : at::empty_like(in);
+        rmsnorm::Problem p;
+        p.rows = shape.batch * shape.q_len;
+        p.hidden = shape.hidden;
+        p.eps = kEps;
+        p.dtype = dtype;
+        p.x = in.data_ptr();
+        p.w = weight.data_ptr();
+        p.y = y.data_ptr();
+        rmsnorm::run(*norm, p, stream);
+        return y;
+      }
+    }
+    throw std::logic_error("Layer: unknown norm");
+  }
+
+  // BSHD q [b, q, hq, d], caches [b, kv, hkv, d] -> BSHD [b, q, hq, d].
+  at::Tensor attention(Attn kind, const at::Tensor& q, const at::Tensor& kc, const at::Tensor& vc, bool poison,
+                       cudaStream_t stream) const {
+    const bool causal = shape.q_len > 1;
+    auto bhsd = [](const at::Tensor& t) { return t.transpose(1, 2); };
+    switch (kind) {
+      case Attn::none: return q;
+      case Attn::sdpa_default:
+        return at::scaled_dot_product_attention(bhsd(q), bhsd(kc), bhsd(vc), /*attn_mask=*/std::nullopt,
+                                                /*dropout_p=*/0.0, causal, /*scale=*/std::nullopt,
+                                                /*enable_gqa=*/true)
+            .transpose(1, 2);
+      case Attn::sdpa_flash:
+        // GQA is native (torch_attention.cpp); causal is bottom-right, which is top-left here (q_len is 1
+        // or kv_len).
+        return std::get<0>(at::_scaled_dot_product_flash_attention(bhsd(q), bhsd(kc), bhsd(vc), /*dropout_p=*/0.0,
+                                                                   causal, /*return_debug_mask=*/false,
+                                                                   /*scale=*/std::nullopt))
+            .transpose(1, 2);
+      case Attn::solbench: {
+        at::Tensor o = poison ? at::full_like(q, std::numeric_limits<double>::quiet_NaN()) : at::empty_like(q);
+        attention::run(*attn, attention_problem(q, kc, vc, o, dtype), stream);
+        return o;
+      }
+      case Attn::ref_fp64:
+      case Attn::ref_same: {
+        // torch_ref::reference: ref32 from fp64, ref_same in the inputs' dtype; each pass keeps one.
+        const DType t = q.scalar_type() == at::kFloat ? DType::f32 : dtype;
+        at::Tensor out32 = at::empty(q.sizes(), q.options().dtype(at::kFloat));
+        at::Tensor same = at::empty_like(q);
+        const char* refused = reference(attention_problem(q, kc, vc, same, t), out32.data_ptr(), same.data_ptr(), stream);
+        if (*refused) throw std::runtime_error(std::string("the attention reference refused: ") + refused);
+        return kind == Attn::ref_fp64 ? out32 : same;
+      }
+    }
+    throw std::logic_error("Layer: unknown attention");
+  }
+
+  // The layer once: out [b, q, hidden]. K and V of the new tokens overwrite the same cache positions on
+  // every pass, so repeated passes compute the same output.
+  at::Tensor forward(Norm norm_kind, Attn attn_kind, const Weights& wt, const at::Tensor& in, at::Tensor& kc,
+                     at::Tensor& vc, const at::Tensor& c, const at::Tensor& s, bool poison, cudaStream_t stream) const {
+    const bench::LayerShape& sh = shape;
+    const int64_t b = sh.batch, n = sh.q_len;
+    const at::Tensor h = rms_norm(norm_kind, in, wt.norm1, poison, stream);
+    at::Tensor q = rope(at::linear(h, wt.wq).view({b, n, sh.heads_q, sh.head_dim}), c, s);
+    const at::Tensor k = rope(at::linear(h, wt.wk).view({b, n, sh.heads_kv, sh.head_dim}), c, s);
+    const at::Tensor v = at::linear(h, wt.wv).view({b, n, sh.heads_kv, sh.head_dim});
+    kc.narrow(1, sh.kv_len - n, n).copy_(k);
+    vc.narrow(1, sh.kv_len - n, n).copy_(v);
+    const at::Tensor a = attention(attn_kind, q, kc, vc, poison, stream).reshape({b, n, sh.heads_q * sh.head_dim});
+    const at::Tensor x1 = in + at::linear(a, wt.wo);
+    const at::Tensor h2 = rms_norm(norm_kind, x1, wt.norm2, poison, stream);
+    return x1 + at::linear(at::silu(at::linear(h2, wt.wg)) * at::linear(h2, wt.wu), wt.wd);
+  }
+};
+
+Layer::Layer(const bench::LayerShape& shape, DType dtype, uint64_t seed, cudaStream_t stream)
+    : s_(std::make_unique<State>()) {
+  if (dtype == DType::f32)
+    throw std::invalid_argument("Layer: dtype fp32 has no 16-bit layer to set the tolerance; use fp16 or bf16");
+  State& st = *s_;
+  st.shape = shape;
+  st.dtype = dtype;
+  st.norm = &rmsnorm::variant("vectorized");
+  st.attn = &attention::variant(shape.decode() ? "decode_splitk" : "tiled_flash");
+  // On the suite's stream, which does not synchronize with the legacy default stream: built anywhere else,
+  // the first pass could read weights still being written (c149 saw NaN in a reference that way).
+  const char* refused = guarded(stream, [&]() -> const char* {
+    init(seed);
+    return kOk;
+  });
+  if (*refused) throw std::runtime_error(std::string("Layer: PyTorch refused to build it: ") + refused);
+  SB_CUDA_CHECK(cudaStreamSynchronize(stream));
+}
+
+void Layer::init(uint64_t seed) {
+  State& st = *s_;
+  const bench::LayerShape& shape = st.shape;
+  const DType dtype = st.dtype;
+  const auto f32 = at::TensorOptions().dtype(at::kFloat).device(at::kCUDA, current_device());
+  const at::ScalarType t = scalar_type(dtype);
+  at::manual_seed(seed);
+  const int64_t h = shape.hidden, qd = shape.heads_q * shape.head_dim, kvd = shape.heads_kv * shape.head_dim;
+  auto linear = [&](int64_t out, int64_t in) { return (at::randn({out, in}, f32) / std::sqrt(double(in))).to(t); };
+  st.w = {linear(qd, h), linear(kvd, h), linear(kvd, h), linear(h, qd), linear(shape.ffn, h), linear(shape.ffn, h),
+          linear(h, shape.ffn), (1 + 0.1 * at::randn({h}, f32)).to(t), (1 + 0.1 * at::randn({h}, f32)).to(t)};
+  st.x = at::randn({shape.batch, shape.q_len, h}, f32).to(t);
+  st.k_cache = at::randn({shape.batch, shape.kv_len, shape.heads_kv, shape.head_dim}, f32).to(t);
+  st.v_cache = at::randn({shape.batch, shape.kv_len, shape.heads_kv, shape.head_dim}, f32).to(t);
+  // RoPE at positions kv_len - q_len .. kv_len - 1: inv_freq[i] = theta^(-2i / d), angles repeated twice.
+  const at::Tensor inv_freq = at::pow(kRopeTheta, -at::arange(0, shape.head_dim, 2, f32) / double(shape.head_dim));
+  const at::Tensor pos = at::arange(shape.kv_len - shape.q_len, shape.kv_len, f32);
+  const at::Tensor freqs = at::outer(pos, inv_freq);
+  const at::Tensor emb = at::cat({freqs, freqs}, -1).view({1, shape.q_len, 1, shape.head_dim});
+  st.cos32 = emb.cos();
+  st.sin32 = emb.sin();
+  st.cos = st.cos32.to(t);
+  st.sin = st.sin32.to(t);
+  // The workspace of our attention kernel, if it supports the layer's attention.
+  at::Tensor probe = at::empty({shape.batch, shape.q_len, shape.heads_q, shape.head_dim}, st.x.options());
+  attention::Problem p = st.attention_problem(probe, st.k_cache, st.v_cache, probe, dtype);
+  try {
+    p.validate();
+    st.attn_refusal = st.attn->supports(p);
+  } catch (const std::invalid_argument& e) {
+    st.attn_refusal = e.what();
+  }
+  const std::size_t ws = st.attn_refusal.empty() ? st.attn->workspace_bytes(p) : 0;
+  st.workspace = at::empty({static_cast<int64_t>(ws)}, st.x.options().dtype(at::kByte));
+}
+
+Layer::~Layer() = default;
+
+const char* Layer::supports(LayerImpl impl) const {
+  if (impl != LayerImpl::solbench) return kOk;
+  thread_local std::string reason;
+  reason.clear();
+  rmsnorm::Problem n;
+  n.rows = s_->shape.batch * s_->shape.q_len;
+  n.hidden = s_->shape.hidden;
+  n.dtype = s_->dtype;
+  n.x = n.w = n.y = s_->x.data_ptr();
+  if (const std::string why = s_->norm->supports(n); !why.empty()) reason = "vectorized: " + why;
+  else if (!s_->attn_refusal.empty()) reason = std::string(s_->attn->name) + ": " + s_->attn_refusal;
+  return reason.c_str();
+}
+
+namespace {
+std::tuple<Norm, Attn> kinds(LayerImpl impl) {
+  switch (impl) {
+    case LayerImpl::torch_eager: return {Norm::torch, Attn::sdpa_default};
+    case LayerImpl::torch_sdpa_flash: return {Norm::torch, Attn::sdpa_flash};
+    case LayerImpl::solbench: return {Norm::solbench, Attn::solbench};
+    case LayerImpl::ref_rest_of_layer: return {Norm::none, Attn::none};
+  }
+  throw std::logic_error("Layer: unknown impl");
+}
+}  // namespace
+
+const char* Layer::forward(LayerImpl impl, cudaStream_t stream) {
+  const auto [norm, attn] = kinds(impl);
+  State& st = *s_;
+  return guarded(stream, [&]() -> const char* {
+    st.forward(norm, attn, st.w, st.x, st.k_cache, st.v_cache, st.cos, st.sin, false, stream);
+    return kOk;
+  });
+}
+
+LayerCheck Layer::verify(LayerImpl impl, cudaStream_t stream, const char** refused) {
+  const auto [norm, attn] = kinds(impl);
+  State& st = *s_;
+  LayerCheck check;
+  *refused = guarded(stream, [&]() -> const char* {
+    const bool rest = impl == LayerImpl::ref_rest_of_layer;
+    // fp32 weights, input and cache (their own copy: a pass writes the new tokens' K and V into it).
+    auto fp32_pass = [&](Norm n, Attn a) {
+      const Weights w32 = st.w.to(at::kFloat);
+      at::Tensor k32 = st.k_cache.to(at::kFloat), v32 = st.v_cache.to(at::kFloat);
+      return st.forward(n, a, w32, st.x.to(at::kFloat), k32, v32, st.cos32, st.sin32, false, stream);
+    };
+    if (!rest && !st.ref32.defined()) {
+      st.ref32 = fp32_pass(Norm::torch, Attn::ref_fp64);
+      st.ref_same = st.forward(Norm::torch, Attn::ref_same, st.w, st.x, st.k_cache, st.v_cache, st.cos, st.sin, false,
+                               stream)
+                        .to(at::kFloat);
+      st.tolerance = 2.0 * (st.ref_same - st.ref32).abs().max().item<double>() + 1e-5;
+    }
+    if (rest && !st.rest32.defined()) st.rest32 = fp32_pass(Norm::none, Attn::none);
+    const at::Tensor& ref32 = rest ? st.rest32 : st.ref32;
+    const at::Tensor out =
+        st.forward(norm, attn, st.w, st.x, st.k_cache, st.v_cache, st.cos, st.sin, true, stream).to(at::kFloat);
+    check.max_abs_err = (out - ref32).abs().max().item<double>();
+    check.tolerance = rest ? std::ldexp(ref32.abs().max().item<double>(), -5) : st.tolerance;
+    check.err = check.max_abs_err / check.tolerance;
+    check.ok = check.err <= 1.0;  // false for a NaN
+    if (out.isnan().any().item<bool>()) check.nan_in = "out";
+    else if (ref32.isnan().any().item<bool>()) check.nan_in = "ref32";
+    else if (!rest && st.ref_same.isnan().any().item<bool>()) check.nan_in = "ref_same";
+    if (*check.nan_in) check.ok = false;
+    return kOk;
+  });
+  return check;
+}
+
+int Layer::sdpa_default_backend(cudaStream_t stream) {
+  State& st = *s_;
+  int backend = -1;
+  const char* refused = guarded(stream, [&]() -> const char* {
+    const at::Tensor q =
+        at::empty({st.shape.batch, st.shape.q_len, st.shape.heads_q, st.shape.head_dim}, st.x.options()).transpose(1, 2);
+    backend = static_cast<int>(at::_fused_sdp_choice(q, st.k_cache.transpose(1, 2), st.v_cache.transpose(1, 2),
+                                                     std::nullopt, 0.0, st.shape.q_len > 1, std::nullopt,
+                                                     /*enable_gqa=*/true));
+    return kOk;
+  });
+  return *refused ? -1 : backend;
+}
+
+}  // namespace sb::torch_ref
