@@ -70,6 +70,7 @@ SWEEPS = [
           moving=(("kv_len",), ("kv_len", "batch")), panels=("head_dim", "causal")),
     Sweep("attention", "decode", "kv_len", "KV length (tokens)"),
     Sweep("attention", "decode", "batch", "batch (sequences)"),
+    Sweep("e2e", "decode", "kv_len", "KV length (tokens)"),
 ]
 
 ENV_ROWS = [  # (label, context key, unit)
@@ -107,7 +108,7 @@ def in_main_tables(case) -> bool:
 
 
 def headline_metric(op: str, workload: str) -> str:
-    return "TFLOP/s" if (op, workload) == ("attention", "prefill") else "GB/s"
+    return "TFLOP/s" if op in ("attention", "e2e") and workload == "prefill" else "GB/s"
 
 
 def impl_order(cases) -> list:
@@ -781,6 +782,51 @@ def group_plots(plotter: Plotter, run: sbresults.Run, key: tuple, cases) -> list
     return names
 
 
+E2E_OURS = "solbench"                # bench_e2e's layer with this suite's kernels
+E2E_REST = "ref_rest_of_layer"       # the same layer without its norms and attention
+
+
+def e2e_section(cases) -> list:
+    """bench_e2e: per layer shape (cold), the fastest PyTorch layer against ours, and what the two
+    RMSNorms and the attention cost inside each (the layer's time less ref_rest_of_layer's, the same ops
+    without them), as time and as a share of the layer."""
+    by_key = {}
+    for c in cases:
+        if c.op == "e2e" and c.mode == "cold" and usable(c):
+            by_key.setdefault((c.workload, c.dtype, c.shape_label), {})[c.impl] = c
+    rows = {}
+    for (workload, dtype, label), impls in by_key.items():
+        ours, rest = impls.get(E2E_OURS), impls.get(E2E_REST)
+        torch = [c for c in impls.values() if c.is_torch]
+        if ours is None or rest is None or not torch:
+            continue
+        best = min(torch, key=lambda c: c.median_us)
+        theirs, mine = best.median_us - rest.median_us, ours.median_us - rest.median_us
+        rows.setdefault((workload, dtype), []).append(
+            (shape_key(ours), f"| `{label}` | `{best.impl}` {_fmt(best.median_us, 'µs')} | "
+             f"{_fmt(ours.median_us, 'µs')} | **{best.median_us / ours.median_us:.3f}×** | "
+             f"{_fmt(rest.median_us, 'µs')} | {_fmt(theirs, 'µs')} ({theirs / best.median_us:.0%}) | "
+             f"{_fmt(mine, 'µs')} ({mine / ours.median_us:.0%}) |"))
+    if not rows:
+        return []
+    md = ["## End to end: one decoder layer", "",
+          "`bench_e2e` times one Llama-style decoder layer (RMSNorm, q/k/v projections, RoPE, the KV cache "
+          f"write, attention, o projection, RMSNorm, SwiGLU MLP, two residual adds), cold. `{E2E_OURS}` "
+          "computes the two RMSNorms with `vectorized` and the attention with `decode_splitk` (decode) or "
+          "`tiled_flash` (prefill); the PyTorch layers use `at::rms_norm` and SDPA (`torch_eager`: SDPA's "
+          "own choice of backend); everything else is the same PyTorch ops. "
+          f"`{E2E_REST}` runs the layer without its norms and attention, so each layer's time less "
+          "its time is what those cost inside the layer (with the launch gaps between them). Every layer "
+          "is checked against the same layer in fp32 with fp64 attention before it is timed.", ""]
+    for (workload, dtype), lines in rows.items():
+        md += [f"### e2e · {workload} · {dtype} · cold", "",
+               "| shape | fastest PyTorch layer | ours | speedup | rest of the layer | norms + attention, "
+               "PyTorch (share) | norms + attention, ours (share) |",
+               "|---|---:|---:|---:|---:|---:|---:|",
+               *[line for _, line in sorted(lines)], ""]
+    return md
+
+
 # ---------------------------------------------------------------- report
 
 def render(run: sbresults.Run, results_dir: Path, command: str, plotter: Plotter | None,
@@ -818,6 +864,7 @@ def render(run: sbresults.Run, results_dir: Path, command: str, plotter: Plotter
         md += [f"### {' · '.join(p for p in key if p)}", "", *table(cases, metric, anchors), ""]
         for name in group_plots(plotter, run, key, cases) if plotter else []:
             md += [f"![{name}](plots/{name})", ""]
+    md += e2e_section(run.cases)
     md += split_sweep_section(run.cases, plotter)
     md += launch_floor_section(run.cases)
     if crosscheck is not None:

@@ -8,7 +8,7 @@ tests share, e.g. `rmsnorm/vectorized/bf16/t4096_h8192/cold`. Name grammar:
 
     <op>/<impl>[/<dtype>][/<workload>][/<shape>]/<mode>
     shape tokens, joined by `_`: t=rows h=hidden b=batch hq=heads_q hkv=heads_kv d=head_dim
-                                 q=q_len kv=kv_len, and the flag `causal`
+                                 f=ffn q=q_len kv=kv_len, and the flag `causal`
 
 A case's time is the median of its per-repetition `real_time`s (Google Benchmark's `median`
 aggregate when the file holds aggregates only); its counters are those of the `median` aggregate.
@@ -38,8 +38,8 @@ from pathlib import Path
 DTYPES = ("fp32", "fp16", "bf16")
 WORKLOADS = ("prefill", "decode")
 SHAPE_TOKENS = {"t": "rows", "h": "hidden", "b": "batch", "hq": "heads_q", "hkv": "heads_kv",
-                "d": "head_dim", "q": "q_len", "kv": "kv_len"}
-SHAPE_FIELDS = ("rows", "hidden", "batch", "heads_q", "heads_kv", "head_dim", "q_len", "kv_len",
+                "d": "head_dim", "f": "ffn", "q": "q_len", "kv": "kv_len"}
+SHAPE_FIELDS = ("rows", "hidden", "batch", "heads_q", "heads_kv", "head_dim", "ffn", "q_len", "kv_len",
                 "causal")
 TORCH_PREFIX = "torch_"
 REF_PREFIX = "ref_"  # references that are not the op (ref_copy: a copy of the same bytes), not variants

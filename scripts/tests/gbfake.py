@@ -60,6 +60,19 @@ def attention(impl, dtype, workload, b, hq, hkv, d, q, kv, causal, mode):
             "bytes": nbytes, "flops": flops}
 
 
+# bench_e2e: one Llama-3-8B decoder layer; a layer's time as a multiple of ours.
+E2E_SCALE = {"solbench": 1.0, "torch_eager": 1.08, "torch_sdpa_flash": 1.12, "ref_rest_of_layer": 0.8}
+
+
+def e2e(impl, workload, b, kv, mode="cold", ours_us=200.0):
+    q = 1 if workload == "decode" else kv
+    weights = 218112000
+    nbytes = 2 * (weights + 2 * b * q * 4096 + 2 * b * kv * 8 * 128)
+    flops = 2 * b * q * (weights - 8192) + (0 if impl.startswith("ref_") else 4 * 128 * 32 * b * q * kv)
+    return {"name": f"e2e/{impl}/bf16/{workload}/h4096_hq32_hkv8_d128_f14336_b{b}_q{q}_kv{kv}/{mode}",
+            "us": ours_us * E2E_SCALE[impl], "bytes": nbytes, "flops": flops}
+
+
 def floor(mode, impl="empty_kernel", us=None):
     return {"name": f"floor/{impl}/{mode}", "us": FLOOR_US[mode] if us is None else us, "bytes": 0, "flops": 0}
 

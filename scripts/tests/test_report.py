@@ -234,6 +234,9 @@ def fake_results(results: Path) -> None:
     cases += [gbfake.attention(i, "bf16", "decode", 1, 32, 8, 128, 1, 4096, False, "hot")
               for i in ("decode_splitk", "torch_sdpa_flash")]  # the cold-penalty table's one shape
     splits |= {c["name"]: 8 for c in cases if c["name"].startswith("floor/decode_splitk_launch/")}
+    cases += [gbfake.e2e(i, "decode", 1, kv, ours_us=us) for kv, us in ((4096, 200.0), (32768, 240.0))
+              for i in gbfake.E2E_SCALE]
+    cases += [gbfake.e2e(i, "decode", 16, 8192) for i in ("solbench", "torch_eager")]  # no rest: no row
     quiet = {name: 0.002 for name in splits}
     doc = with_counter(gbfake.run(cases, seed=3, sigma=quiet), "splits", splits)
     floors = {n: 8 for n in splits if n.startswith("floor/")}
@@ -356,6 +359,27 @@ class ReportSections(ReportRun, unittest.TestCase):
         self.assertEqual(rows[1], f"| `b1_hq32_hkv8_d128_q1_kv4096` | {report._fmt(gap, 'µs')} | "
                                   f"{report._fmt(floor, 'µs')} | {report._fmt(gap - floor, 'µs')} | "
                                   f"`torch_sdpa_flash` | {report._fmt(us['tc'] - us['th'], 'µs')} |")
+
+    def test_e2e_layer_against_the_fastest_torch_layer(self):
+        section = lines_of(self.md, "## End to end: one decoder layer")
+        self.assertIn("### e2e · decode · bf16 · cold", section)
+        by_name = self.fake.by_name()
+        rows = [line for line in section if line.startswith("| `h4096")]
+        self.assertEqual(len(rows), 2)  # b16 has no ref_rest_of_layer, so no row
+        label = "h4096_hq32_hkv8_d128_f14336_b1_q1_kv4096"
+        us = {i: by_name[f"e2e/{i}/bf16/decode/{label}/cold"].median_us for i in gbfake.E2E_SCALE}
+        torch_eager, ours, rest = us["torch_eager"], us["solbench"], us["ref_rest_of_layer"]
+        self.assertLess(torch_eager, us["torch_sdpa_flash"])  # the fastest PyTorch layer is compared
+        theirs, mine = torch_eager - rest, ours - rest
+        self.assertEqual(rows[0], f"| `{label}` | `torch_eager` {report._fmt(torch_eager, 'µs')} | "
+                                  f"{report._fmt(ours, 'µs')} | **{torch_eager / ours:.3f}×** | "
+                                  f"{report._fmt(rest, 'µs')} | {report._fmt(theirs, 'µs')} "
+                                  f"({theirs / torch_eager:.0%}) | {report._fmt(mine, 'µs')} ({mine / ours:.0%}) |")
+        self.assertIn("kv32768", rows[1])
+        # its main table: GB/s for decode, the ref row not a contender
+        self.assertIn("### e2e · decode · bf16 · cold", self.md)
+        self.assertEqual(report.headline_metric("e2e", "prefill"), "TFLOP/s")
+        self.assertEqual(report.headline_metric("e2e", "decode"), "GB/s")
 
     def test_sweep_rows_stay_out_of_main_tables_and_plots(self):
         results = "\n".join(lines_of(self.md, "## Results"))
