@@ -7,6 +7,8 @@
 // solbench, torch_eager, torch_sdpa_flash and ref_rest_of_layer (the layer without its norms and
 // attention: a reference). Decode is reported in GB/s of the layer's least traffic (its weights, the KV
 // cache, the input and output: LayerShape::bytes), prefill in TFLOP/s of its projections and attention.
+// ref_rest_of_layer carries the same bytes and its projections' FLOPs: its rates mean nothing, and the
+// report shows its time only (what it is for: a layer's time less its own).
 #include <map>
 #include <memory>
 #include <string>

@@ -168,6 +168,10 @@ def _time(case, bold: bool) -> str:
 # The references a row's cells are set against, with the word a cell uses: ref_copy, a copy of an RMSNorm
 # case's bytes; ref_kv_read, a read of a decode case's K and V by a kernel that computes nothing.
 BYTES_REFERENCES = {"ref_copy": "copy", "ref_kv_read": "read"}
+# References that are a time and nothing else: ref_rest_of_layer (bench_e2e) carries the whole layer's
+# bytes and its own projections' FLOPs, so a rate of it would mean nothing. Its cells show the time and
+# the check; it is left out of the plots.
+TIME_ONLY_REFERENCES = ("ref_rest_of_layer",)
 
 
 def cell(case, metric: str, best_torch_us: float | None, fastest: bool, ref=None) -> str:
@@ -177,7 +181,9 @@ def cell(case, metric: str, best_torch_us: float | None, fastest: bool, ref=None
         return _not_ok(case)
     lines = [_time(case, fastest)]
     rate = [_fmt(case.counters[metric], metric)] if metric in case.counters else []
-    if "sol_pct" in case.counters:
+    if case.impl in TIME_ONLY_REFERENCES:
+        rate = []
+    if "sol_pct" in case.counters and case.impl not in TIME_ONLY_REFERENCES:
         sol = case.counters["sol_pct"]
         rate.append(f"{sol:.{0 if sol >= 10 else 1}f}% SoL")
     if ref is not None and not case.is_reference and "GB/s" in case.counters and ref.counters.get("GB/s"):
@@ -769,6 +775,7 @@ def group_plots(plotter: Plotter, run: sbresults.Run, key: tuple, cases) -> list
     metric = headline_metric(op, workload)
     ceiling = run.ceiling(CEILING_OF[metric])
     slug = "_".join(p for p in key if p)
+    cases = [c for c in cases if c.impl not in TIME_ONLY_REFERENCES]
     names = []
     for s in SWEEPS:
         panels = sweep_panels(cases, s) if (s.op, s.workload) == (op, workload) else []
@@ -871,7 +878,7 @@ def render(run: sbresults.Run, results_dir: Path, command: str, plotter: Plotter
         md += crosscheck_section(crosscheck, run, anchors)
     if plotter:
         rooflines = []
-        main = [c for c in run.cases if in_main_tables(c)]
+        main = [c for c in run.cases if in_main_tables(c) and c.impl not in TIME_ONLY_REFERENCES]
         for mode in dict.fromkeys(c.mode for c in main):
             name = plotter.roofline([c for c in main if c.mode == mode],
                                     run.ceiling("copy_gbps"), run.ceiling("gemm_tflops"),

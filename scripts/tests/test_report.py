@@ -376,8 +376,17 @@ class ReportSections(ReportRun, unittest.TestCase):
                                   f"{report._fmt(rest, 'µs')} | {report._fmt(theirs, 'µs')} "
                                   f"({theirs / torch_eager:.0%}) | {report._fmt(mine, 'µs')} ({mine / ours:.0%}) |")
         self.assertIn("kv32768", rows[1])
-        # its main table: GB/s for decode, the ref row not a contender
-        self.assertIn("### e2e · decode · bf16 · cold", self.md)
+        # its main table: GB/s for decode; the rest of the layer is a time only (it carries the layer's bytes)
+        main = lines_of(self.md, "### e2e · decode · bf16 · cold", "\n### ")
+        header = main[2].split("|")
+        cell = next(line for line in main if line.startswith(f"| `{label}`")).split("|")
+        rest_cell = cell[header.index(" `ref_rest_of_layer` ")]
+        self.assertIn(report._fmt(rest, "µs"), rest_cell)
+        self.assertNotIn("GB/s", rest_cell)
+        self.assertNotIn("SoL", rest_cell)
+        self.assertIn("GB/s", cell[header.index(" `solbench` ")])
+        plots = [p.name for p in (self.results / "plots").glob("e2e_*.png")]
+        self.assertEqual(sorted(plots), ["e2e_decode_bf16_cold_gbps_vs_kv_len.png"])
         self.assertEqual(report.headline_metric("e2e", "prefill"), "TFLOP/s")
         self.assertEqual(report.headline_metric("e2e", "decode"), "GB/s")
 
