@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Session 32, c148: bench_e2e, the 70B NaN again: the failing shapes alone, and kv lengths between.
+# in the 70B layers' references (which of hidden 8192, 64 q heads, ffn 28672), one repetition each.
+set -u
+O=$OUT/o147; mkdir -p "$O"
+start=$(date +%s)
+t() { echo "$* at $(( $(date +%s) - start )) s" >> "$O/exp.txt"; }
+cp .devcall/s/c148.sh "$O/device_command.sh"
+cmake -S . -B build/release -G Ninja -DCMAKE_BUILD_TYPE=Release -DSOLBENCH_WITH_TORCH=AUTO -DCMAKE_POLICY_VERSION_MINIMUM=3.5 > "$O/configure.log" 2>&1 \
+  && timeout 300 cmake --build build/release -j 16 --target bench_e2e > "$O/build.log" 2>&1; t "build rc=$?"
+grep -E "error" "$O/build.log" | head -30 >> "$O/exp.txt"
+B=build/release/bench/bench_e2e
+for s in h8192_hq64_hkv8_d128_f28672_b1_q1_kv32768 h8192_hq64_hkv8_d128_f28672_b1_q1_kv4096 h8192_hq64_hkv8_d128_f28672_b1_q1_kv512 \
+         h1024_hq64_hkv8_d128_f2048_b1_q1_kv4096 h1024_hq64_hkv8_d128_f2048_b1_q1_kv32768 h1024_hq32_hkv8_d128_f2048_b1_q1_kv32768 \
+         h8192_hq64_hkv8_d128_f28672_b1_q256_kv256 h1024_hq64_hkv8_d128_f2048_b1_q1024_kv1024; do
+  timeout 60 $B --shapes=$s --dtypes=bf16 --benchmark_filter='solbench|torch_eager.*cold' --benchmark_min_time=0.001 --benchmark_repetitions=1 > "$O/bisect_$s.log" 2>&1
+  echo "$s rc=$? $(grep -E 'FAILED e2e|verification' "$O/bisect_$s.log" | head -1 | cut -c1-300)" >> "$O/exp.txt"
+done
+cat "$O/exp.txt"; grep -E "FAILED|bench_e2e:" "$O/smoke.log" | head
+cd "$OUT" && tar czf o147.tgz o147 && rm -rf o147
