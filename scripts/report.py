@@ -791,6 +791,8 @@ def group_plots(plotter: Plotter, run: sbresults.Run, key: tuple, cases) -> list
 
 E2E_OURS = "solbench"                # bench_e2e's layer with this suite's kernels
 E2E_REST = "ref_rest_of_layer"       # the same layer without its norms and attention
+# Ours in part (one of our kernels, the other PyTorch's as torch_eager runs it), against torch_eager.
+E2E_PARTS = (("solbench_norms", "our RMSNorm alone"), ("solbench_attention", "our attention alone"))
 
 
 def e2e_section(cases) -> list:
@@ -809,11 +811,14 @@ def e2e_section(cases) -> list:
             continue
         best = min(torch, key=lambda c: c.median_us)
         theirs, mine = best.median_us - rest.median_us, ours.median_us - rest.median_us
+        eager = impls.get("torch_eager")
+        parts = [f"{eager.median_us / impls[p].median_us:.3f}×" if eager is not None and p in impls else "–"
+                 for p, _ in E2E_PARTS]
         rows.setdefault((workload, dtype), []).append(
             (shape_key(ours), f"| `{label}` | `{best.impl}` {_fmt(best.median_us, 'µs')} | "
              f"{_fmt(ours.median_us, 'µs')} | **{best.median_us / ours.median_us:.3f}×** | "
              f"{_fmt(rest.median_us, 'µs')} | {_fmt(theirs, 'µs')} ({theirs / best.median_us:.0%}) | "
-             f"{_fmt(mine, 'µs')} ({mine / ours.median_us:.0%}) |"))
+             f"{_fmt(mine, 'µs')} ({mine / ours.median_us:.0%}) | " + " | ".join(parts) + " |"))
     if not rows:
         return []
     md = ["## End to end: one decoder layer", "",
@@ -823,13 +828,16 @@ def e2e_section(cases) -> list:
           "`tiled_flash` (prefill); the PyTorch layers use `at::rms_norm` and SDPA (`torch_eager`: SDPA's "
           "own choice of backend); everything else is the same PyTorch ops. "
           f"`{E2E_REST}` runs the layer without its norms and attention, so each layer's time less "
-          "its time is what those cost inside the layer (with the launch gaps between them). Every layer "
+          "its time is what those cost inside the layer (with the launch gaps between them). "
+          f"{' and '.join(f'`{p}`' for p, _ in E2E_PARTS)} swap in one of our kernels only (the other as "
+          "`torch_eager` runs it): their columns give `torch_eager`'s time over theirs. Every layer "
           "is checked against the same layer in fp32 with fp64 attention before it is timed.", ""]
     for (workload, dtype), lines in rows.items():
         md += [f"### e2e · {workload} · {dtype} · cold", "",
                "| shape | fastest PyTorch layer | ours | speedup | rest of the layer | norms + attention, "
-               "PyTorch (share) | norms + attention, ours (share) |",
-               "|---|---:|---:|---:|---:|---:|---:|",
+               "PyTorch (share) | norms + attention, ours (share) | "
+               + " | ".join(f"speedup, {what}" for _, what in E2E_PARTS) + " |",
+               "|---|---:|---:|---:|---:|---:|---:|" + "---:|" * len(E2E_PARTS),
                *[line for _, line in sorted(lines)], ""]
     return md
 

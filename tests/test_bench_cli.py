@@ -160,7 +160,8 @@ class E2eCli(unittest.TestCase):
     def test_listing_names_every_layer_implementation(self):
         r = self.run_e2e("--benchmark_list_tests=true", "--shapes=smoke", "--dtypes=bf16")
         self.assertEqual(r.returncode, 0, r.stderr)
-        for impl in ("solbench", "torch_eager", "torch_sdpa_flash", "ref_rest_of_layer"):
+        for impl in ("solbench", "solbench_norms", "solbench_attention", "torch_eager", "torch_sdpa_flash",
+                     "ref_rest_of_layer"):
             for mode in ("cold", "hot"):
                 self.assertIn(f"e2e/{impl}/bf16/decode/h256_hq4_hkv2_d64_f512_b2_q1_kv33/{mode}/manual_time", r.stdout)
                 self.assertIn(f"e2e/{impl}/bf16/prefill/h256_hq4_hkv2_d64_f512_b1_q17_kv17/{mode}/manual_time",

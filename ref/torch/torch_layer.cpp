@@ -50,6 +50,8 @@ const char* layer_impl_name(LayerImpl impl) {
     case LayerImpl::torch_eager: return "torch_eager";
     case LayerImpl::torch_sdpa_flash: return "torch_sdpa_flash";
     case LayerImpl::solbench: return "solbench";
+    case LayerImpl::solbench_norms: return "solbench_norms";
+    case LayerImpl::solbench_attention: return "solbench_attention";
     case LayerImpl::ref_rest_of_layer: return "ref_rest_of_layer";
   }
   return "unknown";
@@ -221,8 +223,22 @@ void Layer::init(uint64_t seed) {
 
 Layer::~Layer() = default;
 
+namespace {
+std::tuple<Norm, Attn> kinds(LayerImpl impl) {
+  switch (impl) {
+    case LayerImpl::torch_eager: return {Norm::torch, Attn::sdpa_default};
+    case LayerImpl::torch_sdpa_flash: return {Norm::torch, Attn::sdpa_flash};
+    case LayerImpl::solbench: return {Norm::solbench, Attn::solbench};
+    case LayerImpl::solbench_norms: return {Norm::solbench, Attn::sdpa_default};
+    case LayerImpl::solbench_attention: return {Norm::torch, Attn::solbench};
+    case LayerImpl::ref_rest_of_layer: return {Norm::none, Attn::none};
+  }
+  throw std::logic_error("Layer: unknown impl");
+}
+}  // namespace
+
 const char* Layer::supports(LayerImpl impl) const {
-  if (impl != LayerImpl::solbench) return kOk;
+  const auto [norm, attn] = kinds(impl);
   thread_local std::string reason;
   reason.clear();
   rmsnorm::Problem n;
@@ -230,22 +246,12 @@ const char* Layer::supports(LayerImpl impl) const {
   n.hidden = s_->shape.hidden;
   n.dtype = s_->dtype;
   n.x = n.w = n.y = s_->x.data_ptr();
-  if (const std::string why = s_->norm->supports(n); !why.empty()) reason = "vectorized: " + why;
-  else if (!s_->attn_refusal.empty()) reason = std::string(s_->attn->name) + ": " + s_->attn_refusal;
+  if (const std::string why = norm == Norm::solbench ? s_->norm->supports(n) : ""; !why.empty())
+    reason = "vectorized: " + why;
+  else if (attn == Attn::solbench && !s_->attn_refusal.empty())
+    reason = std::string(s_->attn->name) + ": " + s_->attn_refusal;
   return reason.c_str();
 }
-
-namespace {
-std::tuple<Norm, Attn> kinds(LayerImpl impl) {
-  switch (impl) {
-    case LayerImpl::torch_eager: return {Norm::torch, Attn::sdpa_default};
-    case LayerImpl::torch_sdpa_flash: return {Norm::torch, Attn::sdpa_flash};
-    case LayerImpl::solbench: return {Norm::solbench, Attn::solbench};
-    case LayerImpl::ref_rest_of_layer: return {Norm::none, Attn::none};
-  }
-  throw std::logic_error("Layer: unknown impl");
-}
-}  // namespace
 
 const char* Layer::forward(LayerImpl impl, cudaStream_t stream) {
   const auto [norm, attn] = kinds(impl);

@@ -13,6 +13,8 @@
 //                     the sdpa_backend counter of these rows says which);
 //   torch_sdpa_flash  at::rms_norm and SDPA's FlashAttention-2 backend;
 //   solbench          the vectorized RMSNorm variant and decode_splitk (decode) or tiled_flash (prefill);
+//   solbench_norms    the vectorized RMSNorm with torch_eager's attention, and solbench_attention,
+//                     at::rms_norm with our attention: what each of our two kernels buys alone;
 //   ref_rest_of_layer a reference, not a layer: the same ops with the two RMSNorms and the attention left
 //                     out (the norms pass x through, the attention passes q through), so that each
 //                     layer's time less this one is what its norms and attention cost inside the layer.
@@ -28,9 +30,10 @@
 
 namespace sb::torch_ref {
 
-enum class LayerImpl { torch_eager, torch_sdpa_flash, solbench, ref_rest_of_layer };
-inline constexpr LayerImpl kLayerImpls[] = {LayerImpl::solbench, LayerImpl::torch_eager, LayerImpl::torch_sdpa_flash,
-                                            LayerImpl::ref_rest_of_layer};
+enum class LayerImpl { torch_eager, torch_sdpa_flash, solbench, solbench_norms, solbench_attention, ref_rest_of_layer };
+inline constexpr LayerImpl kLayerImpls[] = {LayerImpl::solbench,         LayerImpl::solbench_norms,
+                                            LayerImpl::solbench_attention, LayerImpl::torch_eager,
+                                            LayerImpl::torch_sdpa_flash,   LayerImpl::ref_rest_of_layer};
 const char* layer_impl_name(LayerImpl impl);  // the impl field of a case name, as above
 
 // The outcome of verifying one implementation: err = max|out - ref32| / (2 max|ref_same - ref32| + 1e-5),
@@ -59,7 +62,7 @@ class Layer {
   Layer(const Layer&) = delete;
   Layer& operator=(const Layer&) = delete;
 
-  // "" or why `impl` cannot run this layer (solbench: its kernels' supports() reasons).
+  // "" or why `impl` cannot run this layer (the solbench layers: their kernels' supports() reasons).
   const char* supports(LayerImpl impl) const;
   // One forward pass on `stream` (what is timed): "" or PyTorch's reason for refusing it. The output is a
   // fresh tensor from PyTorch's caching allocator, dropped at return.

@@ -374,7 +374,9 @@ class ReportSections(ReportRun, unittest.TestCase):
         self.assertEqual(rows[0], f"| `{label}` | `torch_eager` {report._fmt(torch_eager, 'µs')} | "
                                   f"{report._fmt(ours, 'µs')} | **{torch_eager / ours:.3f}×** | "
                                   f"{report._fmt(rest, 'µs')} | {report._fmt(theirs, 'µs')} "
-                                  f"({theirs / torch_eager:.0%}) | {report._fmt(mine, 'µs')} ({mine / ours:.0%}) |")
+                                  f"({theirs / torch_eager:.0%}) | {report._fmt(mine, 'µs')} ({mine / ours:.0%}) | "
+                                  f"{torch_eager / us['solbench_norms']:.3f}× | "
+                                  f"{torch_eager / us['solbench_attention']:.3f}× |")
         self.assertIn("kv32768", rows[1])
         # its main table: GB/s for decode; the rest of the layer is a time only (it carries the layer's bytes)
         main = lines_of(self.md, "### e2e · decode · bf16 · cold", "\n### ")
