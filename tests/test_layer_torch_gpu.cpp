@@ -1,0 +1,76 @@
+// bench_e2e's decoder layer (ref/torch/torch_layer.h): every implementation of it passes its check against
+// the layer in fp32 at small shapes, and a layer is ready for its first pass however large the one built
+// before it was. Built only with libtorch (SOLBENCH_HAVE_TORCH).
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "gpu.h"
+#include "harness/device.h"
+#include "layer_shapes.h"
+#include "ref/torch/torch_attention.h"
+#include "ref/torch/torch_layer.h"
+
+namespace sb::bench {
+namespace {
+
+using torch_ref::Layer;
+using torch_ref::LayerImpl;
+
+void expect_every_layer_passes(Layer& layer, const std::string& what, cudaStream_t stream) {
+  for (const LayerImpl impl : torch_ref::kLayerImpls) {
+    SCOPED_TRACE(what + " " + torch_ref::layer_impl_name(impl));
+    ASSERT_STREQ(layer.supports(impl), "");
+    const char* refused = "";
+    const torch_ref::LayerCheck c = layer.verify(impl, stream, &refused);
+    ASSERT_STREQ(refused, "");
+    EXPECT_STREQ(c.nan_in, "");
+    EXPECT_TRUE(c.ok) << "max |out - ref32| " << c.max_abs_err << " against " << c.tolerance;
+    EXPECT_GT(c.max_abs_err, 0) << "no rounding at all: the check compared a tensor with itself?";
+  }
+}
+
+TEST(LayerTorch, EveryLayerPassesItsCheckAtTheSmokeShapes) {
+  SB_REQUIRE_GPU();
+  Stream stream;
+  for (const DType dtype : {DType::f16, DType::bf16})
+    for (const LayerShape& shape : layer_shape_set("smoke")) {
+      Layer layer(shape, dtype, 5, stream.get());
+      expect_every_layer_passes(layer, shape.name() + " " + std::string(name(dtype)), stream.get());
+    }
+}
+
+// c149 (session 32): the layer's tensors were written on the legacy default stream, which the suite's
+// non-blocking stream does not wait for; after a large layer was released, the next one's first pass read
+// weights still being written and its fp32 reference came out NaN. The same sequence as c149.
+TEST(LayerTorch, ALayerBuiltAfterALargerOneIsReadyForItsFirstPass) {
+  SB_REQUIRE_GPU();
+  Stream stream;
+  {
+    Layer big({4096, 32, 8, 128, 14336, 64, 1, 16384}, DType::bf16, 1, stream.get());
+    const char* refused = "";
+    EXPECT_TRUE(big.verify(LayerImpl::torch_eager, stream.get(), &refused).ok);
+    ASSERT_STREQ(refused, "");
+  }
+  torch_ref::release_cached_memory();
+  Layer next({8192, 64, 8, 128, 28672, 1, 1, 32768}, DType::bf16, 2, stream.get());
+  const char* refused = "";
+  const torch_ref::LayerCheck c = next.verify(LayerImpl::torch_eager, stream.get(), &refused);
+  ASSERT_STREQ(refused, "");
+  EXPECT_STREQ(c.nan_in, "");
+  EXPECT_TRUE(c.ok) << "max |out - ref32| " << c.max_abs_err << " against " << c.tolerance;
+}
+
+TEST(LayerTorch, Fp32IsRefusedWithTheReason) {
+  SB_REQUIRE_GPU();
+  Stream stream;
+  try {
+    Layer layer(layer_shape_set("smoke")[0], DType::f32, 1, stream.get());
+    FAIL() << "an fp32 layer was built";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("fp32"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace sb::bench
