@@ -5,8 +5,9 @@
 // libtorch: the layer is PyTorch.
 // Case names: e2e/<impl>/<dtype>/<prefill|decode>/h.._hq.._hkv.._d.._f.._b.._q.._kv../<mode>, impl one of
 // solbench, solbench_norms and solbench_attention (ours in part), torch_eager, torch_sdpa_flash and
-// ref_rest_of_layer (the layer without its norms and attention: a reference). Decode is reported in GB/s of the layer's least traffic (its weights, the KV
-// cache, the input and output: LayerShape::bytes), prefill in TFLOP/s of its projections and attention.
+// ref_rest_of_layer (the layer without its norms and attention: a reference). Decode is reported in GB/s
+// of the layer's least traffic (its weights, the KV cache, the input and output: LayerShape::bytes),
+// prefill in TFLOP/s of its projections and attention.
 // ref_rest_of_layer carries the same bytes and its projections' FLOPs: its rates mean nothing, and the
 // report shows its time only (what it is for: a layer's time less its own).
 #include <map>
@@ -93,8 +94,10 @@ void register_cases(const Options& opt) {
             if (c.message.rfind("skipped: ", 0) == 0) return skip_unsupported(st, c.message.substr(9));
             if (!c.ok) return fail_case(st, case_name, "verification failed: " + c.message);
             Counters counters;
-            if (impl == LayerImpl::torch_eager || impl == LayerImpl::solbench_norms)
-              counters.push_back({"sdpa_backend", static_cast<double>(layer->sdpa_default_backend(env().stream.get()))});
+            if (impl == LayerImpl::torch_eager || impl == LayerImpl::solbench_norms) {
+              const int backend = layer->sdpa_default_backend(env().stream.get());
+              counters.push_back({"sdpa_backend", static_cast<double>(backend)});
+            }
             const bool reference = impl == LayerImpl::ref_rest_of_layer;
             run_timed(st, mode,
                       Timed{case_name, [layer, impl](cudaStream_t s) { timed_call(layer->forward(impl, s)); },

@@ -174,7 +174,8 @@ std::vector<long long> parse_shape_tokens(const std::string& item, const std::ve
         throw UsageError("--shapes: unknown token '" + tokens[t] + in + " (" + f.key + " takes no value)");
       out[index[t]] = 1;
     } else {
-      out[index[t]] = parse_int(value[t], 1, f.hi, "--shapes: " + std::string(f.what) + " (token '" + tokens[t] + in + ")");
+      out[index[t]] =
+          parse_int(value[t], 1, f.hi, "--shapes: " + std::string(f.what) + " (token '" + tokens[t] + in + ")");
     }
   }
   return out;

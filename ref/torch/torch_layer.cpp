@@ -1,6 +1,5 @@
-// One decoder layer in libtorch (torch_layer.h), with three ways of computing its norms and attention.
+// One decoder layer in libtorch (torch_layer.h), its norms and attention computed each of the ways torch_layer.h lists.
 #include <ATen/ATen.h>
-#include <c10/cuda/CUDACachingAllocator.h>
 
 #include <cmath>
 #include <limits>
@@ -88,7 +87,8 @@ struct Layer::State {
     return p;
   }
 
-  at::Tensor rms_norm(Norm kind, const at::Tensor& in, const at::Tensor& weight, bool poison, cudaStream_t stream) const {
+  at::Tensor rms_norm(Norm kind, const at::Tensor& in, const at::Tensor& weight, bool poison,
+                      cudaStream_t stream) const {
     switch (kind) {
       case Norm::none: return in;
       case Norm::torch: return at::rms_norm(in, {shape.hidden}, weight, kEps);
@@ -139,7 +139,8 @@ struct Layer::State {
         const DType t = q.scalar_type() == at::kFloat ? DType::f32 : dtype;
         at::Tensor out32 = at::empty(q.sizes(), q.options().dtype(at::kFloat));
         at::Tensor same = at::empty_like(q);
-        const char* refused = reference(attention_problem(q, kc, vc, same, t), out32.data_ptr(), same.data_ptr(), stream);
+        const char* refused =
+            reference(attention_problem(q, kc, vc, same, t), out32.data_ptr(), same.data_ptr(), stream);
         if (*refused) throw std::runtime_error(std::string("the attention reference refused: ") + refused);
         return kind == Attn::ref_fp64 ? out32 : same;
       }
@@ -302,8 +303,8 @@ int Layer::sdpa_default_backend(cudaStream_t stream) {
   State& st = *s_;
   int backend = -1;
   const char* refused = guarded(stream, [&]() -> const char* {
-    const at::Tensor q =
-        at::empty({st.shape.batch, st.shape.q_len, st.shape.heads_q, st.shape.head_dim}, st.x.options()).transpose(1, 2);
+    const bench::LayerShape& sh = st.shape;
+    const at::Tensor q = at::empty({sh.batch, sh.q_len, sh.heads_q, sh.head_dim}, st.x.options()).transpose(1, 2);
     backend = static_cast<int>(at::_fused_sdp_choice(q, st.k_cache.transpose(1, 2), st.v_cache.transpose(1, 2),
                                                      std::nullopt, 0.0, st.shape.q_len > 1, std::nullopt,
                                                      /*enable_gqa=*/true));
