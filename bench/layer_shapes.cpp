@@ -82,6 +82,11 @@ std::size_t LayerShape::bytes(DType dtype) const {
   return static_cast<std::size_t>(elements) * size_bytes(dtype);
 }
 
+std::size_t LayerShape::rest_bytes(DType dtype) const {
+  const int64_t cached = 2 * batch * (kv_len - q_len) * heads_kv * head_dim;
+  return bytes(dtype) - static_cast<std::size_t>(cached) * size_bytes(dtype);
+}
+
 double LayerShape::projection_flops() const {
   return 2.0 * static_cast<double>(batch * q_len) * static_cast<double>(weight_elements() - 2 * hidden);
 }

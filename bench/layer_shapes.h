@@ -41,6 +41,9 @@ struct LayerShape {
   // adds are not counted.
   double flops() const;
   double projection_flops() const;
+  // What the layer moves without its norms and attention (bench_e2e's ref_rest_of_layer): bytes() less
+  // the cached positions' K and V, which only the attention reads.
+  std::size_t rest_bytes(DType dtype) const;
   // Query-key pairs a q head attends, per sequence: kv_len at decode, q_len (q_len + 1) / 2 at prefill.
   int64_t unmasked_pairs() const;
 

@@ -168,9 +168,9 @@ def _time(case, bold: bool) -> str:
 # The references a row's cells are set against, with the word a cell uses: ref_copy, a copy of an RMSNorm
 # case's bytes; ref_kv_read, a read of a decode case's K and V by a kernel that computes nothing.
 BYTES_REFERENCES = {"ref_copy": "copy", "ref_kv_read": "read"}
-# References that are a time and nothing else: ref_rest_of_layer (bench_e2e) carries the whole layer's
-# bytes and its own projections' FLOPs, so a rate of it would mean nothing. Its cells show the time and
-# the check; it is left out of the plots.
+# References that are a time and nothing else: ref_rest_of_layer (bench_e2e) is there to be subtracted
+# from a layer's time, and its rate is no figure of merit (runs up to 36311ce's also gave it the whole
+# layer's bytes, which it does not move). Its cells show the time and the check; it is left out of the plots.
 TIME_ONLY_REFERENCES = ("ref_rest_of_layer",)
 
 

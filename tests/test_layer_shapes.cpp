@@ -78,6 +78,11 @@ TEST(LayerShapes, BytesAndFlopsByHand) {
   const LayerShape p = llama8b(1, 4096, 4096);
   EXPECT_EQ(p.unmasked_pairs(), 8390656);
   EXPECT_DOUBLE_EQ(p.flops(), 1786706395136.0 + 137472507904.0);
+  // Without its norms and attention the layer writes the new token's K and V (2 x 8 x 128) and reads no
+  // cached ones: 218,112,000 + 8,192 + 2,048 = 218,122,240 elements, 436,244,480 bytes; at prefill nothing
+  // is cached, so all of bytes().
+  EXPECT_EQ(d.rest_bytes(DType::bf16), 436244480u);
+  EXPECT_EQ(p.rest_bytes(DType::bf16), p.bytes(DType::bf16));
   // Batch scales the tokens and the cache, not the weights: b64 decode adds 63 x (8,192 + 8,388,608).
   EXPECT_EQ(llama8b(64, 1, 4096).bytes(DType::bf16), 2u * (218112000u + 64u * (8192u + 8388608u)));
 }

@@ -74,7 +74,7 @@ struct Layer::State {
   at::Tensor ref32, ref_same, rest32;
   double tolerance = 0;
 
-  attention::Problem attention_problem(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, at::Tensor& o,
+  attention::Problem attention_problem(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, const at::Tensor& o,
                                        DType t) const {
     attention::Problem p = bench::problem_of(
         {shape.batch, shape.heads_q, shape.heads_kv, shape.head_dim, shape.q_len, shape.kv_len, shape.q_len > 1}, t);
