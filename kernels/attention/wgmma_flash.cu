@@ -1,0 +1,342 @@
+// wgmma_flash: tiled_flash's algorithm on Hopper's warpgroup MMA. A block owns a 128-row Q tile of one
+// (batch, q head) as two warpgroups of 64 rows; each K/V tile (128 keys) is multiplied by wgmma.m64nNk16
+// straight from shared memory: S = Q K^T with Q and K both read through descriptors, then O += P V with P
+// in registers (the accumulator of S, rounded, is wgmma's A layout as it stands) and V read transposed
+// from shared memory. The online softmax, the causal tile skip, bottom-right masking and the deferred
+// 1 / rowsum are tiled_flash's (tiled_flash.cu). K/V tiles are double-buffered by cp.async into the
+// 128-byte-swizzled layout wgmma reads (wgmma.cuh); no TMA, no warp specialization: within a warpgroup
+// the softmax waits for its S, and the two warpgroups share the barriers of each tile.
+// Floors (H200): b4 h32 s4096 d128 causal is 0.55 TFLOP, 687 us at 800 TFLOP/s, against 537 MB of
+// traffic (128 us): compute-bound. tiled_flash's mma.sync reaches 46% of the GEMM ceiling there; wgmma is
+// the instruction that ceiling is measured with.
+// Constraints: sm_90a (an H100/H200 and a build for 90a), fp16/bf16, head_dim 64 or 128, 16-byte aligned
+// tensors; supports() says which is missing.
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include <cmath>
+#include <cstdint>
+#include <string>
+
+#include "attention/attention.h"
+#include "attention/tiled_flash.cuh"  // pack2, smem_addr
+#include "attention/wgmma.cuh"
+#include "common/check.h"
+#include "common/fastmath.cuh"
+#include "common/vec.cuh"
+
+// Set by kernels/CMakeLists.txt when CMAKE_CUDA_ARCHITECTURES includes 90a.
+#ifndef SB_BUILT_FOR_SM90A
+#define SB_BUILT_FOR_SM90A 0
+#endif
+
+namespace sb::attention::wgmma_flash {
+
+namespace {
+
+using tiled_flash::pack2;
+using tiled_flash::smem_addr;
+
+template <int HeadDim>
+struct Config {
+  static constexpr int kHeadDim = HeadDim;
+  static constexpr int kThreads = 256;  // two warpgroups
+  static constexpr int kBlockM = 128;   // query rows per block, 64 a warpgroup
+  static constexpr int kBlockN = 128;   // keys per K/V tile
+  static constexpr int kChunks = HeadDim / 8;                 // 16-byte chunks a row
+  static constexpr int kQBytes = kBlockM * HeadDim * 2;       // column blocks of 64 elements, 128 B a row
+  static constexpr int kTileBytes = kBlockN * HeadDim * 2;
+  static constexpr int kSmemBytes = kQBytes + 4 * kTileBytes + 1024;  // Q, K x 2, V x 2, 1024-byte alignment
+  static constexpr int kOAcc = HeadDim / 2;                   // O accumulators a thread (m64n<HeadDim>)
+};
+
+constexpr float kLazyLog2 = 8.0f;  // tiled_flash's lazy rescale: the reference max moves on a gain > 2^8
+
+struct Params {
+  const void* q;
+  const void* k;
+  const void* v;
+  void* o;
+  int q_len, kv_len, heads_q, heads_kv, group;
+  int causal_offset;  // kv_len - q_len: query i sees keys j <= i + causal_offset
+  bool causal;
+  float scale_log2;  // softmax scale * log2(e)
+};
+
+// Rows x head_dim from global rows `stride` elements apart into the swizzled layout at shared address
+// `dst` (column blocks of Rows x 64), by all threads with cp.async; rows >= valid_rows are zero-filled.
+template <typename C, int Rows, typename T>
+__device__ __forceinline__ void load_tile(unsigned dst, const T* g, int stride, int valid_rows, int tid) {
+  constexpr int kRowsPerPass = C::kThreads / C::kChunks;
+  static_assert(Rows % kRowsPerPass == 0 && kRowsPerPass % 8 == 0, "whole passes; a pass keeps row % 8");
+  const int r0 = tid / C::kChunks, c = tid % C::kChunks;
+  const unsigned d0 = dst + (c / 8) * (Rows * 128) + r0 * 128 + (((c % 8) ^ (r0 % 8)) << 4);
+  const T* src = g + (static_cast<int64_t>(r0) * stride + c * 8);
+#pragma unroll
+  for (int i = 0; i < Rows / kRowsPerPass; ++i) {
+    const bool ok = r0 + i * kRowsPerPass < valid_rows;
+    cp_async_16_zfill(d0 + i * kRowsPerPass * 128, ok ? src : g, ok);
+    src += static_cast<int64_t>(kRowsPerPass) * stride;
+  }
+}
+
+template <typename T, int N>
+__device__ __forceinline__ void mma_pv(float (&o)[N], const uint32_t (&a)[4], uint64_t b) {
+  if constexpr (N == 64)
+    wgmma::mma_rs_m64n128k16<T>(o, a, b);
+  else
+    wgmma::mma_rs_m64n64k16<T>(o, a, b);
+}
+
+template <typename T, typename C>
+__global__ void __launch_bounds__(C::kThreads, 1) kernel(const Params p) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  constexpr int D = C::kHeadDim, BM = C::kBlockM, BN = C::kBlockN;
+  extern __shared__ __align__(1024) unsigned char smem_raw[];
+  // Swizzled tiles need 1024-byte aligned 8-row groups: align the base (the slack is in kSmemBytes).
+  const unsigned raw = smem_addr(smem_raw);
+  const unsigned sQ = (raw + 1023u) & ~1023u;
+  unsigned char* const q_ptr = smem_raw + (sQ - raw);
+  const unsigned sK = sQ + C::kQBytes, sV = sK + 2 * C::kTileBytes;
+
+  const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
+  const int wg = warp / 4, wl = warp % 4;  // warpgroup, warp within it
+  const int g = lane / 4, t = lane % 4;
+  const int m_block = static_cast<int>(gridDim.x - 1 - blockIdx.x);  // heaviest causal tiles first
+  const int h = blockIdx.y, b = blockIdx.z;
+  const int m0 = m_block * BM;
+  const int rows = min(BM, p.q_len - m0);
+  const int64_t q_stride = static_cast<int64_t>(p.heads_q) * D, kv_stride = static_cast<int64_t>(p.heads_kv) * D;
+  const int64_t q_off = (static_cast<int64_t>(b) * p.q_len * p.heads_q + h) * D + m0 * q_stride;
+  const int64_t kv_off = (static_cast<int64_t>(b) * p.kv_len * p.heads_kv + h / p.group) * D;
+  const T* gQ = static_cast<const T*>(p.q) + q_off;
+  T* gO = static_cast<T*>(p.o) + q_off;
+  const T* gK = static_cast<const T*>(p.k) + kv_off;
+  const T* gV = static_cast<const T*>(p.v) + kv_off;
+
+  int n_tiles = (p.kv_len + BN - 1) / BN;
+  if (p.causal) {
+    const int last_key = m0 + rows - 1 + p.causal_offset;
+    n_tiles = last_key < 0 ? 0 : min(n_tiles, last_key / BN + 1);
+  }
+  if (n_tiles == 0) {  // causal with q_len > kv_len: no row of this tile sees a key
+    for (int idx = tid; idx < rows * C::kChunks; idx += C::kThreads)
+      *reinterpret_cast<uint4*>(gO + (idx / C::kChunks) * q_stride + (idx % C::kChunks) * 8) = make_uint4(0, 0, 0, 0);
+    return;
+  }
+
+  int n = n_tiles - 1;
+  load_tile<C, BM>(sQ, gQ, static_cast<int>(q_stride), rows, tid);
+  load_tile<C, BN>(sK, gK + n * BN * kv_stride, static_cast<int>(kv_stride), p.kv_len - n * BN, tid);
+  load_tile<C, BN>(sV, gV + n * BN * kv_stride, static_cast<int>(kv_stride), p.kv_len - n * BN, tid);
+  cp_async_commit();
+
+  float o[C::kOAcc];
+#pragma unroll
+  for (int i = 0; i < C::kOAcc; ++i) o[i] = 0.0f;
+  float row_max[2] = {-INFINITY, -INFINITY}, row_sum[2] = {0.0f, 0.0f};  // rows g and g + 8 of this warp
+  const float scale_log2 = p.scale_log2;
+  const int wg_row0 = m0 + wg * 64;          // first query row of this warpgroup
+  const int row0 = wg_row0 + wl * 16 + g;    // this thread's rows: row0, row0 + 8
+  const unsigned q_desc_base = sQ + wg * 64 * 128;
+
+  for (int it = 0; it < n_tiles; ++it, --n) {
+    cp_async_wait<0>();
+    wgmma::fence_proxy_async_shared();
+    __syncthreads();  // tile n is visible to both warpgroups, and both are done with the other buffer
+    const unsigned buf = (it & 1) * C::kTileBytes;
+    if (n > 0) {
+      const int64_t next = static_cast<int64_t>(n - 1) * BN * kv_stride;
+      load_tile<C, BN>(sK + (buf ^ C::kTileBytes), gK + next, static_cast<int>(kv_stride), BN, tid);
+      load_tile<C, BN>(sV + (buf ^ C::kTileBytes), gV + next, static_cast<int>(kv_stride), BN, tid);
+    }
+    cp_async_commit();
+    const int n0 = n * BN;
+    // A warpgroup whose rows all end before this tile's first key gains nothing from it (uniform in it).
+    if (p.causal && n0 > wg_row0 + 63 + p.causal_offset) continue;
+
+    // S = Q K^T: head_dim / 16 k-steps; K-major descriptors (k16 step: 32 bytes, next column block: its size).
+    float s[64];
+    wgmma::fence();
+#pragma unroll
+    for (int ks = 0; ks < D / 16; ++ks) {
+      const uint64_t da = wgmma::desc_sw128(q_desc_base + (ks / 4) * (BM * 128) + (ks % 4) * 32, 16, 1024);
+      const uint64_t db = wgmma::desc_sw128(sK + buf + (ks / 4) * (BN * 128) + (ks % 4) * 32, 16, 1024);
+      wgmma::mma_ss_m64n128k16<T>(s, da, db, ks > 0);
+    }
+    wgmma::commit_group();
+    wgmma::wait_group<0>();
+    wgmma::fence_operands(s);
+
+    // Keys past kv_len and, causal, keys after row + causal_offset score -inf.
+    if (n0 + BN > p.kv_len || (p.causal && n0 + BN - 1 > wg_row0 + p.causal_offset)) {
+#pragma unroll
+      for (int r = 0; r < 2; ++r) {
+        const int row = row0 + 8 * r;
+        const int limit = p.causal ? min(p.kv_len, row + p.causal_offset + 1) : p.kv_len;  // keys < limit
+#pragma unroll
+        for (int j = 0; j < BN / 8; ++j)
+#pragma unroll
+          for (int e = 0; e < 2; ++e)
+            if (n0 + 8 * j + 2 * t + e >= limit) s[4 * j + 2 * r + e] = -INFINITY;
+      }
+    }
+
+    // Online softmax as tiled_flash's (its comments): lazy reference max, alpha rescales O and the sums.
+    float alpha[2], base[2];
+    bool moved = false;
+#pragma unroll
+    for (int r = 0; r < 2; ++r) {
+      float mx = row_max[r];
+#pragma unroll
+      for (int j = 0; j < BN / 8; ++j) mx = fmaxf(mx, fmaxf(s[4 * j + 2 * r], s[4 * j + 2 * r + 1]));
+      mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
+      mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
+      const bool mv = (mx - row_max[r]) * scale_log2 > kLazyLog2;
+      const float ref = mv ? mx : row_max[r];
+      base[r] = ref == -INFINITY ? 0.0f : ref * scale_log2;
+      alpha[r] = mv ? ex2_approx(row_max[r] * scale_log2 - base[r]) : 1.0f;
+      moved |= mv;
+      row_max[r] = ref;
+    }
+    if (moved) {
+#pragma unroll
+      for (int i = 0; i < C::kOAcc; ++i) o[i] *= alpha[(i / 2) % 2];
+    }
+    // P rounded to the input type: n8 blocks 2kk and 2kk + 1 of S are the A of k16 step kk of P V.
+    uint32_t pf[BN / 16][4];
+    float sum[2] = {0.0f, 0.0f};
+#pragma unroll
+    for (int kk = 0; kk < BN / 16; ++kk)
+#pragma unroll
+      for (int r = 0; r < 2; ++r)
+#pragma unroll
+        for (int h2 = 0; h2 < 2; ++h2) {
+          const int j = 2 * kk + h2;
+          const float p0 = ex2_approx(fmaf(s[4 * j + 2 * r], scale_log2, -base[r]));
+          const float p1 = ex2_approx(fmaf(s[4 * j + 2 * r + 1], scale_log2, -base[r]));
+          sum[r] += p0 + p1;
+          pf[kk][h2 * 2 + r] = pack2<T>(p0, p1);
+        }
+#pragma unroll
+    for (int r = 0; r < 2; ++r) row_sum[r] = row_sum[r] * alpha[r] + sum[r];
+
+    // O += P V: BN / 16 k-steps; V MN-major (k16 step: two 8-key groups; LBO: the next 64 columns).
+    wgmma::fence_operands(o);
+    wgmma::fence();
+#pragma unroll
+    for (int kk = 0; kk < BN / 16; ++kk)
+      mma_pv<T>(o, pf[kk], wgmma::desc_sw128(sV + buf + kk * 2048, BN * 128, 1024));
+    wgmma::commit_group();
+    wgmma::wait_group<0>();
+    wgmma::fence_operands(o);
+  }
+
+  // O / rowsum, staged through this warpgroup's own rows of the Q tile (the swizzled layout: conflict-free
+  // 4-byte stores), then written in 16-byte row segments.
+#pragma unroll
+  for (int r = 0; r < 2; ++r) {
+    float l = row_sum[r];
+    l += __shfl_xor_sync(0xffffffffu, l, 1);
+    l += __shfl_xor_sync(0xffffffffu, l, 2);
+    const float inv = l > 0.0f ? 1.0f / l : 0.0f;
+    const int row = wg * 64 + wl * 16 + g + 8 * r;  // within the Q tile
+#pragma unroll
+    for (int j = 0; j < D / 8; ++j)
+      *reinterpret_cast<uint32_t*>(q_ptr + (j / 8) * (BM * 128) + row * 128 + (((j % 8) ^ (row % 8)) << 4) + 4 * t) =
+          pack2<T>(o[4 * j + 2 * r] * inv, o[4 * j + 2 * r + 1] * inv);
+  }
+  asm volatile("bar.sync %0, 128;\n" ::"r"(1 + wg) : "memory");  // this warpgroup's 128 threads
+  const int wtid = tid % 128;
+#pragma unroll
+  for (int i = 0; i < 64 * C::kChunks / 128; ++i) {
+    const int idx = i * 128 + wtid;
+    const int row = wg * 64 + idx / C::kChunks, c = idx % C::kChunks;
+    if (row < rows)
+      *reinterpret_cast<uint4*>(gO + row * q_stride + c * 8) =
+          *reinterpret_cast<const uint4*>(q_ptr + (c / 8) * (BM * 128) + row * 128 + (((c % 8) ^ (row % 8)) << 4));
+  }
+#else
+  __trap();  // not built for sm_90a: supports() refuses before any launch
+#endif
+}
+
+template <typename T, typename C>
+void launch_config(const Problem& pr, cudaStream_t stream) {
+  Params p{};
+  p.q = pr.q;
+  p.k = pr.k;
+  p.v = pr.v;
+  p.o = pr.o;
+  p.q_len = static_cast<int>(pr.q_len);
+  p.kv_len = static_cast<int>(pr.kv_len);
+  p.heads_q = static_cast<int>(pr.heads_q);
+  p.heads_kv = static_cast<int>(pr.heads_kv);
+  p.group = static_cast<int>(pr.heads_q / pr.heads_kv);
+  p.causal_offset = static_cast<int>(pr.kv_len - pr.q_len);
+  p.causal = pr.causal;
+  p.scale_log2 = static_cast<float>(pr.softmax_scale() * 1.4426950408889634);  // log2(e)
+  auto* kern = kernel<T, C>;
+  static const cudaError_t opt_in = cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, C::kSmemBytes);
+  SB_CUDA_CHECK(opt_in);
+  const dim3 grid(static_cast<unsigned>((pr.q_len + C::kBlockM - 1) / C::kBlockM), static_cast<unsigned>(pr.heads_q),
+                  static_cast<unsigned>(pr.batch));
+  kern<<<grid, C::kThreads, C::kSmemBytes, stream>>>(p);
+  SB_LAUNCH_CHECK();
+}
+
+template <typename T>
+void launch_typed(const Problem& p, cudaStream_t stream) {
+  if (p.head_dim == 128)
+    launch_config<T, Config<128>>(p, stream);
+  else
+    launch_config<T, Config<64>>(p, stream);
+}
+
+// The current device's compute capability major version, read once per device; 0 without a device.
+int device_major() {
+  static thread_local int cached_dev = -1, cached_major = 0;
+  int dev = 0, major = 0;
+  if (cudaGetDevice(&dev) != cudaSuccess) {
+    (void)cudaGetLastError();  // no device: clear the error, refuse in supports()
+    return 0;
+  }
+  if (dev == cached_dev) return cached_major;
+  if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return 0;
+  }
+  cached_dev = dev;
+  cached_major = major;
+  return major;
+}
+
+}  // namespace
+
+std::string supports(const Problem& p) {
+  if (p.dtype != DType::f16 && p.dtype != DType::bf16)
+    return std::string(name(p.dtype)) + " is not supported: wgmma here takes fp16 or bf16 operands";
+  if (p.head_dim != 64 && p.head_dim != 128)
+    return "head_dim " + std::to_string(p.head_dim) + " is not supported: built for head_dim 64 and 128 only";
+  for (auto [ptr, what] : {std::pair<const void*, const char*>{p.q, "q"}, {p.k, "k"}, {p.v, "v"}, {p.o, "o"}})
+    if (!is_aligned(ptr, 16)) return std::string(what) + " is not 16-byte aligned (needed by 16-byte cp.async)";
+  if (p.batch > 65535 || p.heads_q > 65535) return "batch and heads_q must be <= 65535 (grid z and y)";
+  if (p.q_len >= (int64_t{1} << 30) || p.kv_len >= (int64_t{1} << 30)) return "q_len and kv_len must be < 2^30 (32-bit row indices)";
+  if (!SB_BUILT_FOR_SM90A) return "not built for sm_90a (wgmma): configure with CMAKE_CUDA_ARCHITECTURES including 90a";
+  if (const int major = device_major(); major != 9)
+    return major == 0 ? "wgmma needs an sm_90 GPU (H100/H200); none is visible"
+                      : "wgmma needs an sm_90 GPU (H100/H200); this one is sm_" + std::to_string(major) + "x";
+  return "";
+}
+
+std::size_t workspace_bytes(const Problem&) { return 0; }
+
+void launch(const Problem& p, cudaStream_t stream) {
+  if (p.dtype == DType::bf16)
+    launch_typed<__nv_bfloat16>(p, stream);
+  else
+    launch_typed<__half>(p, stream);
+}
+
+}  // namespace sb::attention::wgmma_flash
