@@ -24,6 +24,7 @@
 #include "common/check.h"
 #include "common/dispatch.cuh"
 #include "common/fastmath.cuh"
+#include "common/mbarrier.cuh"
 #include "common/pdl.cuh"
 #include "common/reduce.cuh"
 #include "common/vec.cuh"
@@ -563,22 +564,9 @@ __device__ inline void st_async_b32(unsigned addr, float v, unsigned bar) {
                "r"(__float_as_uint(v)), "r"(bar)
                : "memory");
 }
-__device__ inline void mbar_init(unsigned bar, unsigned count) {
-  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count) : "memory");
-}
 __device__ inline void fence_mbar_init() { asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory"); }
 __device__ inline void mbar_arrive_expect_tx(unsigned bar, unsigned bytes) {
   asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar), "r"(bytes) : "memory");
-}
-__device__ inline void mbar_wait_parity(unsigned bar, unsigned parity) {
-  unsigned done = 0;
-  do {
-    asm volatile(
-        "{\n .reg .pred p;\n mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n selp.u32 %0, 1, 0, p;\n}\n"
-        : "=r"(done)
-        : "r"(bar), "r"(parity)
-        : "memory");
-  } while (!done);
 }
 
 // The owner's expected bytes: every split's values and lse of each of its real rows (n < rows_left, the

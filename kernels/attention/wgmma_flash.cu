@@ -11,6 +11,28 @@
 // the instruction that ceiling is measured with.
 // Constraints: sm_90a (an H100/H200 and a build for 90a), fp16/bf16, head_dim 64 or 128, 16-byte aligned
 // tensors; supports() says which is missing.
+// wgmma_flash: tiled_flash's algorithm on Hopper's warpgroup MMA, warp-specialized. A block owns a 128-row
+// Q tile of one (batch, q head): two consumer warpgroups of 64 rows each and a producer warpgroup.
+// - Producer: cp.async copies of each K and V tile (128 keys) into 2-stage rings in the 128-byte-swizzled
+//   layout wgmma reads (wgmma.cuh); each copy lands on a "full" mbarrier, and a stage is refilled once
+//   every consumer warp has arrived on its "empty" one. It keeps 40 registers (setmaxnreg) so that the
+//   consumers can have 232.
+// - Consumers: S = Q K^T by wgmma.m64n128k16 with Q and K read through descriptors; O += P V with P in
+//   registers (the accumulator of S, rounded, is wgmma's A layout as it stands) and V read transposed
+//   from shared memory. The online softmax (lazy rescale), the causal tile order, bottom-right masking
+//   and the deferred 1 / rowsum are tiled_flash's (tiled_flash.cu).
+// - Ping-pong (FlashAttention-3's schedule): a warpgroup issues its MMAs for a tile (S of this tile and
+//   P V of the previous one) on its turn, then passes the turn through a named barrier, so one
+//   warpgroup's softmax runs while the other's MMAs do.
+// Floors (H200): b4 h32 s4096 d128 causal is 0.55 TFLOP, 687 us at 800 TFLOP/s, against 537 MB of
+// traffic (128 us): compute-bound. A tile's MMAs take 2,048 clocks of an SM's tensor cores (2 warpgroups x
+// 2 x 64 x 128 x 128 x 2 FLOPs at 4,096 a clock), its softmax about 1,500 (16 exp2 a clock an SM).
+// Measured (H200, bf16, cold, the four ANCHORS.md prefill shapes, results/h200/history/
+// 2026-11-30_session33_experiments/): the first version, without producer or ping-pong (both warpgroups
+// loading, waiting for their S and running their softmax at once), read 406-446 TFLOP/s at D 128, 1.23-1.28x
+// tiled_flash; this one 495-549, 1.22-1.23x that (c160, c161). Three stages instead of two: level (c161).
+// Constraints: sm_90a (an H100/H200 and a build for 90a), fp16/bf16, head_dim 64 or 128, 16-byte aligned
+// tensors; supports() says which is missing.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
@@ -24,6 +46,7 @@
 #include "attention/wgmma.cuh"
 #include "common/check.h"
 #include "common/fastmath.cuh"
+#include "common/mbarrier.cuh"
 #include "common/vec.cuh"
 
 // Set by kernels/CMakeLists.txt when CMAKE_CUDA_ARCHITECTURES includes 90a.
@@ -38,17 +61,31 @@ namespace {
 using tiled_flash::pack2;
 using tiled_flash::smem_addr;
 
+// Stages of the K and V rings; SB_WGMMA_FLASH_STAGES=N builds the measured alternative (3: D 128 fills
+// 230 KB of shared memory).
+#ifndef SB_WGMMA_FLASH_STAGES
+#define SB_WGMMA_FLASH_STAGES 2
+#endif
+
 template <int HeadDim>
 struct Config {
   static constexpr int kHeadDim = HeadDim;
-  static constexpr int kThreads = 256;  // two warpgroups
-  static constexpr int kBlockM = 128;   // query rows per block, 64 a warpgroup
-  static constexpr int kBlockN = 128;   // keys per K/V tile
-  static constexpr int kChunks = HeadDim / 8;                 // 16-byte chunks a row
-  static constexpr int kQBytes = kBlockM * HeadDim * 2;       // column blocks of 64 elements, 128 B a row
+  static constexpr int kConsumers = 256;              // two warpgroups of 64 query rows
+  static constexpr int kThreads = kConsumers + 128;   // and a producer warpgroup
+  // setmaxnreg: the 384 threads start at 168 registers each (65,536 / 384, in 8s); the producer gives
+  // registers back so the consumers can hold S, P and O (64 + 32 + 64 a thread at D 128) unspilled.
+  static constexpr int kProducerRegs = 40;
+  static constexpr int kConsumerRegs = 232;  // 2 x 128 x 232 + 128 x 40 = 64,512 <= 65,536 (24 spills the producer)
+  static constexpr int kBlockM = 128;                 // query rows per block
+  static constexpr int kBlockN = 128;                 // keys per K/V tile
+  static constexpr int kStages = SB_WGMMA_FLASH_STAGES;  // K tiles and V tiles in flight, each
+  static constexpr int kChunks = HeadDim / 8;         // 16-byte chunks a row
+  static constexpr int kQBytes = kBlockM * HeadDim * 2;  // column blocks of 64 elements, 128 B a row
   static constexpr int kTileBytes = kBlockN * HeadDim * 2;
-  static constexpr int kSmemBytes = kQBytes + 4 * kTileBytes + 1024;  // Q, K x 2, V x 2, 1024-byte alignment
-  static constexpr int kOAcc = HeadDim / 2;                   // O accumulators a thread (m64n<HeadDim>)
+  static constexpr int kBarBytes = 4 * kStages * 8;   // full and empty mbarriers of K and of V
+  static constexpr int kSmemBytes = 1024 + kQBytes + 2 * kStages * kTileBytes + kBarBytes;  // + alignment
+  static constexpr int kOAcc = HeadDim / 2;           // O accumulators a thread (m64n<HeadDim>)
+  static_assert(kSmemBytes <= 227 * 1024, "over the 227 KB of shared memory a block may have");
 };
 
 constexpr float kLazyLog2 = 8.0f;  // tiled_flash's lazy rescale: the reference max moves on a gain > 2^8
@@ -65,18 +102,20 @@ struct Params {
 };
 
 // Rows x head_dim from global rows `stride` elements apart into the swizzled layout at shared address
-// `dst` (column blocks of Rows x 64), by all threads with cp.async; rows >= valid_rows are zero-filled.
-template <typename C, int Rows, typename T>
-__device__ __forceinline__ void load_tile(unsigned dst, const T* g, int stride, int valid_rows, int tid) {
-  constexpr int kRowsPerPass = C::kThreads / C::kChunks;
-  static_assert(Rows % kRowsPerPass == 0 && kRowsPerPass % 8 == 0, "whole passes; a pass keeps row % 8");
-  const int r0 = tid / C::kChunks, c = tid % C::kChunks;
-  const unsigned d0 = dst + (c / 8) * (Rows * 128) + r0 * 128 + (((c % 8) ^ (r0 % 8)) << 4);
+// `dst` (column blocks `block_stride` bytes apart, 128 bytes a row; dst's row index is a multiple of 8), by
+// `Loaders` threads (index `i`) with cp.async; rows >= valid_rows are zero-filled without reading.
+template <typename C, int Loaders, int Rows, typename T>
+__device__ __forceinline__ void load_tile(unsigned dst, int block_stride, const T* g, int stride, int valid_rows, int i) {
+  constexpr int kRowsPerPass = Loaders / C::kChunks;
+  static_assert(Loaders % C::kChunks == 0 && Rows % kRowsPerPass == 0, "whole rows per pass, whole passes");
+  const int r0 = i / C::kChunks, c = i % C::kChunks;
+  const unsigned d0 = dst + (c / 8) * block_stride + (c % 8) * 16;
   const T* src = g + (static_cast<int64_t>(r0) * stride + c * 8);
 #pragma unroll
-  for (int i = 0; i < Rows / kRowsPerPass; ++i) {
-    const bool ok = r0 + i * kRowsPerPass < valid_rows;
-    cp_async_16_zfill(d0 + i * kRowsPerPass * 128, ok ? src : g, ok);
+  for (int pass = 0; pass < Rows / kRowsPerPass; ++pass) {
+    const int row = r0 + pass * kRowsPerPass;
+    const bool ok = row < valid_rows;
+    cp_async_16_zfill((d0 + row * 128) ^ ((row % 8) << 4), ok ? src : g, ok);  // chunk c % 8 ^ row % 8
     src += static_cast<int64_t>(kRowsPerPass) * stride;
   }
 }
@@ -89,20 +128,32 @@ __device__ __forceinline__ void mma_pv(float (&o)[N], const uint32_t (&a)[4], ui
     wgmma::mma_rs_m64n64k16<T>(o, a, b);
 }
 
+// Named barriers (0 is __syncthreads): 1 and 2 order the two warpgroups' MMA issue (turn_wait / turn_pass),
+// 3 and 4 are each warpgroup's own.
+__device__ __forceinline__ void named_sync(int id, int threads) {
+  asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
+}
+__device__ __forceinline__ void named_arrive(int id, int threads) {
+  asm volatile("bar.arrive %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
+}
+
 template <typename T, typename C>
 __global__ void __launch_bounds__(C::kThreads, 1) kernel(const Params p) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-  constexpr int D = C::kHeadDim, BM = C::kBlockM, BN = C::kBlockN;
+  constexpr int D = C::kHeadDim, BM = C::kBlockM, BN = C::kBlockN, S = C::kStages;
   extern __shared__ __align__(1024) unsigned char smem_raw[];
   // Swizzled tiles need 1024-byte aligned 8-row groups: align the base (the slack is in kSmemBytes).
   const unsigned raw = smem_addr(smem_raw);
   const unsigned sQ = (raw + 1023u) & ~1023u;
   unsigned char* const q_ptr = smem_raw + (sQ - raw);
-  const unsigned sK = sQ + C::kQBytes, sV = sK + 2 * C::kTileBytes;
+  const unsigned sK = sQ + C::kQBytes, sV = sK + S * C::kTileBytes;
+  const unsigned bars = sV + S * C::kTileBytes;  // full_k[S], full_v[S], empty_k[S], empty_v[S]
+  auto full_k = [&](int s) { return bars + 8 * s; };
+  auto full_v = [&](int s) { return bars + 8 * (S + s); };
+  auto empty_k = [&](int s) { return bars + 8 * (2 * S + s); };
+  auto empty_v = [&](int s) { return bars + 8 * (3 * S + s); };
 
   const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
-  const int wg = warp / 4, wl = warp % 4;  // warpgroup, warp within it
-  const int g = lane / 4, t = lane % 4;
   const int m_block = static_cast<int>(gridDim.x - 1 - blockIdx.x);  // heaviest causal tiles first
   const int h = blockIdx.y, b = blockIdx.z;
   const int m0 = m_block * BM;
@@ -110,10 +161,7 @@ __global__ void __launch_bounds__(C::kThreads, 1) kernel(const Params p) {
   const int64_t q_stride = static_cast<int64_t>(p.heads_q) * D, kv_stride = static_cast<int64_t>(p.heads_kv) * D;
   const int64_t q_off = (static_cast<int64_t>(b) * p.q_len * p.heads_q + h) * D + m0 * q_stride;
   const int64_t kv_off = (static_cast<int64_t>(b) * p.kv_len * p.heads_kv + h / p.group) * D;
-  const T* gQ = static_cast<const T*>(p.q) + q_off;
   T* gO = static_cast<T*>(p.o) + q_off;
-  const T* gK = static_cast<const T*>(p.k) + kv_off;
-  const T* gV = static_cast<const T*>(p.v) + kv_off;
 
   int n_tiles = (p.kv_len + BN - 1) / BN;
   if (p.causal) {
@@ -125,12 +173,48 @@ __global__ void __launch_bounds__(C::kThreads, 1) kernel(const Params p) {
       *reinterpret_cast<uint4*>(gO + (idx / C::kChunks) * q_stride + (idx % C::kChunks) * 8) = make_uint4(0, 0, 0, 0);
     return;
   }
+  if (tid == 0) {
+    for (int s = 0; s < S; ++s) {
+      mbar_init(full_k(s), 128);  // the producer's 128 threads, as their copies land
+      mbar_init(full_v(s), 128);
+      mbar_init(empty_k(s), C::kConsumers / 32);  // one arrival a consumer warp
+      mbar_init(empty_v(s), C::kConsumers / 32);
+    }
+  }
+  __syncthreads();
 
-  int n = n_tiles - 1;
-  load_tile<C, BM>(sQ, gQ, static_cast<int>(q_stride), rows, tid);
-  load_tile<C, BN>(sK, gK + n * BN * kv_stride, static_cast<int>(kv_stride), p.kv_len - n * BN, tid);
-  load_tile<C, BN>(sV, gV + n * BN * kv_stride, static_cast<int>(kv_stride), p.kv_len - n * BN, tid);
+  if (tid >= C::kConsumers) {
+    // Producer: K and V tiles in visiting order (the last tile first), each into its stage once the
+    // consumers have released the tile that used it kStages visits earlier.
+    asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(C::kProducerRegs));
+    const int i = tid - C::kConsumers;
+    const T* gK = static_cast<const T*>(p.k) + kv_off;
+    const T* gV = static_cast<const T*>(p.v) + kv_off;
+    for (int j = 0; j < n_tiles; ++j) {
+      const int n = n_tiles - 1 - j, s = j % S;
+      const int64_t off = static_cast<int64_t>(n) * BN * kv_stride;
+      const int valid = p.kv_len - n * BN;
+      if (j >= S) mbar_wait_parity(empty_k(s), (j / S - 1) & 1);
+      load_tile<C, 128, BN>(sK + s * C::kTileBytes, BN * 128, gK + off, static_cast<int>(kv_stride), valid, i);
+      cp_async_mbar_arrive_noinc(full_k(s));
+      if (j >= S) mbar_wait_parity(empty_v(s), (j / S - 1) & 1);
+      load_tile<C, 128, BN>(sV + s * C::kTileBytes, BN * 128, gV + off, static_cast<int>(kv_stride), valid, i);
+      cp_async_mbar_arrive_noinc(full_v(s));
+    }
+    cp_async_wait<0>();
+    return;
+  }
+
+  // Consumers: warpgroup wg owns query rows m0 + 64 wg .. + 63.
+  asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(C::kConsumerRegs));
+  const int wg = warp / 4, wl = warp % 4;
+  const int g = lane / 4, t = lane % 4;
+  load_tile<C, 128, 64>(sQ + wg * 64 * 128, BM * 128, static_cast<const T*>(p.q) + q_off + wg * 64 * q_stride,
+                        static_cast<int>(q_stride), rows - wg * 64, tid % 128);
   cp_async_commit();
+  cp_async_wait<0>();
+  wgmma::fence_proxy_async_shared();
+  named_sync(3 + wg, 128);
 
   float o[C::kOAcc];
 #pragma unroll
@@ -140,46 +224,62 @@ __global__ void __launch_bounds__(C::kThreads, 1) kernel(const Params p) {
   const int wg_row0 = m0 + wg * 64;          // first query row of this warpgroup
   const int row0 = wg_row0 + wl * 16 + g;    // this thread's rows: row0, row0 + 8
   const unsigned q_desc_base = sQ + wg * 64 * 128;
+  uint32_t pf[BN / 16][4];                   // P of the previous tile, the A of its P V
 
-  for (int it = 0; it < n_tiles; ++it, --n) {
-    cp_async_wait<0>();
-    wgmma::fence_proxy_async_shared();
-    __syncthreads();  // tile n is visible to both warpgroups, and both are done with the other buffer
-    const unsigned buf = (it & 1) * C::kTileBytes;
-    if (n > 0) {
-      const int64_t next = static_cast<int64_t>(n - 1) * BN * kv_stride;
-      load_tile<C, BN>(sK + (buf ^ C::kTileBytes), gK + next, static_cast<int>(kv_stride), BN, tid);
-      load_tile<C, BN>(sV + (buf ^ C::kTileBytes), gV + next, static_cast<int>(kv_stride), BN, tid);
-    }
-    cp_async_commit();
-    const int n0 = n * BN;
-    // A warpgroup whose rows all end before this tile's first key gains nothing from it (uniform in it).
-    if (p.causal && n0 > wg_row0 + 63 + p.causal_offset) continue;
+  // Ping-pong: a warpgroup issues its MMAs (S of this tile, P V of the previous one) on its turn, then
+  // passes the turn, so one warpgroup's softmax runs while the other's MMAs do. Warpgroup 0 goes first.
+  // Both run n_tiles + 1 turns; warpgroup 1 passes one turn ahead (here) and not after its last.
+  if (wg == 1) named_arrive(1, 256);
+  auto turn_wait = [&] { named_sync(1 + wg, 256); };
+  auto turn_pass = [&](bool last) {
+    if (!(last && wg == 1)) named_arrive(2 - wg, 256);
+  };
+  auto pv = [&](int j) {  // O += P V of visit j: V MN-major (k16 step: two 8-key groups; LBO: next 64 columns)
+    const unsigned v = sV + (j % S) * C::kTileBytes;
+#pragma unroll
+    for (int kk = 0; kk < BN / 16; ++kk) mma_pv<T>(o, pf[kk], wgmma::desc_sw128(v + kk * 2048, BN * 128, 1024));
+  };
 
-    // S = Q K^T: head_dim / 16 k-steps; K-major descriptors (k16 step: 32 bytes, next column block: its size).
-    float s[64];
+  for (int j = 0; j < n_tiles; ++j) {
+    const int n = n_tiles - 1 - j, s = j % S;
+    mbar_wait_parity(full_k(s), (j / S) & 1);
+    if (j > 0) mbar_wait_parity(full_v((j - 1) % S), ((j - 1) / S) & 1);
+    wgmma::fence_proxy_async_shared();  // the producer's copies, for this thread's wgmma reads
+
+    float sacc[64];
+    turn_wait();
+    wgmma::fence_operands(o);
     wgmma::fence();
+    // S = Q K^T: head_dim / 16 k-steps; K-major descriptors (k16 step: 32 bytes, next column block: its size).
 #pragma unroll
     for (int ks = 0; ks < D / 16; ++ks) {
       const uint64_t da = wgmma::desc_sw128(q_desc_base + (ks / 4) * (BM * 128) + (ks % 4) * 32, 16, 1024);
-      const uint64_t db = wgmma::desc_sw128(sK + buf + (ks / 4) * (BN * 128) + (ks % 4) * 32, 16, 1024);
-      wgmma::mma_ss_m64n128k16<T>(s, da, db, ks > 0);
+      const uint64_t db = wgmma::desc_sw128(sK + s * C::kTileBytes + (ks / 4) * (BN * 128) + (ks % 4) * 32, 16, 1024);
+      wgmma::mma_ss_m64n128k16<T>(sacc, da, db, ks > 0);
     }
+    if (j > 0) pv(j - 1);
     wgmma::commit_group();
+    turn_pass(false);
     wgmma::wait_group<0>();
-    wgmma::fence_operands(s);
+    wgmma::fence_operands(sacc);
+    wgmma::fence_operands(o);
+    if (lane == 0) {  // this warp is done with K of visit j and V of visit j - 1
+      mbar_arrive(empty_k(s));
+      if (j > 0) mbar_arrive(empty_v((j - 1) % S));
+    }
 
     // Keys past kv_len and, causal, keys after row + causal_offset score -inf.
+    const int n0 = n * BN;
     if (n0 + BN > p.kv_len || (p.causal && n0 + BN - 1 > wg_row0 + p.causal_offset)) {
 #pragma unroll
       for (int r = 0; r < 2; ++r) {
         const int row = row0 + 8 * r;
         const int limit = p.causal ? min(p.kv_len, row + p.causal_offset + 1) : p.kv_len;  // keys < limit
 #pragma unroll
-        for (int j = 0; j < BN / 8; ++j)
+        for (int jj = 0; jj < BN / 8; ++jj)
 #pragma unroll
           for (int e = 0; e < 2; ++e)
-            if (n0 + 8 * j + 2 * t + e >= limit) s[4 * j + 2 * r + e] = -INFINITY;
+            if (n0 + 8 * jj + 2 * t + e >= limit) sacc[4 * jj + 2 * r + e] = -INFINITY;
       }
     }
 
@@ -190,7 +290,7 @@ __global__ void __launch_bounds__(C::kThreads, 1) kernel(const Params p) {
     for (int r = 0; r < 2; ++r) {
       float mx = row_max[r];
 #pragma unroll
-      for (int j = 0; j < BN / 8; ++j) mx = fmaxf(mx, fmaxf(s[4 * j + 2 * r], s[4 * j + 2 * r + 1]));
+      for (int jj = 0; jj < BN / 8; ++jj) mx = fmaxf(mx, fmaxf(sacc[4 * jj + 2 * r], sacc[4 * jj + 2 * r + 1]));
       mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
       mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
       const bool mv = (mx - row_max[r]) * scale_log2 > kLazyLog2;
@@ -205,7 +305,6 @@ __global__ void __launch_bounds__(C::kThreads, 1) kernel(const Params p) {
       for (int i = 0; i < C::kOAcc; ++i) o[i] *= alpha[(i / 2) % 2];
     }
     // P rounded to the input type: n8 blocks 2kk and 2kk + 1 of S are the A of k16 step kk of P V.
-    uint32_t pf[BN / 16][4];
     float sum[2] = {0.0f, 0.0f};
 #pragma unroll
     for (int kk = 0; kk < BN / 16; ++kk)
@@ -213,25 +312,26 @@ __global__ void __launch_bounds__(C::kThreads, 1) kernel(const Params p) {
       for (int r = 0; r < 2; ++r)
 #pragma unroll
         for (int h2 = 0; h2 < 2; ++h2) {
-          const int j = 2 * kk + h2;
-          const float p0 = ex2_approx(fmaf(s[4 * j + 2 * r], scale_log2, -base[r]));
-          const float p1 = ex2_approx(fmaf(s[4 * j + 2 * r + 1], scale_log2, -base[r]));
+          const int jj = 2 * kk + h2;
+          const float p0 = ex2_approx(fmaf(sacc[4 * jj + 2 * r], scale_log2, -base[r]));
+          const float p1 = ex2_approx(fmaf(sacc[4 * jj + 2 * r + 1], scale_log2, -base[r]));
           sum[r] += p0 + p1;
           pf[kk][h2 * 2 + r] = pack2<T>(p0, p1);
         }
 #pragma unroll
     for (int r = 0; r < 2; ++r) row_sum[r] = row_sum[r] * alpha[r] + sum[r];
-
-    // O += P V: BN / 16 k-steps; V MN-major (k16 step: two 8-key groups; LBO: the next 64 columns).
-    wgmma::fence_operands(o);
-    wgmma::fence();
-#pragma unroll
-    for (int kk = 0; kk < BN / 16; ++kk)
-      mma_pv<T>(o, pf[kk], wgmma::desc_sw128(sV + buf + kk * 2048, BN * 128, 1024));
-    wgmma::commit_group();
-    wgmma::wait_group<0>();
-    wgmma::fence_operands(o);
   }
+  // The last tile's P V, on a last turn.
+  mbar_wait_parity(full_v((n_tiles - 1) % S), ((n_tiles - 1) / S) & 1);
+  wgmma::fence_proxy_async_shared();
+  turn_wait();
+  wgmma::fence_operands(o);
+  wgmma::fence();
+  pv(n_tiles - 1);
+  wgmma::commit_group();
+  turn_pass(true);
+  wgmma::wait_group<0>();
+  wgmma::fence_operands(o);
 
   // O / rowsum, staged through this warpgroup's own rows of the Q tile (the swizzled layout: conflict-free
   // 4-byte stores), then written in 16-byte row segments.
@@ -243,11 +343,11 @@ __global__ void __launch_bounds__(C::kThreads, 1) kernel(const Params p) {
     const float inv = l > 0.0f ? 1.0f / l : 0.0f;
     const int row = wg * 64 + wl * 16 + g + 8 * r;  // within the Q tile
 #pragma unroll
-    for (int j = 0; j < D / 8; ++j)
-      *reinterpret_cast<uint32_t*>(q_ptr + (j / 8) * (BM * 128) + row * 128 + (((j % 8) ^ (row % 8)) << 4) + 4 * t) =
-          pack2<T>(o[4 * j + 2 * r] * inv, o[4 * j + 2 * r + 1] * inv);
+    for (int jj = 0; jj < D / 8; ++jj)
+      *reinterpret_cast<uint32_t*>(q_ptr + (jj / 8) * (BM * 128) + row * 128 + (((jj % 8) ^ (row % 8)) << 4) + 4 * t) =
+          pack2<T>(o[4 * jj + 2 * r] * inv, o[4 * jj + 2 * r + 1] * inv);
   }
-  asm volatile("bar.sync %0, 128;\n" ::"r"(1 + wg) : "memory");  // this warpgroup's 128 threads
+  named_sync(3 + wg, 128);
   const int wtid = tid % 128;
 #pragma unroll
   for (int i = 0; i < 64 * C::kChunks / 128; ++i) {

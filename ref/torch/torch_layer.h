@@ -12,7 +12,8 @@
 //                     (enable_gqa), as a PyTorch model runs them (PyTorch 2.11 on the H200 picks cuDNN:
 //                     the sdpa_backend counter of these rows says which);
 //   torch_sdpa_flash  at::rms_norm and SDPA's FlashAttention-2 backend;
-//   solbench          the vectorized RMSNorm variant and decode_splitk (decode) or tiled_flash (prefill);
+//   solbench          the vectorized RMSNorm variant and decode_splitk (decode) or, prefill, wgmma_flash
+//                     (tiled_flash where wgmma_flash cannot run: not an sm_90 GPU or not built for sm_90a);
 //   solbench_norms    the vectorized RMSNorm with torch_eager's attention, and solbench_attention,
 //                     at::rms_norm with our attention: what each of our two kernels buys alone;
 //   ref_rest_of_layer a reference, not a layer: the same ops with the two RMSNorms and the attention left

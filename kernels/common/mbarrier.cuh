@@ -1,0 +1,31 @@
+// Shared-memory mbarriers (sm_90): init, arrive, wait on a phase's parity, and the arrive that fires when
+// this thread's earlier cp.async copies land. A barrier completes a phase when its pending count (the
+// init count) of arrivals is reached; the k-th completed phase has parity k % 2.
+#pragma once
+
+namespace sb {
+
+__device__ inline void mbar_init(unsigned bar, unsigned count) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count) : "memory");
+}
+__device__ inline void mbar_arrive(unsigned bar) {
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(bar) : "memory");
+}
+// Arrives on `bar` once every cp.async this thread issued before it has completed. .noinc: the arrival is
+// counted against the init count (it is one of the `count` arrivals, not an extra pending one).
+__device__ inline void cp_async_mbar_arrive_noinc(unsigned bar) {
+  asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];\n" ::"r"(bar) : "memory");
+}
+// Spins until the phase with this parity has completed.
+__device__ inline void mbar_wait_parity(unsigned bar, unsigned parity) {
+  unsigned done = 0;
+  do {
+    asm volatile(
+        "{\n .reg .pred p;\n mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n selp.u32 %0, 1, 0, p;\n}\n"
+        : "=r"(done)
+        : "r"(bar), "r"(parity)
+        : "memory");
+  } while (!done);
+}
+
+}  // namespace sb
