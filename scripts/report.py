@@ -825,7 +825,7 @@ def e2e_section(cases) -> list:
           "`bench_e2e` times one Llama-style decoder layer (RMSNorm, q/k/v projections, RoPE, the KV cache "
           f"write, attention, o projection, RMSNorm, SwiGLU MLP, two residual adds), cold. `{E2E_OURS}` "
           "computes the two RMSNorms with `vectorized` and the attention with `decode_splitk` (decode) or "
-          "`tiled_flash` (prefill); the PyTorch layers use `at::rms_norm` and SDPA (`torch_eager`: SDPA's "
+          "`wgmma_flash` (prefill; `tiled_flash` where it cannot run); the PyTorch layers use `at::rms_norm` and SDPA (`torch_eager`: SDPA's "
           "own choice of backend); everything else is the same PyTorch ops. "
           f"`{E2E_REST}` runs the layer without its norms and attention, so each layer's time less "
           "its time is what those cost inside the layer (with the launch gaps between them). "
