@@ -1,5 +1,7 @@
 // CPU tests of the attention problem: validation messages, the unmasked-pair count behind flops()
-// (bottom-right causal), bytes, the registry, and the manual variant's refusals. No GPU needed.
+// (bottom-right causal), bytes, the registry, and the manual and wgmma_flash variants' refusals. No GPU
+// needed.
+#include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
 #include "attention/attention.h"
@@ -9,6 +11,10 @@ namespace sb::attention {
 namespace {
 
 alignas(256) char fake[256];  // never dereferenced: validation fails first
+
+#ifndef SB_BUILT_FOR_SM90A
+#define SB_BUILT_FOR_SM90A 0
+#endif
 
 Problem valid() {
   Problem p;
@@ -106,6 +112,36 @@ TEST(AttentionManual, RefusesWithoutHandleOrOverBudget) {
   p.workspace = fake;
   p.workspace_size = 16;
   test::expect_throw_naming<std::invalid_argument>([&] { run(m, p, nullptr); }, "needed");
+}
+
+// wgmma_flash: what the problem asks for is refused first, naming it; then the hardware: a build
+// without sm_90a code, or no sm_90 GPU, is a refusal with that reason, never a launch (SB_BUILT_FOR_SM90A
+// mirrors the kernels' own flag: tests/CMakeLists.txt).
+TEST(AttentionWgmmaFlash, RefusalsNameTheReason) {
+  const Variant w = variant("wgmma_flash");
+  Problem p = valid();
+  p.dtype = DType::f32;
+  EXPECT_NE(w.supports(p).find("fp32"), std::string::npos) << w.supports(p);
+  p.dtype = DType::bf16;
+  p.head_dim = 96;
+  EXPECT_NE(w.supports(p).find("head_dim 96"), std::string::npos) << w.supports(p);
+  p.head_dim = 128;
+  p.k = fake + 8;
+  EXPECT_NE(w.supports(p).find("k is not 16-byte aligned"), std::string::npos) << w.supports(p);
+  p.k = fake;
+  const std::string why = w.supports(p);
+  int devices = 0, major = 0;
+  if (cudaGetDeviceCount(&devices) != cudaSuccess) devices = 0;
+  (void)cudaGetLastError();
+  if (devices > 0) cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, 0);
+  if (!SB_BUILT_FOR_SM90A)
+    EXPECT_NE(why.find("not built for sm_90a"), std::string::npos) << why;
+  else if (devices == 0)
+    EXPECT_NE(why.find("none is visible"), std::string::npos) << why;
+  else if (major != 9)
+    EXPECT_NE(why.find("needs an sm_90 GPU"), std::string::npos) << why;
+  else
+    EXPECT_EQ(why, "");
 }
 
 }  // namespace
