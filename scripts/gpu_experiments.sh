@@ -49,7 +49,7 @@ bench=${BENCH:-bench_attention}
 case $bench in
   bench_attention)
     test_filter=${TEST_FILTER:-*Attention*:*DecodeSplitk*:*TiledFlash*}
-    bench_filter=${BENCH_FILTER:-^attention/(tiled_flash|decode_splitk|torch_sdpa_flash|torch_sdpa_cudnn)/.*/cold} ;;
+    bench_filter=${BENCH_FILTER:-^attention/(tiled_flash|wgmma_flash|decode_splitk|torch_sdpa_flash|torch_sdpa_cudnn)/.*/cold} ;;
   bench_rmsnorm)
     test_filter=${TEST_FILTER:-*RmsNorm*}
     bench_filter=${BENCH_FILTER:-^rmsnorm/(vectorized|torch_rms_norm)/.*/cold} ;;
