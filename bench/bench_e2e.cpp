@@ -98,6 +98,8 @@ void register_cases(const Options& opt) {
               const int backend = layer->sdpa_default_backend(env().stream.get());
               counters.push_back({"sdpa_backend", static_cast<double>(backend)});
             }
+            if (impl == LayerImpl::solbench || impl == LayerImpl::solbench_attention)
+              counters.push_back({"attn_variant", static_cast<double>(layer->attention_variant())});
             const bool reference = impl == LayerImpl::ref_rest_of_layer;
             run_timed(st, mode,
                       Timed{case_name, [layer, impl](cudaStream_t s) { timed_call(layer->forward(impl, s)); },

@@ -5,6 +5,7 @@
 
 #include <string>
 
+#include "attention/attention.h"
 #include "gpu.h"
 #include "harness/device.h"
 #include "layer_shapes.h"
@@ -38,6 +39,39 @@ TEST(LayerTorch, EveryLayerPassesItsCheckAtTheSmokeShapes) {
       Layer layer(shape, dtype, 5, stream.get());
       expect_every_layer_passes(layer, shape.name() + " " + std::string(name(dtype)), stream.get());
     }
+}
+
+// Our layer's attention: decode_splitk at decode shapes; at prefill, wgmma_flash where it supports the
+// layer's attention (an sm_90 GPU, a build for sm_90a), else tiled_flash: attention_variant() says which.
+TEST(LayerTorch, OurLayerRunsTheAttentionVariantItShould) {
+  SB_REQUIRE_GPU();
+  Stream stream;
+  const auto& variants = attention::variants();
+  auto index = [&](const char* name) { return static_cast<int>(&attention::variant(name) - variants.data()); };
+  for (const LayerShape& shape : layer_shape_set("smoke")) {
+    Layer layer(shape, DType::bf16, 5, stream.get());
+    SCOPED_TRACE(shape.name());
+    if (shape.decode()) {
+      EXPECT_EQ(layer.attention_variant(), index("decode_splitk"));
+      continue;
+    }
+    // The layer's prefill attention as a problem (causal, GQA), with stand-in aligned pointers: supports()
+    // reads the shape, the dtype, the alignment and the device, never the data.
+    alignas(256) static char stand_in[256];
+    attention::Problem p;
+    p.batch = shape.batch;
+    p.heads_q = shape.heads_q;
+    p.heads_kv = shape.heads_kv;
+    p.head_dim = shape.head_dim;
+    p.q_len = shape.q_len;
+    p.kv_len = shape.kv_len;
+    p.causal = true;
+    p.dtype = DType::bf16;
+    p.q = p.k = p.v = stand_in;
+    p.o = stand_in;
+    const bool wgmma = attention::variant("wgmma_flash").supports(p).empty();
+    EXPECT_EQ(layer.attention_variant(), index(wgmma ? "wgmma_flash" : "tiled_flash"));
+  }
 }
 
 // c149 (session 32): the layer's tensors were written on the legacy default stream, which the suite's

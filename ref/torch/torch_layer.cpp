@@ -307,6 +307,13 @@ LayerCheck Layer::verify(LayerImpl impl, cudaStream_t stream, const char** refus
   return check;
 }
 
+int Layer::attention_variant() const {
+  const auto& all = attention::variants();
+  for (std::size_t i = 0; i < all.size(); ++i)
+    if (&all[i] == s_->attn) return static_cast<int>(i);
+  return -1;
+}
+
 int Layer::sdpa_default_backend(cudaStream_t stream) {
   State& st = *s_;
   int backend = -1;

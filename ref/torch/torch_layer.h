@@ -74,6 +74,9 @@ class Layer {
   // Which backend at::scaled_dot_product_attention picks for this layer's attention (torch_eager), as
   // at::_fused_sdp_choice numbers it: 0 math, 1 flash, 2 efficient, 3 cuDNN; -1 when it would refuse.
   int sdpa_default_backend(cudaStream_t stream);
+  // Which of our attention variants the solbench layers run (decode_splitk; wgmma_flash, or tiled_flash
+  // where wgmma_flash cannot run): its index in attention::variants() (kernels/attention/variants.def).
+  int attention_variant() const;
 
  private:
   void init(uint64_t seed);
