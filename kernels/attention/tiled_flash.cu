@@ -68,7 +68,6 @@ struct Config {
 #ifndef SB_TILED_FLASH_EXPERIMENT
 #define SB_TILED_FLASH_EXPERIMENT 0
 #endif
-constexpr float kLazyLog2 = 8.0f;  // the reference max of a row moves when the max gains more (log2)
 #if SB_TILED_FLASH_EXPERIMENT == 1
 using ConfigD128 = Config<128, 8, 1, 64, 64, true, 1>;
 #elif SB_TILED_FLASH_EXPERIMENT == 2
@@ -85,16 +84,6 @@ using ConfigD64 = Config<64, 4, 2, 64, 64, true, 2>;
 using ConfigD64 = Config<64, 4, 2, 128, 64, true, 2>;
 #endif
 
-struct Params {
-  const void* q;
-  const void* k;
-  const void* v;
-  void* o;
-  int q_len, kv_len, heads_q, heads_kv, group;
-  int causal_offset;  // kv_len - q_len: query i sees keys j <= i + causal_offset
-  bool causal;
-  float scale_log2;  // softmax scale * log2(e)
-};
 
 // Element offset of (row, 16-byte chunk) in a tile whose rows are padded by one chunk: a row is
 // Chunks + 1 = 1 (mod 8) chunks, so the 8 rows one ldmatrix phase reads at the same chunk fall in 8
@@ -295,18 +284,7 @@ __global__ void __launch_bounds__(C::kThreads, C::kMinBlocks) kernel(const Param
           float mx = row_max[mt][r];
 #pragma unroll
           for (int nt = 0; nt < C::kNTiles; ++nt) mx = fmaxf(mx, fmaxf(s[mt][nt][2 * r], s[mt][nt][2 * r + 1]));
-          mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
-          mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
-          // row_max is the reference max of the exponents; it moves only when the max gains more than
-          // kLazyLog2 on it, else P = 2^(s * scale_log2 - base) <= 2^kLazyLog2 (rounded relative as
-          // before) and O and the sums keep their scale. A row's first key gains +inf on -inf and moves it;
-          // no key yet (-inf - -inf = NaN) does not.
-          const bool mv = (mx - row_max[mt][r]) * scale_log2 > kLazyLog2;
-          const float ref = mv ? mx : row_max[mt][r];
-          base[mt][r] = ref == -INFINITY ? 0.0f : ref * scale_log2;
-          alpha[mt][r] = mv ? ex2_approx(row_max[mt][r] * scale_log2 - base[mt][r]) : 1.0f;
-          moved |= mv;
-          row_max[mt][r] = ref;
+          moved |= lazy_max_step(row_max[mt][r], mx, scale_log2, base[mt][r], alpha[mt][r]);  // tiled_flash.cuh
         }
       if (__any_sync(0xffffffffu, moved)) {
 #pragma unroll
@@ -412,19 +390,7 @@ __global__ void __launch_bounds__(C::kThreads, C::kMinBlocks) kernel(const Param
 
 template <typename T, typename C>
 void launch_config(const Problem& pr, cudaStream_t stream) {
-  Params p{};
-  p.q = pr.q;
-  p.k = pr.k;
-  p.v = pr.v;
-  p.o = pr.o;
-  p.q_len = static_cast<int>(pr.q_len);
-  p.kv_len = static_cast<int>(pr.kv_len);
-  p.heads_q = static_cast<int>(pr.heads_q);
-  p.heads_kv = static_cast<int>(pr.heads_kv);
-  p.group = static_cast<int>(pr.heads_q / pr.heads_kv);
-  p.causal_offset = static_cast<int>(pr.kv_len - pr.q_len);
-  p.causal = pr.causal;
-  p.scale_log2 = static_cast<float>(pr.softmax_scale() * 1.4426950408889634);  // log2(e)
+  const Params p = make_params(pr);
   auto* kern = kernel<T, C>;
   // Over 48 KB of shared memory needs an opt-in, once per instantiation; the carveout preference asks
   // for the largest shared-memory split so that two blocks fit on an SM.

@@ -1,5 +1,7 @@
 // PTX helpers of the tiled_flash attention variant (cp.async is in common/vec.cuh): ldmatrix (plain and
-// transposed), mma.sync m16n8k16 with fp32 accumulators, ex2.approx, and 16-bit pair packing.
+// transposed), mma.sync m16n8k16 with fp32 accumulators, and 16-bit pair packing; and what tiled_flash and
+// wgmma_flash (the same algorithm on wgmma) share: their kernel parameters and the online softmax's
+// lazy max step.
 //
 // Fragment layouts (PTX ISA, "Matrix Fragments for mma.m16n8k16 with floating point type"), with
 // g = lane / 4 (groupID) and t = lane % 4 (threadID_in_group); every register holds two 16-bit values,
@@ -16,7 +18,11 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
+#include <cmath>
 #include <cstdint>
+
+#include "attention/attention.h"
+#include "common/fastmath.cuh"
 
 namespace sb::attention::tiled_flash {
 
@@ -64,6 +70,55 @@ template <>
 __device__ inline uint32_t pack2<__half>(float lo, float hi) {
   const __half2 v = __floats2half2_rn(lo, hi);
   return *reinterpret_cast<const uint32_t*>(&v);
+}
+
+// The prefill kernels' parameters, from a validated problem.
+struct Params {
+  const void* q;
+  const void* k;
+  const void* v;
+  void* o;
+  int q_len, kv_len, heads_q, heads_kv, group;
+  int causal_offset;  // kv_len - q_len: query i sees keys j <= i + causal_offset
+  bool causal;
+  float scale_log2;  // softmax scale * log2(e)
+};
+inline Params make_params(const Problem& pr) {
+  Params p{};
+  p.q = pr.q;
+  p.k = pr.k;
+  p.v = pr.v;
+  p.o = pr.o;
+  p.q_len = static_cast<int>(pr.q_len);
+  p.kv_len = static_cast<int>(pr.kv_len);
+  p.heads_q = static_cast<int>(pr.heads_q);
+  p.heads_kv = static_cast<int>(pr.heads_kv);
+  p.group = static_cast<int>(pr.heads_q / pr.heads_kv);
+  p.causal_offset = static_cast<int>(pr.kv_len - pr.q_len);
+  p.causal = pr.causal;
+  p.scale_log2 = static_cast<float>(pr.softmax_scale() * 1.4426950408889634);  // log2(e)
+  return p;
+}
+
+constexpr float kLazyLog2 = 8.0f;  // the reference max of a row moves when the max gains more (log2)
+
+// One row's step of the online softmax, where mx is this thread's max of the row's new scores and the
+// row's 4 threads (lanes 4g .. 4g + 3, the accumulator layouts of mma.sync and wgmma) hold a quarter of
+// them each. row_max is the reference max of the exponents; it moves only when the row's max gains more
+// than kLazyLog2 on it, else P = 2^(s * scale_log2 - base) <= 2^kLazyLog2 (rounded relative as before) and
+// O and the sums keep their scale. A row's first key gains +inf on -inf and moves it; no key yet
+// (-inf - -inf = NaN) does not: base is then 0, so P = 0 and alpha = 0, never inf - inf. Sets base (the
+// exponent offset of P) and alpha (the rescale of O and the partial sum: exactly 1 when the max did not
+// move); returns whether it moved.
+__device__ __forceinline__ bool lazy_max_step(float& row_max, float mx, float scale_log2, float& base, float& alpha) {
+  mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
+  mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
+  const bool mv = (mx - row_max) * scale_log2 > kLazyLog2;
+  const float ref = mv ? mx : row_max;
+  base = ref == -INFINITY ? 0.0f : ref * scale_log2;
+  alpha = mv ? ex2_approx(row_max * scale_log2 - base) : 1.0f;
+  row_max = ref;
+  return mv;
 }
 
 }  // namespace sb::attention::tiled_flash

@@ -58,7 +58,10 @@ namespace sb::attention::wgmma_flash {
 
 namespace {
 
+using tiled_flash::lazy_max_step;
+using tiled_flash::make_params;
 using tiled_flash::pack2;
+using tiled_flash::Params;
 using tiled_flash::smem_addr;
 
 // Stages of the K and V rings; SB_WGMMA_FLASH_STAGES=N builds the measured alternative (3: D 128 fills
@@ -86,19 +89,6 @@ struct Config {
   static constexpr int kSmemBytes = 1024 + kQBytes + 2 * kStages * kTileBytes + kBarBytes;  // + alignment
   static constexpr int kOAcc = HeadDim / 2;           // O accumulators a thread (m64n<HeadDim>)
   static_assert(kSmemBytes <= 227 * 1024, "over the 227 KB of shared memory a block may have");
-};
-
-constexpr float kLazyLog2 = 8.0f;  // tiled_flash's lazy rescale: the reference max moves on a gain > 2^8
-
-struct Params {
-  const void* q;
-  const void* k;
-  const void* v;
-  void* o;
-  int q_len, kv_len, heads_q, heads_kv, group;
-  int causal_offset;  // kv_len - q_len: query i sees keys j <= i + causal_offset
-  bool causal;
-  float scale_log2;  // softmax scale * log2(e)
 };
 
 // Rows x head_dim from global rows `stride` elements apart into the swizzled layout at shared address
@@ -283,7 +273,7 @@ __global__ void __launch_bounds__(C::kThreads, 1) kernel(const Params p) {
       }
     }
 
-    // Online softmax as tiled_flash's (its comments): lazy reference max, alpha rescales O and the sums.
+    // Online softmax (tiled_flash.cuh's lazy_max_step): lazy reference max, alpha rescales O and the sums.
     float alpha[2], base[2];
     bool moved = false;
 #pragma unroll
@@ -291,14 +281,7 @@ __global__ void __launch_bounds__(C::kThreads, 1) kernel(const Params p) {
       float mx = row_max[r];
 #pragma unroll
       for (int jj = 0; jj < BN / 8; ++jj) mx = fmaxf(mx, fmaxf(sacc[4 * jj + 2 * r], sacc[4 * jj + 2 * r + 1]));
-      mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
-      mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
-      const bool mv = (mx - row_max[r]) * scale_log2 > kLazyLog2;
-      const float ref = mv ? mx : row_max[r];
-      base[r] = ref == -INFINITY ? 0.0f : ref * scale_log2;
-      alpha[r] = mv ? ex2_approx(row_max[r] * scale_log2 - base[r]) : 1.0f;
-      moved |= mv;
-      row_max[r] = ref;
+      moved |= lazy_max_step(row_max[r], mx, scale_log2, base[r], alpha[r]);
     }
     if (moved) {
 #pragma unroll
@@ -364,19 +347,7 @@ __global__ void __launch_bounds__(C::kThreads, 1) kernel(const Params p) {
 
 template <typename T, typename C>
 void launch_config(const Problem& pr, cudaStream_t stream) {
-  Params p{};
-  p.q = pr.q;
-  p.k = pr.k;
-  p.v = pr.v;
-  p.o = pr.o;
-  p.q_len = static_cast<int>(pr.q_len);
-  p.kv_len = static_cast<int>(pr.kv_len);
-  p.heads_q = static_cast<int>(pr.heads_q);
-  p.heads_kv = static_cast<int>(pr.heads_kv);
-  p.group = static_cast<int>(pr.heads_q / pr.heads_kv);
-  p.causal_offset = static_cast<int>(pr.kv_len - pr.q_len);
-  p.causal = pr.causal;
-  p.scale_log2 = static_cast<float>(pr.softmax_scale() * 1.4426950408889634);  // log2(e)
+  const Params p = make_params(pr);
   auto* kern = kernel<T, C>;
   static const cudaError_t opt_in = cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, C::kSmemBytes);
   SB_CUDA_CHECK(opt_in);
