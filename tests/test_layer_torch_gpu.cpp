@@ -6,6 +6,7 @@
 #include <string>
 
 #include "attention/attention.h"
+#include "attention_case.h"
 #include "gpu.h"
 #include "harness/device.h"
 #include "layer_shapes.h"
@@ -58,15 +59,8 @@ TEST(LayerTorch, OurLayerRunsTheAttentionVariantItShould) {
     // The layer's prefill attention as a problem (causal, GQA), with stand-in aligned pointers: supports()
     // reads the shape, the dtype, the alignment and the device, never the data.
     alignas(256) static char stand_in[256];
-    attention::Problem p;
-    p.batch = shape.batch;
-    p.heads_q = shape.heads_q;
-    p.heads_kv = shape.heads_kv;
-    p.head_dim = shape.head_dim;
-    p.q_len = shape.q_len;
-    p.kv_len = shape.kv_len;
-    p.causal = true;
-    p.dtype = DType::bf16;
+    attention::Problem p = problem_of(
+        {shape.batch, shape.heads_q, shape.heads_kv, shape.head_dim, shape.q_len, shape.kv_len, true}, DType::bf16);
     p.q = p.k = p.v = stand_in;
     p.o = stand_in;
     const bool wgmma = attention::variant("wgmma_flash").supports(p).empty();
