@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "attention/attention.h"
+#include "attention/wgmma_flash.h"
 #include "expect.h"
 
 namespace sb::attention {
@@ -142,6 +143,38 @@ TEST(AttentionWgmmaFlash, RefusalsNameTheReason) {
     EXPECT_NE(why.find("needs an sm_90 GPU"), std::string::npos) << why;
   else
     EXPECT_EQ(why, "");
+}
+
+// wgmma_flash's warpgroups a block: two at head_dim 128; three at 64 but for causal problems shorter than
+// the crossover measured in c166 (wgmma_flash.h), where the 192-row tile's diagonal and tail waste lose.
+TEST(AttentionWgmmaFlash, WarpgroupsFollowHeadDimAndCausalLength) {
+  Problem p = valid();
+  p.head_dim = 128;
+  for (bool causal : {false, true})
+    for (int64_t len : {1, 512, 2047, 2048, 16384}) {
+      p.causal = causal;
+      p.q_len = p.kv_len = len;
+      EXPECT_EQ(wgmma_flash::warpgroups(p), 2) << "d128 causal " << causal << " len " << len;
+    }
+  p.head_dim = 64;
+  p.causal = false;
+  for (int64_t len : {1, 512, 1024, 2048, 16384}) {
+    p.q_len = p.kv_len = len;
+    EXPECT_EQ(wgmma_flash::warpgroups(p), 3) << "d64 unmasked len " << len;
+  }
+  p.causal = true;
+  for (int64_t len : {int64_t{1}, int64_t{512}, int64_t{1024}, wgmma_flash::kThreeWarpgroupMinCausalLen - 1}) {
+    p.q_len = p.kv_len = len;
+    EXPECT_EQ(wgmma_flash::warpgroups(p), 2) << "d64 causal len " << len;
+  }
+  for (int64_t len : {wgmma_flash::kThreeWarpgroupMinCausalLen, int64_t{16384}}) {
+    p.q_len = p.kv_len = len;
+    EXPECT_EQ(wgmma_flash::warpgroups(p), 3) << "d64 causal len " << len;
+  }
+  // The rule reads the query length: a short causal chunk against a long cache keeps two.
+  p.q_len = 1024;
+  p.kv_len = 65536;
+  EXPECT_EQ(wgmma_flash::warpgroups(p), 2);
 }
 
 }  // namespace

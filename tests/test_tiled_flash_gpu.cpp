@@ -1,10 +1,10 @@
 // GPU tests of the prefill variants, tiled_flash and wgmma_flash (the same algorithm on wgmma), beyond the
-// registry-wide ones (test_attention_gpu.cpp), against the fp64
-// reference with FlashAttention's tolerance rule (bench/attention_case.h): lengths 1, 17, 113, 1000,
-// 1025 and 4097 (tails of the 128-row Q tile and of the 64/128-key K/V tiles), causal and not, GQA 1, 4
-// and 8, head dims 64 and 128, fp16 and bf16; bottom-right causal with q_len < kv_len and q_len > kv_len
-// (fully masked rows and whole fully masked Q tiles give 0); bit-identical repeats; and the refusals
-// (head_dim 80 and 96, fp32) through attention::run.
+// registry-wide ones (test_attention_gpu.cpp), against the fp64 reference with FlashAttention's tolerance
+// rule (bench/attention_case.h): lengths 1, 17, 113, 1000, 1025, 2049 and 4097 (tails of the 128- and
+// 192-row Q tiles and of the 64/128-key K/V tiles), causal and not, GQA 1, 2, 4 and 8, head dims 64 and
+// 128, fp16 and bf16; bottom-right causal with q_len < kv_len and q_len > kv_len (fully masked rows and
+// whole fully masked Q tiles give 0); bit-identical repeats; and the refusals (head_dim 80 and 96, fp32)
+// through attention::run.
 #include <gtest/gtest.h>
 
 #include <optional>
@@ -48,6 +48,11 @@ const AttentionDims kShapes[] = {
     {1, 4, 4, 64, 37, 20, true},
     {1, 4, 2, 128, 300, 100, true},
     {1, 2, 2, 64, 1000, 1, true},
+    // wgmma_flash's three-warpgroup blocks (192 rows: D 64, causal from 2048 rows) with bottom-right masks:
+    // rows 0-1799 see no key (9 whole tiles); a last tile of 129 rows (its third warpgroup has 1) against
+    // a longer cache, GQA 2
+    {1, 4, 1, 64, 2100, 300, true},
+    {1, 4, 2, 64, 2049, 4500, true},
     // not causal, q_len != kv_len
     {1, 4, 4, 128, 100, 300, false},
     {2, 4, 2, 64, 300, 77, false},

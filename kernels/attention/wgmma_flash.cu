@@ -1,36 +1,36 @@
-// wgmma_flash: tiled_flash's algorithm on Hopper's warpgroup MMA. A block owns a 128-row Q tile of one
-// (batch, q head) as two warpgroups of 64 rows; each K/V tile (128 keys) is multiplied by wgmma.m64nNk16
-// straight from shared memory: S = Q K^T with Q and K both read through descriptors, then O += P V with P
-// in registers (the accumulator of S, rounded, is wgmma's A layout as it stands) and V read transposed
-// from shared memory. The online softmax, the causal tile skip, bottom-right masking and the deferred
-// 1 / rowsum are tiled_flash's (tiled_flash.cu). K/V tiles are double-buffered by cp.async into the
-// 128-byte-swizzled layout wgmma reads (wgmma.cuh); no TMA, no warp specialization: within a warpgroup
-// the softmax waits for its S, and the two warpgroups share the barriers of each tile.
-// Floors (H200): b4 h32 s4096 d128 causal is 0.55 TFLOP, 687 us at 800 TFLOP/s, against 537 MB of
-// traffic (128 us): compute-bound. tiled_flash's mma.sync reaches 46% of the GEMM ceiling there; wgmma is
-// the instruction that ceiling is measured with.
-// Constraints: sm_90a (an H100/H200 and a build for 90a), fp16/bf16, head_dim 64 or 128, 16-byte aligned
-// tensors; supports() says which is missing.
-// wgmma_flash: tiled_flash's algorithm on Hopper's warpgroup MMA, warp-specialized. A block owns a 128-row
-// Q tile of one (batch, q head): two consumer warpgroups of 64 rows each and a producer warpgroup.
+// wgmma_flash: tiled_flash's algorithm on Hopper's warpgroup MMA, warp-specialized. A block owns a Q tile
+// of one (batch, q head): two or three consumer warpgroups of 64 query rows each (wgmma_flash.h says
+// which) and a producer warpgroup.
 // - Producer: cp.async copies of each K and V tile (128 keys) into 2-stage rings in the 128-byte-swizzled
 //   layout wgmma reads (wgmma.cuh); each copy lands on a "full" mbarrier, and a stage is refilled once
-//   every consumer warp has arrived on its "empty" one. It keeps 40 registers (setmaxnreg) so that the
-//   consumers can have 232.
+//   every consumer warp has arrived on its "empty" one. It gives registers back (setmaxnreg) so that the
+//   consumers can hold S, P and O unspilled.
 // - Consumers: S = Q K^T by wgmma.m64n128k16 with Q and K read through descriptors; O += P V with P in
 //   registers (the accumulator of S, rounded, is wgmma's A layout as it stands) and V read transposed
 //   from shared memory. The online softmax (lazy rescale), the causal tile order, bottom-right masking
 //   and the deferred 1 / rowsum are tiled_flash's (tiled_flash.cu).
 // - Ping-pong (FlashAttention-3's schedule): a warpgroup issues its MMAs for a tile (S of this tile and
-//   P V of the previous one) on its turn, then passes the turn through a named barrier, so one
-//   warpgroup's softmax runs while the other's MMAs do.
+//   P V of the previous one) on its turn, then passes the turn through a named barrier, round-robin, so
+//   the other warpgroups' softmaxes run while its MMAs do.
+// - Intra-warpgroup overlap (FlashAttention-3's too; two warpgroups only): S and the previous tile's P V
+//   commit as two groups and the softmax waits for S only, writing this tile's P into the other of two
+//   register buffers while that P V still reads the first; O takes the rescale once the P V retires. The
+//   buffers alternate by unrolling the visits in pairs after a one- or two-visit prefix, so that both are
+//   compile-time register arrays and no wgmma sits behind a data-dependent branch (ptxas serializes
+//   every wgmma of a kernel where one does).
 // Floors (H200): b4 h32 s4096 d128 causal is 0.55 TFLOP, 687 us at 800 TFLOP/s, against 537 MB of
 // traffic (128 us): compute-bound. A tile's MMAs take 2,048 clocks of an SM's tensor cores (2 warpgroups x
-// 2 x 64 x 128 x 128 x 2 FLOPs at 4,096 a clock), its softmax about 1,500 (16 exp2 a clock an SM).
-// Measured (H200, bf16, cold, the four ANCHORS.md prefill shapes, results/h200/history/
-// 2026-11-30_session33_experiments/): the first version, without producer or ping-pong (both warpgroups
-// loading, waiting for their S and running their softmax at once), read 406-446 TFLOP/s at D 128, 1.23-1.28x
-// tiled_flash; this one 495-549, 1.22-1.23x that (c160, c161). Three stages instead of two: level (c161).
+// 2 x 64 x 128 x 128 x 2 FLOPs at 4,096 a clock), its softmax about 1,500 (16 exp2 a clock an SM). At D 64
+// the MMAs halve and the softmax does not, so the tensor cores wait for it: three warpgroups put two
+// softmaxes behind each warpgroup's MMAs.
+// Measured (H200, bf16, cold; results/h200/history/2026-11-30_session33_experiments/ and
+// 2026-12-01_session34_experiments/): the first version, without producer or ping-pong, read 406-446
+// TFLOP/s at D 128, 1.23-1.28x tiled_flash; the producer and ping-pong 1.22-1.23x that (c160, c161); three
+// stages instead of two, level (c161). Then (c166, 30 prefill shapes): the intra-warpgroup overlap
+// 0.92-0.99x the time at D 128 (predicted 0.92-1.0), 0.94-1.00x at D 64; three warpgroups at D 64 0.85-0.94x
+// (predicted 0.77-0.91) where wgmma_flash.h uses them; persistent blocks (one an SM, the producer loading
+// the next item's Q) 0.87-0.94x unmasked at s512-s1024 but 0.98-1.01x unmasked from s2048 and 1.02-1.40x
+// causal (a static round-robin order), not adopted.
 // Constraints: sm_90a (an H100/H200 and a build for 90a), fp16/bf16, head_dim 64 or 128, 16-byte aligned
 // tensors; supports() says which is missing.
 #include <cuda_bf16.h>
@@ -40,10 +40,12 @@
 #include <cmath>
 #include <cstdint>
 #include <string>
+#include <type_traits>  // std::true_type, std::false_type: the visit step's compile-time flags
 
 #include "attention/attention.h"
 #include "attention/tiled_flash.cuh"  // pack2, smem_addr
 #include "attention/wgmma.cuh"
+#include "attention/wgmma_flash.h"
 #include "common/check.h"
 #include "common/fastmath.cuh"
 #include "common/mbarrier.cuh"
@@ -70,16 +72,26 @@ using tiled_flash::smem_addr;
 #define SB_WGMMA_FLASH_STAGES 2
 #endif
 
-template <int HeadDim>
+template <int HeadDim, int Warpgroups>
 struct Config {
   static constexpr int kHeadDim = HeadDim;
-  static constexpr int kConsumers = 256;              // two warpgroups of 64 query rows
+  static constexpr int kWarpgroups = Warpgroups;      // consumer warpgroups of 64 query rows
+  static_assert(Warpgroups == 2 || Warpgroups == 3, "two or three consumer warpgroups");
+  static constexpr bool kOverlap = Warpgroups == 2;   // two P buffers: a softmax overlaps its own P V
+  static constexpr int kConsumers = 128 * Warpgroups;
   static constexpr int kThreads = kConsumers + 128;   // and a producer warpgroup
-  // setmaxnreg: the 384 threads start at 168 registers each (65,536 / 384, in 8s); the producer gives
-  // registers back so the consumers can hold S, P and O (64 + 32 + 64 a thread at D 128) unspilled.
-  static constexpr int kProducerRegs = 40;
-  static constexpr int kConsumerRegs = 232;  // 2 x 128 x 232 + 128 x 40 = 64,512 <= 65,536 (24 spills the producer)
-  static constexpr int kBlockM = 128;                 // query rows per block
+  // setmaxnreg: the threads start at 65,536 / kThreads registers each (in 8s: 168 for two warpgroups, 128
+  // for three); the producer gives registers back so that the consumers can hold S, two P buffers and O
+  // (64 + 2 x 32 + 64 a thread at D 128) unspilled. Splits (ptxas, no spill under -warn-spills):
+  // D 128: 2 x 128 x 232 + 128 x 40 = 64,512 (24 spills the producer).
+  // D 64, two: 2 x 128 x 216 + 128 x 72 = 64,512 (its producer spills at 40 and at 56).
+  // D 64, three (one P buffer): 3 x 128 x 160 + 128 x 32 = 65,536 (152 for the consumers serializes their
+  // wgmma; the producer spills at 24).
+  static constexpr int kProducerRegs = Warpgroups == 3 ? 32 : HeadDim == 64 ? 72 : 40;
+  static constexpr int kConsumerRegs = Warpgroups == 3 ? 160 : HeadDim == 64 ? 216 : 232;
+  static_assert(Warpgroups * 128 * kConsumerRegs + 128 * kProducerRegs <= 65536 / kThreads / 8 * 8 * kThreads,
+                "more registers than the block holds at launch");
+  static constexpr int kBlockM = 64 * Warpgroups;     // query rows per block
   static constexpr int kBlockN = 128;                 // keys per K/V tile
   static constexpr int kStages = SB_WGMMA_FLASH_STAGES;  // K tiles and V tiles in flight, each
   static constexpr int kChunks = HeadDim / 8;         // 16-byte chunks a row
@@ -118,8 +130,8 @@ __device__ __forceinline__ void mma_pv(float (&o)[N], const uint32_t (&a)[4], ui
     wgmma::mma_rs_m64n64k16<T>(o, a, b);
 }
 
-// Named barriers (0 is __syncthreads): 1 and 2 order the two warpgroups' MMA issue (turn_wait / turn_pass),
-// 3 and 4 are each warpgroup's own.
+// Named barriers (0 is __syncthreads): 1 .. W order the W consumer warpgroups' MMA issue (turn_wait /
+// turn_pass), W + 1 .. 2 W are each warpgroup's own.
 __device__ __forceinline__ void named_sync(int id, int threads) {
   asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
 }
@@ -197,6 +209,7 @@ __global__ void __launch_bounds__(C::kThreads, 1) kernel(const Params p) {
 
   // Consumers: warpgroup wg owns query rows m0 + 64 wg .. + 63.
   asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(C::kConsumerRegs));
+  constexpr int W = C::kWarpgroups;
   const int wg = warp / 4, wl = warp % 4;
   const int g = lane / 4, t = lane % 4;
   load_tile<C, 128, 64>(sQ + wg * 64 * 128, BM * 128, static_cast<const T*>(p.q) + q_off + wg * 64 * q_stride,
@@ -204,7 +217,7 @@ __global__ void __launch_bounds__(C::kThreads, 1) kernel(const Params p) {
   cp_async_commit();
   cp_async_wait<0>();
   wgmma::fence_proxy_async_shared();
-  named_sync(3 + wg, 128);
+  named_sync(1 + W + wg, 128);
 
   float o[C::kOAcc];
 #pragma unroll
@@ -214,23 +227,34 @@ __global__ void __launch_bounds__(C::kThreads, 1) kernel(const Params p) {
   const int wg_row0 = m0 + wg * 64;          // first query row of this warpgroup
   const int row0 = wg_row0 + wl * 16 + g;    // this thread's rows: row0, row0 + 8
   const unsigned q_desc_base = sQ + wg * 64 * 128;
-  uint32_t pf[BN / 16][4];                   // P of the previous tile, the A of its P V
+  // P of a tile, the A of its P V: with the overlap, this tile's P goes into one buffer while the previous
+  // tile's P V reads the other (pf_next is unused without it).
+  uint32_t pf[BN / 16][4], pf_next[BN / 16][4];
 
-  // Ping-pong: a warpgroup issues its MMAs (S of this tile, P V of the previous one) on its turn, then
-  // passes the turn, so one warpgroup's softmax runs while the other's MMAs do. Warpgroup 0 goes first.
-  // Both run n_tiles + 1 turns; warpgroup 1 passes one turn ahead (here) and not after its last.
-  if (wg == 1) named_arrive(1, 256);
+  // Ping-pong, round-robin: warpgroup wg waits on barrier 1 + wg and passes to the next; warpgroup 0 goes
+  // first. All run n_tiles + 1 turns; the last warpgroup passes one turn ahead (here) and not after its last.
+  if (wg == W - 1) named_arrive(1, 256);
   auto turn_wait = [&] { named_sync(1 + wg, 256); };
   auto turn_pass = [&](bool last) {
-    if (!(last && wg == 1)) named_arrive(2 - wg, 256);
+    // (2 - wg for two: with the modulo there, ptxas spills 16 bytes at D 128, c166's build log)
+    if (!(last && wg == W - 1)) named_arrive(W == 2 ? 2 - wg : 1 + (wg + 1) % W, 256);
   };
-  auto pv = [&](int j) {  // O += P V of visit j: V MN-major (k16 step: two 8-key groups; LBO: next 64 columns)
+  // O += P V of visit j from the P in `a`: V MN-major (k16 step: two 8-key groups; LBO: next 64 columns).
+  auto pv = [&](int j, const uint32_t(&a)[BN / 16][4]) {
     const unsigned v = sV + (j % S) * C::kTileBytes;
 #pragma unroll
-    for (int kk = 0; kk < BN / 16; ++kk) mma_pv<T>(o, pf[kk], wgmma::desc_sw128(v + kk * 2048, BN * 128, 1024));
+    for (int kk = 0; kk < BN / 16; ++kk) mma_pv<T>(o, a[kk], wgmma::desc_sw128(v + kk * 2048, BN * 128, 1024));
   };
 
-  for (int j = 0; j < n_tiles; ++j) {
+  // Visit j (key tile n_tiles - 1 - j). first_c: std::true_type on visit 0 with the overlap (no P V before
+  // it; a compile-time flag there, so that no wgmma sits behind a branch), false_type else. odd_c picks the
+  // P buffers with the overlap: odd visits write pf_next and read pf, even ones the other way round (counted
+  // so that the last visit's P is in pf). Without the overlap both are pf: the P V retires before the
+  // softmax writes it.
+  auto step = [&](const int j, auto first_c, auto odd_c) {
+    constexpr bool kFirst = decltype(first_c)::value, kOdd = decltype(odd_c)::value;
+    uint32_t(&cur)[BN / 16][4] = *[&] { if constexpr (C::kOverlap && kOdd) return &pf_next; else return &pf; }();
+    uint32_t(&prev)[BN / 16][4] = *[&] { if constexpr (C::kOverlap && !kOdd) return &pf_next; else return &pf; }();
     const int n = n_tiles - 1 - j, s = j % S;
     mbar_wait_parity(full_k(s), (j / S) & 1);
     if (j > 0) mbar_wait_parity(full_v((j - 1) % S), ((j - 1) / S) & 1);
@@ -247,15 +271,30 @@ __global__ void __launch_bounds__(C::kThreads, 1) kernel(const Params p) {
       const uint64_t db = wgmma::desc_sw128(sK + s * C::kTileBytes + (ks / 4) * (BN * 128) + (ks % 4) * 32, 16, 1024);
       wgmma::mma_ss_m64n128k16<T>(sacc, da, db, ks > 0);
     }
-    if (j > 0) pv(j - 1);
-    wgmma::commit_group();
-    turn_pass(false);
-    wgmma::wait_group<0>();
-    wgmma::fence_operands(sacc);
-    wgmma::fence_operands(o);
-    if (lane == 0) {  // this warp is done with K of visit j and V of visit j - 1
-      mbar_arrive(empty_k(s));
-      if (j > 0) mbar_arrive(empty_v((j - 1) % S));
+    if constexpr (C::kOverlap) {
+      wgmma::commit_group();  // S alone, so that the softmax can wait for it while P V runs
+      if constexpr (!kFirst) {
+        pv(j - 1, prev);
+        wgmma::commit_group();
+        turn_pass(false);
+        wgmma::wait_group<1>();  // groups retire in order: S is done, P V may still run
+      } else {
+        turn_pass(false);
+        wgmma::wait_group<0>();
+      }
+      wgmma::fence_operands(sacc);
+      if (lane == 0) mbar_arrive(empty_k(s));  // this warp is done with K of visit j
+    } else {
+      if (j > 0) pv(j - 1, prev);
+      wgmma::commit_group();
+      turn_pass(false);
+      wgmma::wait_group<0>();
+      wgmma::fence_operands(sacc);
+      wgmma::fence_operands(o);
+      if (lane == 0) {  // this warp is done with K of visit j and V of visit j - 1
+        mbar_arrive(empty_k(s));
+        if (j > 0) mbar_arrive(empty_v((j - 1) % S));
+      }
     }
 
     // Keys past kv_len and, causal, keys after row + causal_offset score -inf.
@@ -283,10 +322,6 @@ __global__ void __launch_bounds__(C::kThreads, 1) kernel(const Params p) {
       for (int jj = 0; jj < BN / 8; ++jj) mx = fmaxf(mx, fmaxf(sacc[4 * jj + 2 * r], sacc[4 * jj + 2 * r + 1]));
       moved |= lazy_max_step(row_max[r], mx, scale_log2, base[r], alpha[r]);
     }
-    if (moved) {
-#pragma unroll
-      for (int i = 0; i < C::kOAcc; ++i) o[i] *= alpha[(i / 2) % 2];
-    }
     // P rounded to the input type: n8 blocks 2kk and 2kk + 1 of S are the A of k16 step kk of P V.
     float sum[2] = {0.0f, 0.0f};
 #pragma unroll
@@ -299,10 +334,43 @@ __global__ void __launch_bounds__(C::kThreads, 1) kernel(const Params p) {
           const float p0 = ex2_approx(fmaf(sacc[4 * jj + 2 * r], scale_log2, -base[r]));
           const float p1 = ex2_approx(fmaf(sacc[4 * jj + 2 * r + 1], scale_log2, -base[r]));
           sum[r] += p0 + p1;
-          pf[kk][h2 * 2 + r] = pack2<T>(p0, p1);
+          cur[kk][h2 * 2 + r] = pack2<T>(p0, p1);
         }
+    if constexpr (C::kOverlap && !kFirst) {
+      // The previous tile's P V has retired: O can take this tile's rescale, and its P buffer is free.
+      wgmma::wait_group<0>();
+      wgmma::fence_operands(o);
+#pragma unroll
+      for (int kk = 0; kk < BN / 16; ++kk) wgmma::fence_operands(prev[kk]);
+      if (lane == 0) mbar_arrive(empty_v((j - 1) % S));  // done with V of visit j - 1
+    }
+    if (moved) {
+#pragma unroll
+      for (int i = 0; i < C::kOAcc; ++i) o[i] *= alpha[(i / 2) % 2];
+    }
 #pragma unroll
     for (int r = 0; r < 2; ++r) row_sum[r] = row_sum[r] * alpha[r] + sum[r];
+  };
+
+  const std::true_type first{}, odd{};
+  const std::false_type next{}, even{};
+  if constexpr (C::kOverlap) {
+    // The buffers alternate by unrolling: the visits after a prefix run in pairs (the first writes pf_next,
+    // the second pf), so that the last visit's P is in pf. The prefix is one visit (odd n_tiles) or two.
+    int j = 1;
+    if (n_tiles % 2) {
+      step(0, first, even);
+    } else {
+      step(0, first, odd);
+      step(1, next, even);
+      j = 2;
+    }
+    for (; j < n_tiles; j += 2) {
+      step(j, next, odd);
+      step(j + 1, next, even);
+    }
+  } else {
+    for (int j = 0; j < n_tiles; ++j) step(j, next, even);
   }
   // The last tile's P V, on a last turn.
   mbar_wait_parity(full_v((n_tiles - 1) % S), ((n_tiles - 1) / S) & 1);
@@ -310,7 +378,7 @@ __global__ void __launch_bounds__(C::kThreads, 1) kernel(const Params p) {
   turn_wait();
   wgmma::fence_operands(o);
   wgmma::fence();
-  pv(n_tiles - 1);
+  pv(n_tiles - 1, pf);
   wgmma::commit_group();
   turn_pass(true);
   wgmma::wait_group<0>();
@@ -330,7 +398,7 @@ __global__ void __launch_bounds__(C::kThreads, 1) kernel(const Params p) {
       *reinterpret_cast<uint32_t*>(q_ptr + (jj / 8) * (BM * 128) + row * 128 + (((jj % 8) ^ (row % 8)) << 4) + 4 * t) =
           pack2<T>(o[4 * jj + 2 * r] * inv, o[4 * jj + 2 * r + 1] * inv);
   }
-  named_sync(3 + wg, 128);
+  named_sync(1 + W + wg, 128);
   const int wtid = tid % 128;
 #pragma unroll
   for (int i = 0; i < 64 * C::kChunks / 128; ++i) {
@@ -360,9 +428,11 @@ void launch_config(const Problem& pr, cudaStream_t stream) {
 template <typename T>
 void launch_typed(const Problem& p, cudaStream_t stream) {
   if (p.head_dim == 128)
-    launch_config<T, Config<128>>(p, stream);
+    launch_config<T, Config<128, 2>>(p, stream);
+  else if (warpgroups(p) == 3)
+    launch_config<T, Config<64, 3>>(p, stream);
   else
-    launch_config<T, Config<64>>(p, stream);
+    launch_config<T, Config<64, 2>>(p, stream);
 }
 
 // The current device's compute capability major version, read once per device; 0 without a device.
