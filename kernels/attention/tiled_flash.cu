@@ -84,7 +84,6 @@ using ConfigD64 = Config<64, 4, 2, 64, 64, true, 2>;
 using ConfigD64 = Config<64, 4, 2, 128, 64, true, 2>;
 #endif
 
-
 // Element offset of (row, 16-byte chunk) in a tile whose rows are padded by one chunk: a row is
 // Chunks + 1 = 1 (mod 8) chunks, so the 8 rows one ldmatrix phase reads at the same chunk fall in 8
 // different 16-byte bank groups, and every address is a lane's base plus a compile-time constant.
@@ -419,12 +418,7 @@ void launch_typed(const Problem& p, cudaStream_t stream) {
 std::string supports(const Problem& p) {
   if (p.dtype != DType::f16 && p.dtype != DType::bf16)
     return std::string(name(p.dtype)) + " is not supported: mma.sync m16n8k16 takes fp16 or bf16 operands";
-  if (p.head_dim != 64 && p.head_dim != 128)
-    return "head_dim " + std::to_string(p.head_dim) + " is not supported: built for head_dim 64 and 128 only";
-  for (auto [ptr, what] : {std::pair<const void*, const char*>{p.q, "q"}, {p.k, "k"}, {p.v, "v"}, {p.o, "o"}})
-    if (!is_aligned(ptr, 16)) return std::string(what) + " is not 16-byte aligned (needed by 16-byte cp.async)";
-  if (p.batch > 65535 || p.heads_q > 65535) return "batch and heads_q must be <= 65535 (grid z and y)";
-  if (p.q_len >= (int64_t{1} << 30) || p.kv_len >= (int64_t{1} << 30)) return "q_len and kv_len must be < 2^30 (32-bit row indices)";
+  if (std::string why = params_refusal(p); !why.empty()) return why;
   return "";
 }
 

@@ -20,9 +20,12 @@
 
 #include <cmath>
 #include <cstdint>
+#include <string>
+#include <utility>
 
 #include "attention/attention.h"
 #include "common/fastmath.cuh"
+#include "common/vec.cuh"  // is_aligned
 
 namespace sb::attention::tiled_flash {
 
@@ -72,7 +75,21 @@ __device__ inline uint32_t pack2<__half>(float lo, float hi) {
   return *reinterpret_cast<const uint32_t*>(&v);
 }
 
-// The prefill kernels' parameters, from a validated problem.
+// What both prefill kernels refuse beyond the dtype (each names its own instruction's): their tiles are
+// built for head_dim 64 and 128, their copies are 16-byte cp.async, their grid's y and z are heads_q and
+// batch, and Params holds the lengths as ints. "" when the problem fits.
+inline std::string params_refusal(const Problem& p) {
+  if (p.head_dim != 64 && p.head_dim != 128)
+    return "head_dim " + std::to_string(p.head_dim) + " is not supported: built for head_dim 64 and 128 only";
+  for (auto [ptr, what] : {std::pair<const void*, const char*>{p.q, "q"}, {p.k, "k"}, {p.v, "v"}, {p.o, "o"}})
+    if (!is_aligned(ptr, 16)) return std::string(what) + " is not 16-byte aligned (needed by 16-byte cp.async)";
+  if (p.batch > 65535 || p.heads_q > 65535) return "batch and heads_q must be <= 65535 (grid z and y)";
+  if (p.q_len >= (int64_t{1} << 30) || p.kv_len >= (int64_t{1} << 30))
+    return "q_len and kv_len must be < 2^30 (32-bit row indices)";
+  return "";
+}
+
+// The prefill kernels' parameters, from a problem params_refusal() accepts.
 struct Params {
   const void* q;
   const void* k;

@@ -63,6 +63,7 @@ namespace {
 using tiled_flash::lazy_max_step;
 using tiled_flash::make_params;
 using tiled_flash::pack2;
+using tiled_flash::params_refusal;
 using tiled_flash::Params;
 using tiled_flash::smem_addr;
 
@@ -458,12 +459,7 @@ int device_major() {
 std::string supports(const Problem& p) {
   if (p.dtype != DType::f16 && p.dtype != DType::bf16)
     return std::string(name(p.dtype)) + " is not supported: wgmma here takes fp16 or bf16 operands";
-  if (p.head_dim != 64 && p.head_dim != 128)
-    return "head_dim " + std::to_string(p.head_dim) + " is not supported: built for head_dim 64 and 128 only";
-  for (auto [ptr, what] : {std::pair<const void*, const char*>{p.q, "q"}, {p.k, "k"}, {p.v, "v"}, {p.o, "o"}})
-    if (!is_aligned(ptr, 16)) return std::string(what) + " is not 16-byte aligned (needed by 16-byte cp.async)";
-  if (p.batch > 65535 || p.heads_q > 65535) return "batch and heads_q must be <= 65535 (grid z and y)";
-  if (p.q_len >= (int64_t{1} << 30) || p.kv_len >= (int64_t{1} << 30)) return "q_len and kv_len must be < 2^30 (32-bit row indices)";
+  if (std::string why = params_refusal(p); !why.empty()) return why;
   if (!SB_BUILT_FOR_SM90A) return "not built for sm_90a (wgmma): configure with CMAKE_CUDA_ARCHITECTURES including 90a";
   if (const int major = device_major(); major != 9)
     return major == 0 ? "wgmma needs an sm_90 GPU (H100/H200); none is visible"
