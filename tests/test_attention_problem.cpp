@@ -177,5 +177,49 @@ TEST(AttentionWgmmaFlash, WarpgroupsFollowHeadDimAndCausalLength) {
   EXPECT_EQ(wgmma_flash::warpgroups(p), 2);
 }
 
+// wgmma_flash's persistent blocks: only at head_dim 64 with two warpgroups (causal, under 2,048 query rows),
+// from kPersistentMinWaves work items an SM, and never past 2^31 - 1 items or without an SM count.
+TEST(AttentionWgmmaFlash, PersistentOnlyForShortCausalHeadDim64WithEnoughItems) {
+  constexpr int kSms = 132;
+  Problem p = valid();  // batch 2, 8 q heads
+  p.head_dim = 64;
+  p.causal = true;
+  p.q_len = p.kv_len = 512;  // 4 tiles of 128 rows: 4 x 8 x 2 = 64 items
+  EXPECT_EQ(wgmma_flash::work_items(p), 64);
+  EXPECT_FALSE(wgmma_flash::persistent(p, kSms));
+  p.batch = 33;  // 4 x 8 x 33 = 1,056 items = 8 an SM
+  EXPECT_EQ(wgmma_flash::work_items(p), 1056);
+  EXPECT_TRUE(wgmma_flash::persistent(p, kSms));
+  EXPECT_FALSE(wgmma_flash::persistent(p, 0)) << "no SM count: one block an item";
+  // The threshold: kPersistentMinWaves items an SM.
+  p.batch = 1;
+  p.heads_q = p.heads_kv = wgmma_flash::kPersistentMinWaves * kSms / 4;  // x 4 tiles = the threshold
+  EXPECT_EQ(wgmma_flash::work_items(p), int64_t{wgmma_flash::kPersistentMinWaves} * kSms);
+  EXPECT_TRUE(wgmma_flash::persistent(p, kSms));
+  p.heads_q = p.heads_kv = p.heads_q - 1;
+  EXPECT_FALSE(wgmma_flash::persistent(p, kSms));
+  // Not at head_dim 128, unmasked, or from kThreeWarpgroupMinCausalLen rows (three warpgroups).
+  p.heads_q = p.heads_kv = 64;
+  p.batch = 8;
+  ASSERT_TRUE(wgmma_flash::persistent(p, kSms));
+  p.head_dim = 128;
+  EXPECT_FALSE(wgmma_flash::persistent(p, kSms));
+  p.head_dim = 64;
+  p.causal = false;
+  EXPECT_FALSE(wgmma_flash::persistent(p, kSms));
+  p.causal = true;
+  p.q_len = p.kv_len = wgmma_flash::kThreeWarpgroupMinCausalLen;
+  EXPECT_FALSE(wgmma_flash::persistent(p, kSms));
+  // Items are counted in tiles of 128 rows (two warpgroups): a 129-row problem has two a head.
+  p.q_len = p.kv_len = 129;
+  EXPECT_EQ(wgmma_flash::work_items(p), 2 * 64 * 8);
+  // Past 2^31 - 1 items the counter would overflow: one block an item.
+  p.q_len = p.kv_len = 2047;  // 16 tiles
+  p.heads_q = p.heads_kv = 65535;
+  p.batch = 65535;
+  EXPECT_GE(wgmma_flash::work_items(p), int64_t{1} << 31);
+  EXPECT_FALSE(wgmma_flash::persistent(p, kSms));
+}
+
 }  // namespace
 }  // namespace sb::attention

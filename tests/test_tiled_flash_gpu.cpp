@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "attention/attention.h"
+#include "attention/wgmma_flash.h"
 #include "attention_case.h"
 #include "attention_test.h"
 #include "common/check.h"
@@ -53,6 +54,12 @@ const AttentionDims kShapes[] = {
     // a longer cache, GQA 2
     {1, 4, 1, 64, 2100, 300, true},
     {1, 4, 2, 64, 2049, 4500, true},
+    // wgmma_flash's persistent blocks (D 64, causal under 2048 rows, >= 2 work items an SM; on a GPU of up to
+    // 132 SMs here): many items a block with tails, GQA 4 and 8; q_len > kv_len with 6 whole tiles that see no
+    // key; q_len < kv_len
+    {4, 32, 8, 64, 1000, 1000, true},
+    {2, 32, 4, 64, 1500, 700, true},
+    {3, 64, 8, 64, 777, 2000, true},
     // not causal, q_len != kv_len
     {1, 4, 4, 128, 100, 300, false},
     {2, 4, 2, 64, 300, 77, false},
@@ -71,6 +78,7 @@ class TiledFlashGpu : public ::testing::TestWithParam<Param> {
     // wgmma_flash needs an sm_90 GPU and a build for sm_90a: elsewhere it is skipped with its reason.
     if (const std::string why = var().supports(data_->problem()); why.find("sm_90") != std::string::npos)
       GTEST_SKIP() << why;
+    data_->reserve_workspace(var().workspace_bytes(data_->problem()));  // wgmma_flash's persistent counter
   }
   const attention::Variant& var() const { return attention::variant(std::get<0>(GetParam())); }
   std::optional<Stream> stream_;
@@ -80,7 +88,6 @@ class TiledFlashGpu : public ::testing::TestWithParam<Param> {
 TEST_P(TiledFlashGpu, MatchesReferenceWithinFlashAttentionRule) {
   const attention::Problem p = data_->problem();
   ASSERT_EQ(var().supports(p), "");
-  EXPECT_EQ(var().workspace_bytes(p), 0u);
   data_->poison_output();
   attention::run(var(), p, stream_->get());
   stream_->sync();
@@ -109,6 +116,27 @@ INSTANTIATE_TEST_SUITE_P(Shapes, TiledFlashGpu,
                            return std::string(std::get<0>(i.param)) + "_" + std::string(name(std::get<1>(i.param))) + "_" +
                                   shape_name(std::get<2>(i.param));
                          });
+
+// The shapes above reach wgmma_flash's persistent kernel on this GPU (else its tests would pass without
+// running it), and its workspace is the counter's slot there, none elsewhere.
+TEST(WgmmaFlash, ShapesReachThePersistentKernel) {
+  SB_REQUIRE_GPU();
+  const attention::Variant& w = attention::variant("wgmma_flash");
+  int dev = 0, sms = 0;
+  SB_CUDA_CHECK(cudaGetDevice(&dev));
+  SB_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+  int persistent = 0;
+  for (const AttentionDims& d : kShapes) {
+    attention::Problem p{};
+    p.batch = d.batch, p.heads_q = d.heads_q, p.heads_kv = d.heads_kv, p.head_dim = d.head_dim;
+    p.q_len = d.q_len, p.kv_len = d.kv_len, p.causal = d.causal;
+    p.dtype = DType::bf16;
+    const bool is = attention::wgmma_flash::persistent(p, sms);
+    persistent += is;
+    EXPECT_EQ(w.workspace_bytes(p), is ? 256u : 0u) << shape_name(d);
+  }
+  EXPECT_GE(persistent, 3) << "on " << sms << " SMs";
+}
 
 // Unsupported problems are std::invalid_argument from attention::run, naming the reason.
 TEST(TiledFlash, RefusalsNameTheReason) {

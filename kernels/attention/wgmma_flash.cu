@@ -1,6 +1,7 @@
 // wgmma_flash: tiled_flash's algorithm on Hopper's warpgroup MMA, warp-specialized. A block owns a Q tile
 // of one (batch, q head): two or three consumer warpgroups of 64 query rows each (wgmma_flash.h says
-// which) and a producer warpgroup.
+// which) and a producer warpgroup. Where wgmma_flash.h's persistent() says so (short causal problems at
+// D 64), one block an SM takes such work items one after another from a counter (body(), below).
 // - Producer: cp.async copies of each K and V tile (128 keys) into 2-stage rings in the 128-byte-swizzled
 //   layout wgmma reads (wgmma.cuh); each copy lands on a "full" mbarrier, and a stage is refilled once
 //   every consumer warp has arrived on its "empty" one. It gives registers back (setmaxnreg) so that the
@@ -30,7 +31,8 @@
 // 0.92-0.99x the time at D 128 (predicted 0.92-1.0), 0.94-1.00x at D 64; three warpgroups at D 64 0.85-0.94x
 // (predicted 0.77-0.91) where wgmma_flash.h uses them; persistent blocks (one an SM, the producer loading
 // the next item's Q) 0.87-0.94x unmasked at s512-s1024 but 0.98-1.01x unmasked from s2048 and 1.02-1.40x
-// causal (a static round-robin order), not adopted.
+// causal (a static round-robin order), not adopted. Fed by a counter instead (c171, session 35): 0.84-0.92x
+// at causal D 64 s512-s1024, where it runs now (wgmma_flash.h), 0.98-1.13x elsewhere.
 // Constraints: sm_90a (an H100/H200 and a build for 90a), fp16/bf16, head_dim 64 or 128, 16-byte aligned
 // tensors; supports() says which is missing.
 #include <cuda_bf16.h>
@@ -140,41 +142,79 @@ __device__ __forceinline__ void named_arrive(int id, int threads) {
   asm volatile("bar.arrive %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
 }
 
-template <typename T, typename C>
-__global__ void __launch_bounds__(C::kThreads, 1) kernel(const Params p) {
+// A work item: one Q tile of one (batch, q head), and the K/V tiles it visits.
+struct Item {
+  int m0, rows, n_tiles;  // first query row, rows (< kBlockM in the last tile), K/V tiles visited
+  int64_t q_off, kv_off;  // element offsets of its first Q row and of its kv head's first key
+};
+
+template <typename C>
+__device__ __forceinline__ Item item_at(const Params& p, int m_block, int h, int b) {
+  constexpr int D = C::kHeadDim, BM = C::kBlockM, BN = C::kBlockN;
+  Item it;
+  it.m0 = m_block * BM;
+  it.rows = min(BM, p.q_len - it.m0);
+  const int64_t q_stride = static_cast<int64_t>(p.heads_q) * D;
+  it.q_off = (static_cast<int64_t>(b) * p.q_len * p.heads_q + h) * D + it.m0 * q_stride;
+  it.kv_off = (static_cast<int64_t>(b) * p.kv_len * p.heads_kv + h / p.group) * D;
+  it.n_tiles = (p.kv_len + BN - 1) / BN;
+  if (p.causal) {
+    const int last_key = it.m0 + it.rows - 1 + p.causal_offset;
+    it.n_tiles = last_key < 0 ? 0 : min(it.n_tiles, last_key / BN + 1);
+  }
+  return it;
+}
+
+// The persistent kernel's work list: items w = 0 .. items - 1 are (q tile, head, batch), head-major with a
+// head's q tiles heaviest first, the default grid's order; `next` (the workspace, zeroed before the launch)
+// hands them out.
+struct Sched {
+  int m_blocks, items;
+  unsigned* next;
+};
+
+// The kernel's body. Persistent = false: one block a work item (the grid is (q tiles, heads, batch), the
+// heaviest causal tiles first). Persistent = true (wgmma_flash.h's persistent()): one block an SM, whose
+// producer takes the next item from sc.next once it has issued the last copies of the one before and copies
+// its Q tile too, into the other of two Q buffers, so that an item's Q and first K/V tiles land while the
+// consumers finish the previous one. The K/V rings' visits, the Q buffers' uses and the ping-pong turns then
+// count across items.
+template <typename T, typename C, bool Persistent>
+__device__ __forceinline__ void body(const Params& p, const Sched& sc) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-  constexpr int D = C::kHeadDim, BM = C::kBlockM, BN = C::kBlockN, S = C::kStages;
+  constexpr int D = C::kHeadDim, BM = C::kBlockM, BN = C::kBlockN, S = C::kStages, W = C::kWarpgroups;
   extern __shared__ __align__(1024) unsigned char smem_raw[];
   // Swizzled tiles need 1024-byte aligned 8-row groups: align the base (the slack is in kSmemBytes).
   const unsigned raw = smem_addr(smem_raw);
   const unsigned sQ = (raw + 1023u) & ~1023u;
-  unsigned char* const q_ptr = smem_raw + (sQ - raw);
   const unsigned sK = sQ + C::kQBytes, sV = sK + S * C::kTileBytes;
-  const unsigned bars = sV + S * C::kTileBytes;  // full_k[S], full_v[S], empty_k[S], empty_v[S]
+  const unsigned sQ1 = sV + S * C::kTileBytes;  // Persistent: the second Q buffer
+  // full_k[S], full_v[S], empty_k[S], empty_v[S]; Persistent: full_q[2], empty_q[2], then the items' slots
+  const unsigned bars = sV + S * C::kTileBytes + (Persistent ? C::kQBytes : 0);
   auto full_k = [&](int s) { return bars + 8 * s; };
   auto full_v = [&](int s) { return bars + 8 * (S + s); };
   auto empty_k = [&](int s) { return bars + 8 * (2 * S + s); };
   auto empty_v = [&](int s) { return bars + 8 * (3 * S + s); };
+  auto full_q = [&](int qb) { return bars + 8 * (4 * S + qb); };
+  auto empty_q = [&](int qb) { return bars + 8 * (4 * S + 2 + qb); };
+  volatile int* const slot = reinterpret_cast<volatile int*>(smem_raw + (bars + 8 * (4 * S + 4) - raw));  // [2]
 
   const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
-  const int m_block = static_cast<int>(gridDim.x - 1 - blockIdx.x);  // heaviest causal tiles first
-  const int h = blockIdx.y, b = blockIdx.z;
-  const int m0 = m_block * BM;
-  const int rows = min(BM, p.q_len - m0);
   const int64_t q_stride = static_cast<int64_t>(p.heads_q) * D, kv_stride = static_cast<int64_t>(p.heads_kv) * D;
-  const int64_t q_off = (static_cast<int64_t>(b) * p.q_len * p.heads_q + h) * D + m0 * q_stride;
-  const int64_t kv_off = (static_cast<int64_t>(b) * p.kv_len * p.heads_kv + h / p.group) * D;
-  T* gO = static_cast<T*>(p.o) + q_off;
+  auto item_of = [&](int w) {
+    const int bh = w / sc.m_blocks;
+    return item_at<C>(p, sc.m_blocks - 1 - w % sc.m_blocks, bh % p.heads_q, bh / p.heads_q);
+  };
 
-  int n_tiles = (p.kv_len + BN - 1) / BN;
-  if (p.causal) {
-    const int last_key = m0 + rows - 1 + p.causal_offset;
-    n_tiles = last_key < 0 ? 0 : min(n_tiles, last_key / BN + 1);
-  }
-  if (n_tiles == 0) {  // causal with q_len > kv_len: no row of this tile sees a key
-    for (int idx = tid; idx < rows * C::kChunks; idx += C::kThreads)
-      *reinterpret_cast<uint4*>(gO + (idx / C::kChunks) * q_stride + (idx % C::kChunks) * 8) = make_uint4(0, 0, 0, 0);
-    return;
+  Item it0{};  // the block's item (one item a block)
+  if constexpr (!Persistent) {
+    it0 = item_at<C>(p, static_cast<int>(gridDim.x - 1 - blockIdx.x), blockIdx.y, blockIdx.z);
+    if (it0.n_tiles == 0) {  // causal with q_len > kv_len: no row of this tile sees a key
+      T* gZ = static_cast<T*>(p.o) + it0.q_off;
+      for (int idx = tid; idx < it0.rows * C::kChunks; idx += C::kThreads)
+        *reinterpret_cast<uint4*>(gZ + (idx / C::kChunks) * q_stride + (idx % C::kChunks) * 8) = make_uint4(0, 0, 0, 0);
+      return;
+    }
   }
   if (tid == 0) {
     for (int s = 0; s < S; ++s) {
@@ -182,6 +222,12 @@ __global__ void __launch_bounds__(C::kThreads, 1) kernel(const Params p) {
       mbar_init(full_v(s), 128);
       mbar_init(empty_k(s), C::kConsumers / 32);  // one arrival a consumer warp
       mbar_init(empty_v(s), C::kConsumers / 32);
+    }
+    if constexpr (Persistent) {
+      for (int qb = 0; qb < 2; ++qb) {
+        mbar_init(full_q(qb), 128 + 1);  // the producer's copies, and thread 0's release of the slot
+        mbar_init(empty_q(qb), C::kConsumers / 32);
+      }
     }
   }
   __syncthreads();
@@ -191,223 +237,292 @@ __global__ void __launch_bounds__(C::kThreads, 1) kernel(const Params p) {
     // consumers have released the tile that used it kStages visits earlier.
     asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(C::kProducerRegs));
     const int i = tid - C::kConsumers;
-    const T* gK = static_cast<const T*>(p.k) + kv_off;
-    const T* gV = static_cast<const T*>(p.v) + kv_off;
-    for (int j = 0; j < n_tiles; ++j) {
-      const int n = n_tiles - 1 - j, s = j % S;
-      const int64_t off = static_cast<int64_t>(n) * BN * kv_stride;
-      const int valid = p.kv_len - n * BN;
-      if (j >= S) mbar_wait_parity(empty_k(s), (j / S - 1) & 1);
-      load_tile<C, 128, BN>(sK + s * C::kTileBytes, BN * 128, gK + off, static_cast<int>(kv_stride), valid, i);
-      cp_async_mbar_arrive_noinc(full_k(s));
-      if (j >= S) mbar_wait_parity(empty_v(s), (j / S - 1) & 1);
-      load_tile<C, 128, BN>(sV + s * C::kTileBytes, BN * 128, gV + off, static_cast<int>(kv_stride), valid, i);
-      cp_async_mbar_arrive_noinc(full_v(s));
+    auto produce = [&](const Item& it, int vis) {  // vis: the rings' visits before this item's
+      const T* gK = static_cast<const T*>(p.k) + it.kv_off;
+      const T* gV = static_cast<const T*>(p.v) + it.kv_off;
+      for (int j = 0; j < it.n_tiles; ++j) {
+        const int v = vis + j, n = it.n_tiles - 1 - j, s = v % S;
+        const int64_t off = static_cast<int64_t>(n) * BN * kv_stride;
+        const int valid = p.kv_len - n * BN;
+        if (v >= S) mbar_wait_parity(empty_k(s), (v / S - 1) & 1);
+        load_tile<C, 128, BN>(sK + s * C::kTileBytes, BN * 128, gK + off, static_cast<int>(kv_stride), valid, i);
+        cp_async_mbar_arrive_noinc(full_k(s));
+        if (v >= S) mbar_wait_parity(empty_v(s), (v / S - 1) & 1);
+        load_tile<C, 128, BN>(sV + s * C::kTileBytes, BN * 128, gV + off, static_cast<int>(kv_stride), valid, i);
+        cp_async_mbar_arrive_noinc(full_v(s));
+      }
+    };
+    if constexpr (Persistent) {
+      int vis = 0;
+      for (int uses = 0;; ++uses) {  // Q buffer uses % 2, once the consumers have written the last O it held
+        const int qb = uses % 2;
+        if (uses >= 2) mbar_wait_parity(empty_q(qb), (uses / 2 - 1) & 1);
+        if (i == 0) {
+          slot[qb] = static_cast<int>(atomicAdd(sc.next, 1u));
+          mbar_arrive(full_q(qb));  // releases the slot to the consumers, who acquire it with full_q
+        }
+        named_sync(1 + 2 * W, 128);  // the producer warpgroup's own barrier: slot[qb] is written
+        const int w = slot[qb];
+        if (w >= sc.items) {  // none left: the consumers find w in the slot and stop
+          mbar_arrive(full_q(qb));
+          break;
+        }
+        const Item it = item_of(w);
+        load_tile<C, 128, BM>(qb ? sQ1 : sQ, BM * 128, static_cast<const T*>(p.q) + it.q_off, static_cast<int>(q_stride),
+                              it.rows, i);
+        cp_async_mbar_arrive_noinc(full_q(qb));
+        produce(it, vis);
+        vis += it.n_tiles;
+      }
+    } else {
+      produce(it0, 0);
     }
     cp_async_wait<0>();
     return;
   }
 
-  // Consumers: warpgroup wg owns query rows m0 + 64 wg .. + 63.
+  // Consumers: warpgroup wg owns query rows m0 + 64 wg .. + 63 of each item.
   asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(C::kConsumerRegs));
-  constexpr int W = C::kWarpgroups;
   const int wg = warp / 4, wl = warp % 4;
   const int g = lane / 4, t = lane % 4;
-  load_tile<C, 128, 64>(sQ + wg * 64 * 128, BM * 128, static_cast<const T*>(p.q) + q_off + wg * 64 * q_stride,
-                        static_cast<int>(q_stride), rows - wg * 64, tid % 128);
-  cp_async_commit();
-  cp_async_wait<0>();
-  wgmma::fence_proxy_async_shared();
-  named_sync(1 + W + wg, 128);
-
-  float o[C::kOAcc];
-#pragma unroll
-  for (int i = 0; i < C::kOAcc; ++i) o[i] = 0.0f;
-  float row_max[2] = {-INFINITY, -INFINITY}, row_sum[2] = {0.0f, 0.0f};  // rows g and g + 8 of this warp
   const float scale_log2 = p.scale_log2;
-  const int wg_row0 = m0 + wg * 64;          // first query row of this warpgroup
-  const int row0 = wg_row0 + wl * 16 + g;    // this thread's rows: row0, row0 + 8
-  const unsigned q_desc_base = sQ + wg * 64 * 128;
   // P of a tile, the A of its P V: with the overlap, this tile's P goes into one buffer while the previous
   // tile's P V reads the other (pf_next is unused without it).
   uint32_t pf[BN / 16][4], pf_next[BN / 16][4];
 
   // Ping-pong, round-robin: warpgroup wg waits on barrier 1 + wg and passes to the next; warpgroup 0 goes
-  // first. All run n_tiles + 1 turns; the last warpgroup passes one turn ahead (here) and not after its last.
-  if (wg == W - 1) named_arrive(1, 256);
+  // first. All run n_tiles + 1 turns an item; with one item a block the last warpgroup passes one turn ahead
+  // (turns_start) and not after its last. Persistent, every warpgroup passes after every turn, and warpgroup
+  // 0 takes the last warpgroup's final pass at the end.
+  auto turns_start = [&] {
+    if (wg == W - 1) named_arrive(1, 256);
+  };
   auto turn_wait = [&] { named_sync(1 + wg, 256); };
   auto turn_pass = [&](bool last) {
     // (2 - wg for two: with the modulo there, ptxas spills 16 bytes at D 128, c166's build log)
-    if (!(last && wg == W - 1)) named_arrive(W == 2 ? 2 - wg : 1 + (wg + 1) % W, 256);
+    if (Persistent || !(last && wg == W - 1)) named_arrive(W == 2 ? 2 - wg : 1 + (wg + 1) % W, 256);
   };
-  // O += P V of visit j from the P in `a`: V MN-major (k16 step: two 8-key groups; LBO: next 64 columns).
-  auto pv = [&](int j, const uint32_t(&a)[BN / 16][4]) {
-    const unsigned v = sV + (j % S) * C::kTileBytes;
+
+  // One item: its Q tile in the buffer at sQb (copied), its K/V visits from ring visit `vis` on; O is
+  // written to global memory through this warpgroup's rows of that buffer.
+  auto consume = [&](const Item& it, const int vis, const unsigned sQb) {
+    float o[C::kOAcc];
 #pragma unroll
-    for (int kk = 0; kk < BN / 16; ++kk) mma_pv<T>(o, a[kk], wgmma::desc_sw128(v + kk * 2048, BN * 128, 1024));
-  };
+    for (int k = 0; k < C::kOAcc; ++k) o[k] = 0.0f;
+    float row_max[2] = {-INFINITY, -INFINITY}, row_sum[2] = {0.0f, 0.0f};  // rows g and g + 8 of this warp
+    const int n_tiles = it.n_tiles;
+    const int wg_row0 = it.m0 + wg * 64;       // first query row of this warpgroup
+    const int row0 = wg_row0 + wl * 16 + g;    // this thread's rows: row0, row0 + 8
+    const unsigned q_desc_base = sQb + wg * 64 * 128;
+    // O += P V of visit j from the P in `a`: V MN-major (k16 step: two 8-key groups; LBO: next 64 columns).
+    auto pv = [&](int j, const uint32_t(&a)[BN / 16][4]) {
+      const unsigned v = sV + ((vis + j) % S) * C::kTileBytes;
+#pragma unroll
+      for (int kk = 0; kk < BN / 16; ++kk) mma_pv<T>(o, a[kk], wgmma::desc_sw128(v + kk * 2048, BN * 128, 1024));
+    };
 
-  // Visit j (key tile n_tiles - 1 - j). first_c: std::true_type on visit 0 with the overlap (no P V before
-  // it; a compile-time flag there, so that no wgmma sits behind a branch), false_type else. odd_c picks the
-  // P buffers with the overlap: odd visits write pf_next and read pf, even ones the other way round (counted
-  // so that the last visit's P is in pf). Without the overlap both are pf: the P V retires before the
-  // softmax writes it.
-  auto step = [&](const int j, auto first_c, auto odd_c) {
-    constexpr bool kFirst = decltype(first_c)::value, kOdd = decltype(odd_c)::value;
-    uint32_t(&cur)[BN / 16][4] = *[&] { if constexpr (C::kOverlap && kOdd) return &pf_next; else return &pf; }();
-    uint32_t(&prev)[BN / 16][4] = *[&] { if constexpr (C::kOverlap && !kOdd) return &pf_next; else return &pf; }();
-    const int n = n_tiles - 1 - j, s = j % S;
-    mbar_wait_parity(full_k(s), (j / S) & 1);
-    if (j > 0) mbar_wait_parity(full_v((j - 1) % S), ((j - 1) / S) & 1);
-    wgmma::fence_proxy_async_shared();  // the producer's copies, for this thread's wgmma reads
+    // Visit j (key tile n_tiles - 1 - j; ring visit vis + j). first_c: std::true_type on visit 0 with the
+    // overlap (no P V before it; a compile-time flag there, so that no wgmma sits behind a branch),
+    // false_type else. odd_c picks the P buffers with the overlap: odd visits write pf_next and read pf, even
+    // ones the other way round (counted so that the last visit's P is in pf). Without the overlap both are
+    // pf: the P V retires before the softmax writes it.
+    auto step = [&](const int j, auto first_c, auto odd_c) {
+      constexpr bool kFirst = decltype(first_c)::value, kOdd = decltype(odd_c)::value;
+      uint32_t(&cur)[BN / 16][4] = *[&] { if constexpr (C::kOverlap && kOdd) return &pf_next; else return &pf; }();
+      uint32_t(&prev)[BN / 16][4] = *[&] { if constexpr (C::kOverlap && !kOdd) return &pf_next; else return &pf; }();
+      const int n = n_tiles - 1 - j, v = vis + j, s = v % S;
+      mbar_wait_parity(full_k(s), (v / S) & 1);
+      if (j > 0) mbar_wait_parity(full_v((v - 1) % S), ((v - 1) / S) & 1);
+      wgmma::fence_proxy_async_shared();  // the producer's copies, for this thread's wgmma reads
 
-    float sacc[64];
+      float sacc[64];
+      turn_wait();
+      wgmma::fence_operands(o);
+      wgmma::fence();
+      // S = Q K^T: head_dim / 16 k-steps; K-major descriptors (k16 step: 32 bytes, next column block: its size).
+#pragma unroll
+      for (int ks = 0; ks < D / 16; ++ks) {
+        const uint64_t da = wgmma::desc_sw128(q_desc_base + (ks / 4) * (BM * 128) + (ks % 4) * 32, 16, 1024);
+        const uint64_t db = wgmma::desc_sw128(sK + s * C::kTileBytes + (ks / 4) * (BN * 128) + (ks % 4) * 32, 16, 1024);
+        wgmma::mma_ss_m64n128k16<T>(sacc, da, db, ks > 0);
+      }
+      if constexpr (C::kOverlap) {
+        wgmma::commit_group();  // S alone, so that the softmax can wait for it while P V runs
+        if constexpr (!kFirst) {
+          pv(j - 1, prev);
+          wgmma::commit_group();
+          turn_pass(false);
+          wgmma::wait_group<1>();  // groups retire in order: S is done, P V may still run
+        } else {
+          turn_pass(false);
+          wgmma::wait_group<0>();
+        }
+        wgmma::fence_operands(sacc);
+        if (lane == 0) mbar_arrive(empty_k(s));  // this warp is done with K of visit j
+      } else {
+        if (j > 0) pv(j - 1, prev);
+        wgmma::commit_group();
+        turn_pass(false);
+        wgmma::wait_group<0>();
+        wgmma::fence_operands(sacc);
+        wgmma::fence_operands(o);
+        if (lane == 0) {  // this warp is done with K of visit j and V of visit j - 1
+          mbar_arrive(empty_k(s));
+          if (j > 0) mbar_arrive(empty_v((v - 1) % S));
+        }
+      }
+
+      // Keys past kv_len and, causal, keys after row + causal_offset score -inf.
+      const int n0 = n * BN;
+      if (n0 + BN > p.kv_len || (p.causal && n0 + BN - 1 > wg_row0 + p.causal_offset)) {
+#pragma unroll
+        for (int r = 0; r < 2; ++r) {
+          const int row = row0 + 8 * r;
+          const int limit = p.causal ? min(p.kv_len, row + p.causal_offset + 1) : p.kv_len;  // keys < limit
+#pragma unroll
+          for (int jj = 0; jj < BN / 8; ++jj)
+#pragma unroll
+            for (int e = 0; e < 2; ++e)
+              if (n0 + 8 * jj + 2 * t + e >= limit) sacc[4 * jj + 2 * r + e] = -INFINITY;
+        }
+      }
+
+      // Online softmax (tiled_flash.cuh's lazy_max_step): lazy reference max, alpha rescales O and the sums.
+      float alpha[2], base[2];
+      bool moved = false;
+#pragma unroll
+      for (int r = 0; r < 2; ++r) {
+        float mx = row_max[r];
+#pragma unroll
+        for (int jj = 0; jj < BN / 8; ++jj) mx = fmaxf(mx, fmaxf(sacc[4 * jj + 2 * r], sacc[4 * jj + 2 * r + 1]));
+        moved |= lazy_max_step(row_max[r], mx, scale_log2, base[r], alpha[r]);
+      }
+      // P rounded to the input type: n8 blocks 2kk and 2kk + 1 of S are the A of k16 step kk of P V.
+      float sum[2] = {0.0f, 0.0f};
+#pragma unroll
+      for (int kk = 0; kk < BN / 16; ++kk)
+#pragma unroll
+        for (int r = 0; r < 2; ++r)
+#pragma unroll
+          for (int h2 = 0; h2 < 2; ++h2) {
+            const int jj = 2 * kk + h2;
+            const float p0 = ex2_approx(fmaf(sacc[4 * jj + 2 * r], scale_log2, -base[r]));
+            const float p1 = ex2_approx(fmaf(sacc[4 * jj + 2 * r + 1], scale_log2, -base[r]));
+            sum[r] += p0 + p1;
+            cur[kk][h2 * 2 + r] = pack2<T>(p0, p1);
+          }
+      if constexpr (C::kOverlap && !kFirst) {
+        // The previous tile's P V has retired: O can take this tile's rescale, and its P buffer is free.
+        wgmma::wait_group<0>();
+        wgmma::fence_operands(o);
+#pragma unroll
+        for (int kk = 0; kk < BN / 16; ++kk) wgmma::fence_operands(prev[kk]);
+        if (lane == 0) mbar_arrive(empty_v((v - 1) % S));  // done with V of visit j - 1
+      }
+      if (moved) {
+#pragma unroll
+        for (int k = 0; k < C::kOAcc; ++k) o[k] *= alpha[(k / 2) % 2];
+      }
+#pragma unroll
+      for (int r = 0; r < 2; ++r) row_sum[r] = row_sum[r] * alpha[r] + sum[r];
+    };
+
+    const std::true_type first{}, odd{};
+    const std::false_type next{}, even{};
+    if constexpr (C::kOverlap) {
+      // The buffers alternate by unrolling: the visits after a prefix run in pairs (the first writes pf_next,
+      // the second pf), so that the last visit's P is in pf. The prefix is one visit (odd n_tiles) or two.
+      int j = 1;
+      if (n_tiles % 2) {
+        step(0, first, even);
+      } else {
+        step(0, first, odd);
+        step(1, next, even);
+        j = 2;
+      }
+      for (; j < n_tiles; j += 2) {
+        step(j, next, odd);
+        step(j + 1, next, even);
+      }
+    } else {
+      for (int j = 0; j < n_tiles; ++j) step(j, next, even);
+    }
+    // The last tile's P V, on a last turn.
+    const int last = vis + n_tiles - 1;
+    mbar_wait_parity(full_v(last % S), (last / S) & 1);
+    wgmma::fence_proxy_async_shared();
     turn_wait();
     wgmma::fence_operands(o);
     wgmma::fence();
-    // S = Q K^T: head_dim / 16 k-steps; K-major descriptors (k16 step: 32 bytes, next column block: its size).
-#pragma unroll
-    for (int ks = 0; ks < D / 16; ++ks) {
-      const uint64_t da = wgmma::desc_sw128(q_desc_base + (ks / 4) * (BM * 128) + (ks % 4) * 32, 16, 1024);
-      const uint64_t db = wgmma::desc_sw128(sK + s * C::kTileBytes + (ks / 4) * (BN * 128) + (ks % 4) * 32, 16, 1024);
-      wgmma::mma_ss_m64n128k16<T>(sacc, da, db, ks > 0);
-    }
-    if constexpr (C::kOverlap) {
-      wgmma::commit_group();  // S alone, so that the softmax can wait for it while P V runs
-      if constexpr (!kFirst) {
-        pv(j - 1, prev);
-        wgmma::commit_group();
-        turn_pass(false);
-        wgmma::wait_group<1>();  // groups retire in order: S is done, P V may still run
-      } else {
-        turn_pass(false);
-        wgmma::wait_group<0>();
-      }
-      wgmma::fence_operands(sacc);
-      if (lane == 0) mbar_arrive(empty_k(s));  // this warp is done with K of visit j
-    } else {
-      if (j > 0) pv(j - 1, prev);
-      wgmma::commit_group();
-      turn_pass(false);
-      wgmma::wait_group<0>();
-      wgmma::fence_operands(sacc);
-      wgmma::fence_operands(o);
-      if (lane == 0) {  // this warp is done with K of visit j and V of visit j - 1
-        mbar_arrive(empty_k(s));
-        if (j > 0) mbar_arrive(empty_v((j - 1) % S));
-      }
-    }
+    pv(n_tiles - 1, pf);
+    wgmma::commit_group();
+    turn_pass(true);
+    wgmma::wait_group<0>();
+    wgmma::fence_operands(o);
+    if (Persistent && lane == 0) mbar_arrive(empty_v(last % S));  // the ring runs on into the next item
 
-    // Keys past kv_len and, causal, keys after row + causal_offset score -inf.
-    const int n0 = n * BN;
-    if (n0 + BN > p.kv_len || (p.causal && n0 + BN - 1 > wg_row0 + p.causal_offset)) {
-#pragma unroll
-      for (int r = 0; r < 2; ++r) {
-        const int row = row0 + 8 * r;
-        const int limit = p.causal ? min(p.kv_len, row + p.causal_offset + 1) : p.kv_len;  // keys < limit
-#pragma unroll
-        for (int jj = 0; jj < BN / 8; ++jj)
-#pragma unroll
-          for (int e = 0; e < 2; ++e)
-            if (n0 + 8 * jj + 2 * t + e >= limit) sacc[4 * jj + 2 * r + e] = -INFINITY;
-      }
-    }
-
-    // Online softmax (tiled_flash.cuh's lazy_max_step): lazy reference max, alpha rescales O and the sums.
-    float alpha[2], base[2];
-    bool moved = false;
+    // O / rowsum, staged through this warpgroup's own rows of the Q tile (the swizzled layout: conflict-free
+    // 4-byte stores), then written in 16-byte row segments.
+    unsigned char* const q_ptr = smem_raw + (sQb - raw);
+    T* const gO = static_cast<T*>(p.o) + it.q_off;
 #pragma unroll
     for (int r = 0; r < 2; ++r) {
-      float mx = row_max[r];
+      float l = row_sum[r];
+      l += __shfl_xor_sync(0xffffffffu, l, 1);
+      l += __shfl_xor_sync(0xffffffffu, l, 2);
+      const float inv = l > 0.0f ? 1.0f / l : 0.0f;
+      const int row = wg * 64 + wl * 16 + g + 8 * r;  // within the Q tile
 #pragma unroll
-      for (int jj = 0; jj < BN / 8; ++jj) mx = fmaxf(mx, fmaxf(sacc[4 * jj + 2 * r], sacc[4 * jj + 2 * r + 1]));
-      moved |= lazy_max_step(row_max[r], mx, scale_log2, base[r], alpha[r]);
+      for (int jj = 0; jj < D / 8; ++jj)
+        *reinterpret_cast<uint32_t*>(q_ptr + (jj / 8) * (BM * 128) + row * 128 + (((jj % 8) ^ (row % 8)) << 4) + 4 * t) =
+            pack2<T>(o[4 * jj + 2 * r] * inv, o[4 * jj + 2 * r + 1] * inv);
     }
-    // P rounded to the input type: n8 blocks 2kk and 2kk + 1 of S are the A of k16 step kk of P V.
-    float sum[2] = {0.0f, 0.0f};
+    named_sync(1 + W + wg, 128);
+    const int wtid = tid % 128;
 #pragma unroll
-    for (int kk = 0; kk < BN / 16; ++kk)
-#pragma unroll
-      for (int r = 0; r < 2; ++r)
-#pragma unroll
-        for (int h2 = 0; h2 < 2; ++h2) {
-          const int jj = 2 * kk + h2;
-          const float p0 = ex2_approx(fmaf(sacc[4 * jj + 2 * r], scale_log2, -base[r]));
-          const float p1 = ex2_approx(fmaf(sacc[4 * jj + 2 * r + 1], scale_log2, -base[r]));
-          sum[r] += p0 + p1;
-          cur[kk][h2 * 2 + r] = pack2<T>(p0, p1);
-        }
-    if constexpr (C::kOverlap && !kFirst) {
-      // The previous tile's P V has retired: O can take this tile's rescale, and its P buffer is free.
-      wgmma::wait_group<0>();
-      wgmma::fence_operands(o);
-#pragma unroll
-      for (int kk = 0; kk < BN / 16; ++kk) wgmma::fence_operands(prev[kk]);
-      if (lane == 0) mbar_arrive(empty_v((j - 1) % S));  // done with V of visit j - 1
+    for (int k = 0; k < 64 * C::kChunks / 128; ++k) {
+      const int idx = k * 128 + wtid;
+      const int row = wg * 64 + idx / C::kChunks, c = idx % C::kChunks;
+      if (row < it.rows)
+        *reinterpret_cast<uint4*>(gO + row * q_stride + c * 8) =
+            *reinterpret_cast<const uint4*>(q_ptr + (c / 8) * (BM * 128) + row * 128 + (((c % 8) ^ (row % 8)) << 4));
     }
-    if (moved) {
-#pragma unroll
-      for (int i = 0; i < C::kOAcc; ++i) o[i] *= alpha[(i / 2) % 2];
-    }
-#pragma unroll
-    for (int r = 0; r < 2; ++r) row_sum[r] = row_sum[r] * alpha[r] + sum[r];
   };
 
-  const std::true_type first{}, odd{};
-  const std::false_type next{}, even{};
-  if constexpr (C::kOverlap) {
-    // The buffers alternate by unrolling: the visits after a prefix run in pairs (the first writes pf_next,
-    // the second pf), so that the last visit's P is in pf. The prefix is one visit (odd n_tiles) or two.
-    int j = 1;
-    if (n_tiles % 2) {
-      step(0, first, even);
-    } else {
-      step(0, first, odd);
-      step(1, next, even);
-      j = 2;
+  if constexpr (Persistent) {
+    turns_start();
+    int vis = 0;
+    for (int uses = 0;; ++uses) {
+      const int qb = uses % 2;
+      mbar_wait_parity(full_q(qb), (uses / 2) & 1);
+      const int w = slot[qb];
+      if (w >= sc.items) break;
+      const Item it = item_of(w);
+      if (it.n_tiles == 0) {  // causal with q_len > kv_len: no row of this tile sees a key
+        T* const gZ = static_cast<T*>(p.o) + it.q_off;
+        for (int idx = tid % 128; idx < 64 * C::kChunks; idx += 128) {
+          const int row = wg * 64 + idx / C::kChunks;
+          if (row < it.rows)
+            *reinterpret_cast<uint4*>(gZ + row * q_stride + (idx % C::kChunks) * 8) = make_uint4(0, 0, 0, 0);
+        }
+      } else {
+        wgmma::fence_proxy_async_shared();  // the producer's Q copy, for this thread's wgmma reads
+        consume(it, vis, qb ? sQ1 : sQ);
+        vis += it.n_tiles;
+      }
+      __syncwarp();
+      if (lane == 0) mbar_arrive(empty_q(qb));  // this warp has read its rows of the buffer out
     }
-    for (; j < n_tiles; j += 2) {
-      step(j, next, odd);
-      step(j + 1, next, even);
-    }
+    if (wg == 0) named_sync(1, 256);  // the last warpgroup's final pass
   } else {
-    for (int j = 0; j < n_tiles; ++j) step(j, next, even);
-  }
-  // The last tile's P V, on a last turn.
-  mbar_wait_parity(full_v((n_tiles - 1) % S), ((n_tiles - 1) / S) & 1);
-  wgmma::fence_proxy_async_shared();
-  turn_wait();
-  wgmma::fence_operands(o);
-  wgmma::fence();
-  pv(n_tiles - 1, pf);
-  wgmma::commit_group();
-  turn_pass(true);
-  wgmma::wait_group<0>();
-  wgmma::fence_operands(o);
-
-  // O / rowsum, staged through this warpgroup's own rows of the Q tile (the swizzled layout: conflict-free
-  // 4-byte stores), then written in 16-byte row segments.
-#pragma unroll
-  for (int r = 0; r < 2; ++r) {
-    float l = row_sum[r];
-    l += __shfl_xor_sync(0xffffffffu, l, 1);
-    l += __shfl_xor_sync(0xffffffffu, l, 2);
-    const float inv = l > 0.0f ? 1.0f / l : 0.0f;
-    const int row = wg * 64 + wl * 16 + g + 8 * r;  // within the Q tile
-#pragma unroll
-    for (int jj = 0; jj < D / 8; ++jj)
-      *reinterpret_cast<uint32_t*>(q_ptr + (jj / 8) * (BM * 128) + row * 128 + (((jj % 8) ^ (row % 8)) << 4) + 4 * t) =
-          pack2<T>(o[4 * jj + 2 * r] * inv, o[4 * jj + 2 * r + 1] * inv);
-  }
-  named_sync(1 + W + wg, 128);
-  const int wtid = tid % 128;
-#pragma unroll
-  for (int i = 0; i < 64 * C::kChunks / 128; ++i) {
-    const int idx = i * 128 + wtid;
-    const int row = wg * 64 + idx / C::kChunks, c = idx % C::kChunks;
-    if (row < rows)
-      *reinterpret_cast<uint4*>(gO + row * q_stride + c * 8) =
-          *reinterpret_cast<const uint4*>(q_ptr + (c / 8) * (BM * 128) + row * 128 + (((c % 8) ^ (row % 8)) << 4));
+    load_tile<C, 128, 64>(sQ + wg * 64 * 128, BM * 128, static_cast<const T*>(p.q) + it0.q_off + wg * 64 * q_stride,
+                          static_cast<int>(q_stride), it0.rows - wg * 64, tid % 128);
+    cp_async_commit();
+    cp_async_wait<0>();
+    wgmma::fence_proxy_async_shared();
+    named_sync(1 + W + wg, 128);
+    turns_start();
+    consume(it0, 0, sQ);
   }
 #else
   __trap();  // not built for sm_90a: supports() refuses before any launch
@@ -415,8 +530,55 @@ __global__ void __launch_bounds__(C::kThreads, 1) kernel(const Params p) {
 }
 
 template <typename T, typename C>
+__global__ void __launch_bounds__(C::kThreads, 1) kernel(const Params p) {
+  body<T, C, false>(p, Sched{});
+}
+
+template <typename T, typename C>
+__global__ void __launch_bounds__(C::kThreads, 1) kernel_persistent(const Params p, const Sched sc) {
+  body<T, C, true>(p, sc);
+}
+
+// An attribute of the current device (its SM count, its compute capability), read once per device; 0
+// without a device.
+template <cudaDeviceAttr Attr>
+int device_attribute() {
+  static thread_local int cached_dev = -1, cached = 0;
+  int dev = 0, value = 0;
+  if (cudaGetDevice(&dev) != cudaSuccess) {
+    (void)cudaGetLastError();  // no device: clear the error; supports() refuses, persistent() says no
+    return 0;
+  }
+  if (dev == cached_dev) return cached;
+  if (cudaDeviceGetAttribute(&value, Attr, dev) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return 0;
+  }
+  cached_dev = dev;
+  cached = value;
+  return value;
+}
+int sm_count() { return device_attribute<cudaDevAttrMultiProcessorCount>(); }
+int device_major() { return device_attribute<cudaDevAttrComputeCapabilityMajor>(); }
+
+template <typename T, typename C>
 void launch_config(const Problem& pr, cudaStream_t stream) {
   const Params p = make_params(pr);
+  if constexpr (C::kHeadDim == 64 && C::kWarpgroups == 2) {  // the only configuration persistent() picks
+    if (const int sms = sm_count(); persistent(pr, sms)) {
+      auto* kern = kernel_persistent<T, C>;
+      constexpr int kSmem = C::kSmemBytes + C::kQBytes + 4 * 8 + 2 * 4;  // a second Q buffer, its barriers, slots
+      static_assert(kSmem <= 227 * 1024, "over the 227 KB of shared memory a block may have");
+      static const cudaError_t opt_in = cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem);
+      SB_CUDA_CHECK(opt_in);
+      const Sched sc{static_cast<int>((pr.q_len + C::kBlockM - 1) / C::kBlockM), static_cast<int>(work_items(pr)),
+                     static_cast<unsigned*>(pr.workspace)};
+      SB_CUDA_CHECK(cudaMemsetAsync(sc.next, 0, sizeof(unsigned), stream));
+      kern<<<static_cast<unsigned>(sms), C::kThreads, kSmem, stream>>>(p, sc);
+      SB_LAUNCH_CHECK();
+      return;
+    }
+  }
   auto* kern = kernel<T, C>;
   static const cudaError_t opt_in = cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, C::kSmemBytes);
   SB_CUDA_CHECK(opt_in);
@@ -436,24 +598,6 @@ void launch_typed(const Problem& p, cudaStream_t stream) {
     launch_config<T, Config<64, 2>>(p, stream);
 }
 
-// The current device's compute capability major version, read once per device; 0 without a device.
-int device_major() {
-  static thread_local int cached_dev = -1, cached_major = 0;
-  int dev = 0, major = 0;
-  if (cudaGetDevice(&dev) != cudaSuccess) {
-    (void)cudaGetLastError();  // no device: clear the error, refuse in supports()
-    return 0;
-  }
-  if (dev == cached_dev) return cached_major;
-  if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess) {
-    (void)cudaGetLastError();
-    return 0;
-  }
-  cached_dev = dev;
-  cached_major = major;
-  return major;
-}
-
 }  // namespace
 
 std::string supports(const Problem& p) {
@@ -467,7 +611,8 @@ std::string supports(const Problem& p) {
   return "";
 }
 
-std::size_t workspace_bytes(const Problem&) { return 0; }
+// The persistent kernel's work counter (persistent(), wgmma_flash.h); one 256-byte-aligned slot.
+std::size_t workspace_bytes(const Problem& p) { return persistent(p, sm_count()) ? 256 : 0; }
 
 void launch(const Problem& p, cudaStream_t stream) {
   if (p.dtype == DType::bf16)
