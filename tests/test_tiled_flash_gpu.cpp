@@ -121,7 +121,7 @@ INSTANTIATE_TEST_SUITE_P(Shapes, TiledFlashGpu,
 // running it), and its workspace is the counter's slot there, none elsewhere.
 TEST(WgmmaFlash, ShapesReachThePersistentKernel) {
   SB_REQUIRE_GPU();
-  const attention::Variant& w = attention::variant("wgmma_flash");
+  const attention::Variant w = attention::variant("wgmma_flash");
   int dev = 0, sms = 0;
   SB_CUDA_CHECK(cudaGetDevice(&dev));
   SB_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
