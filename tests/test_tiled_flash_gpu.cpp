@@ -7,6 +7,7 @@
 // through attention::run.
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <tuple>
@@ -118,22 +119,33 @@ INSTANTIATE_TEST_SUITE_P(Shapes, TiledFlashGpu,
                          });
 
 // The shapes above reach wgmma_flash's persistent kernel on this GPU (else its tests would pass without
-// running it), and its workspace is the counter's slot there, none elsewhere.
+// running it), and its workspace is the counter's slot there, none elsewhere; without it, run() refuses.
 TEST(WgmmaFlash, ShapesReachThePersistentKernel) {
   SB_REQUIRE_GPU();
   const attention::Variant w = attention::variant("wgmma_flash");
   int dev = 0, sms = 0;
   SB_CUDA_CHECK(cudaGetDevice(&dev));
   SB_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-  int persistent = 0;
-  for (const AttentionDims& d : kShapes) {
+  // Tensors at an aligned address that nothing reads: the problems below are only planned or refused.
+  void* const fake = reinterpret_cast<void*>(uintptr_t{1} << 20);
+  auto problem_of = [&](const AttentionDims& d) {
     attention::Problem p{};
     p.batch = d.batch, p.heads_q = d.heads_q, p.heads_kv = d.heads_kv, p.head_dim = d.head_dim;
     p.q_len = d.q_len, p.kv_len = d.kv_len, p.causal = d.causal;
     p.dtype = DType::bf16;
+    p.q = p.k = p.v = fake;
+    p.o = fake;
+    return p;
+  };
+  int persistent = 0;
+  for (const AttentionDims& d : kShapes) {
+    const attention::Problem p = problem_of(d);
     const bool is = attention::wgmma_flash::persistent(p, sms);
     persistent += is;
     EXPECT_EQ(w.workspace_bytes(p), is ? 256u : 0u) << shape_name(d);
+    // Without the workspace it needs, attention::run refuses before any launch, naming the bytes.
+    if (is && w.supports(p).empty())
+      test::expect_throw_naming<std::invalid_argument>([&] { attention::run(w, p, nullptr); }, "256 needed");
   }
   EXPECT_GE(persistent, 3) << "on " << sms << " SMs";
 }
