@@ -18,6 +18,7 @@
 #include "attention_case.h"
 #include "attention_test.h"
 #include "common/check.h"
+#include "common/device.h"
 #include "expect.h"
 #include "gpu.h"
 
@@ -123,9 +124,7 @@ INSTANTIATE_TEST_SUITE_P(Shapes, TiledFlashGpu,
 TEST(WgmmaFlash, ShapesReachThePersistentKernel) {
   SB_REQUIRE_GPU();
   const attention::Variant w = attention::variant("wgmma_flash");
-  int dev = 0, sms = 0;
-  SB_CUDA_CHECK(cudaGetDevice(&dev));
-  SB_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+  const int sms = device_sm_count();
   // Tensors at an aligned address that nothing reads: the problems below are only planned or refused.
   void* const fake = reinterpret_cast<void*>(uintptr_t{1} << 20);
   auto problem_of = [&](const AttentionDims& d) {

@@ -22,6 +22,7 @@
 #include "attention/decode_splitk.h"
 #include "attention/tiled_flash.cuh"
 #include "common/check.h"
+#include "common/device.h"
 #include "common/dispatch.cuh"
 #include "common/fastmath.cuh"
 #include "common/mbarrier.cuh"
@@ -565,9 +566,6 @@ __device__ inline void st_async_b32(unsigned addr, float v, unsigned bar) {
                : "memory");
 }
 __device__ inline void fence_mbar_init() { asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory"); }
-__device__ inline void mbar_arrive_expect_tx(unsigned bar, unsigned bytes) {
-  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar), "r"(bytes) : "memory");
-}
 
 // The owner's expected bytes: every split's values and lse of each of its real rows (n < rows_left, the
 // rows of its row block before p.rows). Announced by thread 0 once the block's first barrier has passed
@@ -984,20 +982,6 @@ void launch_combine_grid(void (*kernel)(Params_...), int64_t rows_total, cudaStr
              stream, args...);
 }
 
-// SM count of the current device, queried once per device.
-int sm_count() {
-  constexpr int kMaxDevices = 64;
-  static std::atomic<int> cache[kMaxDevices] = {};
-  int dev = 0;
-  SB_CUDA_CHECK(cudaGetDevice(&dev));
-  if (dev >= 0 && dev < kMaxDevices)
-    if (const int n = cache[dev].load(std::memory_order_relaxed); n > 0) return n;
-  int n = 0;
-  SB_CUDA_CHECK(cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, dev));
-  if (dev >= 0 && dev < kMaxDevices) cache[dev].store(n, std::memory_order_relaxed);
-  return n;
-}
-
 // Launches split_kernel<T, D, R, H> with its dynamic shared memory; over 48 KB needs an opt-in, once per
 // instantiation and device, and the carveout preference asks for the largest shared-memory split so that
 // two blocks fit on an SM.
@@ -1068,7 +1052,7 @@ int max_active_clusters_typed(int cluster) {
 
 std::string launch_floor_supports(const Problem& p) {
   if (std::string why = supports(p); !why.empty()) return why;
-  if (!make_plan(p, sm_count()).tensor_cores)
+  if (!make_plan(p, device_sm_count()).tensor_cores)
     return "the launch floor covers tensor-core plans only (GQA, 2-8 query rows a kv head, head_dim 64 or 128)";
   return "";
 }
@@ -1076,7 +1060,7 @@ std::string launch_floor_supports(const Problem& p) {
 void launch_floor(const Problem& p, cudaStream_t stream) {
   if (const std::string why = launch_floor_supports(p); !why.empty())
     throw std::invalid_argument("attention/decode_splitk: launch_floor: " + why);
-  const Plan plan = make_plan(p, sm_count());
+  const Plan plan = make_plan(p, device_sm_count());
   const auto blocks =
       static_cast<unsigned>(p.batch * (p.heads_kv / plan.heads_per_block) * plan.row_blocks * plan.num_splits);
   // One opt-in (the first call's size stays) at the largest size any plan launches it with.
@@ -1100,7 +1084,7 @@ int max_active_clusters(const Problem& p, int cluster) {
   if (cluster < 1 || cluster > 16)
     throw std::invalid_argument("attention/decode_splitk: max_active_clusters: cluster size " +
                                 std::to_string(cluster) + " is not in 1..16");
-  const int rows = make_plan(p, sm_count()).rows_per_block;
+  const int rows = make_plan(p, device_sm_count()).rows_per_block;
   int n = 0;
   dispatch(p.dtype, [&](auto tag) {
     using T = decltype(tag);
@@ -1137,11 +1121,11 @@ std::string supports(const Problem& p) {
 
 std::size_t workspace_bytes(const Problem& p) {
   if (!supports(p).empty()) return 0;
-  return workspace_bytes(make_plan(p, sm_count()), p);
+  return workspace_bytes(make_plan(p, device_sm_count()), p);
 }
 
 void launch(const Problem& p, cudaStream_t stream) {
-  const Plan plan = make_plan(p, sm_count());
+  const Plan plan = make_plan(p, device_sm_count());
   const int64_t rows_total = p.batch * p.q_len * p.heads_q;
   Params prm{};
   prm.q = p.q;

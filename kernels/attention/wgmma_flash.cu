@@ -49,6 +49,7 @@
 #include "attention/wgmma.cuh"
 #include "attention/wgmma_flash.h"
 #include "common/check.h"
+#include "common/device.h"
 #include "common/fastmath.cuh"
 #include "common/mbarrier.cuh"
 #include "common/vec.cuh"
@@ -541,33 +542,29 @@ __global__ void __launch_bounds__(C::kThreads, 1) kernel_persistent(const Params
   body<T, C, true>(p, sc);
 }
 
-// An attribute of the current device (its SM count, its compute capability), read once per device; 0
-// without a device.
-template <cudaDeviceAttr Attr>
-int device_attribute() {
-  static thread_local int cached_dev = -1, cached = 0;
-  int dev = 0, value = 0;
+// The current device's compute capability major version, read once per device; 0 without a device.
+int device_major() {
+  static thread_local int cached_dev = -1, cached_major = 0;
+  int dev = 0, major = 0;
   if (cudaGetDevice(&dev) != cudaSuccess) {
-    (void)cudaGetLastError();  // no device: clear the error; supports() refuses, persistent() says no
+    (void)cudaGetLastError();  // no device: clear the error, refuse in supports()
     return 0;
   }
-  if (dev == cached_dev) return cached;
-  if (cudaDeviceGetAttribute(&value, Attr, dev) != cudaSuccess) {
+  if (dev == cached_dev) return cached_major;
+  if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess) {
     (void)cudaGetLastError();
     return 0;
   }
   cached_dev = dev;
-  cached = value;
-  return value;
+  cached_major = major;
+  return major;
 }
-int sm_count() { return device_attribute<cudaDevAttrMultiProcessorCount>(); }
-int device_major() { return device_attribute<cudaDevAttrComputeCapabilityMajor>(); }
 
 template <typename T, typename C>
 void launch_config(const Problem& pr, cudaStream_t stream) {
   const Params p = make_params(pr);
   if constexpr (C::kHeadDim == 64 && C::kWarpgroups == 2) {  // the only configuration persistent() picks
-    if (const int sms = sm_count(); persistent(pr, sms)) {
+    if (const int sms = device_sm_count(); persistent(pr, sms)) {
       auto* kern = kernel_persistent<T, C>;
       constexpr int kSmem = C::kSmemBytes + C::kQBytes + 4 * 8 + 2 * 4;  // a second Q buffer, its barriers, slots
       static_assert(kSmem <= 227 * 1024, "over the 227 KB of shared memory a block may have");
@@ -614,7 +611,7 @@ std::string supports(const Problem& p) {
 }
 
 // The persistent kernel's work counter (persistent(), wgmma_flash.h); one 256-byte-aligned slot.
-std::size_t workspace_bytes(const Problem& p) { return persistent(p, sm_count()) ? 256 : 0; }
+std::size_t workspace_bytes(const Problem& p) { return persistent(p, device_sm_count()) ? 256 : 0; }
 
 void launch(const Problem& p, cudaStream_t stream) {
   if (p.dtype == DType::bf16)

@@ -1,5 +1,5 @@
-// Shared-memory mbarriers (sm_90): init, arrive, wait on a phase's parity, and the arrive that fires when
-// this thread's earlier cp.async copies land. A barrier completes a phase when its pending count (the
+// Shared-memory mbarriers (sm_90): init, arrive (plain or with expected transaction bytes), wait on a phase's
+// parity, and the arrive that fires when this thread's earlier cp.async copies land. A barrier completes a phase when its pending count (the
 // init count) of arrivals is reached; the k-th completed phase has parity k % 2.
 #pragma once
 
@@ -15,6 +15,10 @@ __device__ inline void mbar_arrive(unsigned bar) {
 // counted against the init count (it is one of the `count` arrivals, not an extra pending one).
 __device__ inline void cp_async_mbar_arrive_noinc(unsigned bar) {
   asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];\n" ::"r"(bar) : "memory");
+}
+// Arrives on `bar` and adds `bytes` to the transaction count its phase waits for (st.async, TMA).
+__device__ inline void mbar_arrive_expect_tx(unsigned bar, unsigned bytes) {
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar), "r"(bytes) : "memory");
 }
 // Spins until the phase with this parity has completed.
 __device__ inline void mbar_wait_parity(unsigned bar, unsigned parity) {
