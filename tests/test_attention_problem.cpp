@@ -130,6 +130,12 @@ TEST(AttentionWgmmaFlash, RefusalsNameTheReason) {
   p.k = fake + 8;
   EXPECT_NE(w.supports(p).find("k is not 16-byte aligned"), std::string::npos) << w.supports(p);
   p.k = fake;
+  // A batch entry of K past 2^40 bytes (2^29 keys x 8,192 kv heads x 128 x 2 B = 2^50): over the tensor
+  // map's stride limit.
+  Problem big = p;
+  big.q_len = big.kv_len = int64_t{1} << 29;
+  big.heads_q = big.heads_kv = 8192;
+  EXPECT_NE(w.supports(big).find("2^40 bytes"), std::string::npos) << w.supports(big);
   const std::string why = w.supports(p);
   int devices = 0, major = 0;
   if (cudaGetDeviceCount(&devices) != cudaSuccess) devices = 0;

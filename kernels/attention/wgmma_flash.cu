@@ -2,10 +2,12 @@
 // of one (batch, q head): two or three consumer warpgroups of 64 query rows each (wgmma_flash.h says
 // which) and a producer warpgroup. Where wgmma_flash.h's persistent() says so (short causal problems at
 // D 64), one block an SM takes such work items one after another from a counter (body(), below).
-// - Producer: cp.async copies of each K and V tile (128 keys) into 2-stage rings in the 128-byte-swizzled
-//   layout wgmma reads (wgmma.cuh); each copy lands on a "full" mbarrier, and a stage is refilled once
-//   every consumer warp has arrived on its "empty" one. It gives registers back (setmaxnreg) so that the
-//   consumers can hold S, P and O unspilled.
+// - Producer: one thread copies each K and V tile (128 keys) by TMA (a 4D tensor map a tensor, one box a
+//   64-column block, 128-byte swizzle: the layout wgmma reads, wgmma.cuh) into 2-stage rings; each tile
+//   lands on a "full" mbarrier with its byte count, and a stage is refilled once every consumer warp has
+//   arrived on its "empty" one. The warpgroup gives registers back (setmaxnreg) so that the consumers can
+//   hold S, P and O unspilled. Q is copied by cp.async: by the consumers, or with persistent blocks by the
+//   producer's 128 threads.
 // - Consumers: S = Q K^T by wgmma.m64n128k16 with Q and K read through descriptors; O += P V with P in
 //   registers (the accumulator of S, rounded, is wgmma's A layout as it stands) and V read transposed
 //   from shared memory. The online softmax (lazy rescale), the causal tile order, bottom-right masking
@@ -32,15 +34,21 @@
 // (predicted 0.77-0.91) where wgmma_flash.h uses them; persistent blocks (one an SM, the producer loading
 // the next item's Q) 0.87-0.94x unmasked at s512-s1024 but 0.98-1.01x unmasked from s2048 and 1.02-1.40x
 // causal (a static round-robin order), not adopted. Fed by a counter instead (c171, session 35): 0.84-0.92x
-// at causal D 64 s512-s1024, where it runs now (wgmma_flash.h), 0.98-1.13x elsewhere.
+// at causal D 64 s512-s1024, where it runs now (wgmma_flash.h), 0.98-1.13x elsewhere. K and V by TMA from
+// one thread instead of cp.async from the producer's 128 (c176, session 36, two passes): 0.94-0.99x at D 128
+// (predicted 0.97-1.00), 0.97-1.01x at D 64 (0.95-1.00): the 128 threads' copies and address arithmetic had
+// taken issue slots from the consumers on the same schedulers.
 // Constraints: sm_90a (an H100/H200 and a build for 90a), fp16/bf16, head_dim 64 or 128, 16-byte aligned
-// tensors; supports() says which is missing.
+// tensors, a batch entry of K or V under 2^40 bytes (a tensor map's stride); supports() says which is missing.
+#include <cuda.h>  // CUtensorMap and its enums only: the encoder comes through the runtime (no libcuda link)
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
+#include <cudaTypedefs.h>  // PFN_cuTensorMapEncodeTiled
 
 #include <cmath>
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 #include <type_traits>  // std::true_type, std::false_type: the visit step's compile-time flags
 
@@ -87,12 +95,13 @@ struct Config {
   // setmaxnreg: the threads start at 65,536 / kThreads registers each (in 8s: 168 for two warpgroups, 128
   // for three); the producer gives registers back so that the consumers can hold S, two P buffers and O
   // (64 + 2 x 32 + 64 a thread at D 128) unspilled. Splits (ptxas, no spill under -warn-spills):
-  // D 128: 2 x 128 x 232 + 128 x 40 = 64,512 (24 spills the producer).
+  // D 128: 2 x 128 x 240 + 128 x 24 = 64,512 (its producer only issues TMA copies; 232 for the consumers
+  // spills 8 bytes).
   // D 64, two: 2 x 128 x 216 + 128 x 72 = 64,512 (its producer spills at 40 and at 56).
   // D 64, three (one P buffer): 3 x 128 x 160 + 128 x 32 = 65,536 (152 for the consumers serializes their
   // wgmma; the producer spills at 24).
-  static constexpr int kProducerRegs = Warpgroups == 3 ? 32 : HeadDim == 64 ? 72 : 40;
-  static constexpr int kConsumerRegs = Warpgroups == 3 ? 160 : HeadDim == 64 ? 216 : 232;
+  static constexpr int kProducerRegs = Warpgroups == 3 ? 32 : HeadDim == 64 ? 72 : 24;
+  static constexpr int kConsumerRegs = Warpgroups == 3 ? 160 : HeadDim == 64 ? 216 : 240;
   static_assert(Warpgroups * 128 * kConsumerRegs + 128 * kProducerRegs <= 65536 / kThreads / 8 * 8 * kThreads,
                 "more registers than the block holds at launch");
   static constexpr int kBlockM = 64 * Warpgroups;     // query rows per block
@@ -143,10 +152,28 @@ __device__ __forceinline__ void named_arrive(int id, int threads) {
   asm volatile("bar.arrive %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
 }
 
+// K's and V's tensor maps (make_kv_maps): dims (head_dim, heads_kv, kv_len, batch), a box of 64 x 1 x 128 x 1
+// (one 64-column block of a 128-key tile), keys past kv_len read as zeros. Kernel parameters
+// (__grid_constant__), so that TMA reads them where they are.
+struct KvMaps {
+  CUtensorMap k, v;
+};
+
+// The box at (column c, kv head hk, key n, batch b) of `map` into shared memory at `dst`; it completes on the
+// mbarrier `bar` with its byte count (expected by an arrive.expect_tx).
+__device__ __forceinline__ void tma_load_box(unsigned dst, const CUtensorMap* map, int c, int hk, int n, int b,
+                                             unsigned bar) {
+  asm volatile(
+      "cp.async.bulk.tensor.4d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, %4, %5}], "
+      "[%6];\n" ::"r"(dst), "l"(reinterpret_cast<uint64_t>(map)), "r"(c), "r"(hk), "r"(n), "r"(b), "r"(bar)
+      : "memory");
+}
+
 // A work item: one Q tile of one (batch, q head), and the K/V tiles it visits.
 struct Item {
   int m0, rows, n_tiles;  // first query row, rows (< kBlockM in the last tile), K/V tiles visited
-  int64_t q_off, kv_off;  // element offsets of its first Q row and of its kv head's first key
+  int64_t q_off;          // element offset of its first Q row
+  int b, hk;              // batch and kv head (K's and V's coordinates)
 };
 
 template <typename C>
@@ -157,7 +184,8 @@ __device__ __forceinline__ Item item_at(const Params& p, int m_block, int h, int
   it.rows = min(BM, p.q_len - it.m0);
   const int64_t q_stride = static_cast<int64_t>(p.heads_q) * D;
   it.q_off = (static_cast<int64_t>(b) * p.q_len * p.heads_q + h) * D + it.m0 * q_stride;
-  it.kv_off = (static_cast<int64_t>(b) * p.kv_len * p.heads_kv + h / p.group) * D;
+  it.b = b;
+  it.hk = h / p.group;
   it.n_tiles = (p.kv_len + BN - 1) / BN;
   if (p.causal) {
     const int last_key = it.m0 + it.rows - 1 + p.causal_offset;
@@ -181,7 +209,7 @@ struct Sched {
 // consumers finish the previous one. The K/V rings' visits, the Q buffers' uses and the ping-pong turns then
 // count across items.
 template <typename T, typename C, bool Persistent>
-__device__ __forceinline__ void body(const Params& p, const Sched& sc) {
+__device__ __forceinline__ void body(const Params& p, const Sched& sc, const KvMaps* maps) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   constexpr int D = C::kHeadDim, BM = C::kBlockM, BN = C::kBlockN, S = C::kStages, W = C::kWarpgroups;
   extern __shared__ __align__(1024) unsigned char smem_raw[];
@@ -201,7 +229,7 @@ __device__ __forceinline__ void body(const Params& p, const Sched& sc) {
   volatile int* const slot = reinterpret_cast<volatile int*>(smem_raw + (bars + 8 * (4 * S + 4) - raw));  // [2]
 
   const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
-  const int64_t q_stride = static_cast<int64_t>(p.heads_q) * D, kv_stride = static_cast<int64_t>(p.heads_kv) * D;
+  const int64_t q_stride = static_cast<int64_t>(p.heads_q) * D;
   auto item_of = [&](int w) {
     const int bh = w / sc.m_blocks;
     return item_at<C>(p, sc.m_blocks - 1 - w % sc.m_blocks, bh % p.heads_q, bh / p.heads_q);
@@ -219,8 +247,8 @@ __device__ __forceinline__ void body(const Params& p, const Sched& sc) {
   }
   if (tid == 0) {
     for (int s = 0; s < S; ++s) {
-      mbar_init(full_k(s), 128);  // the producer's 128 threads, as their copies land
-      mbar_init(full_v(s), 128);
+      mbar_init(full_k(s), 1);  // the producer's arrive.expect_tx, then the tile's bytes as TMA lands them
+      mbar_init(full_v(s), 1);
       mbar_init(empty_k(s), C::kConsumers / 32);  // one arrival a consumer warp
       mbar_init(empty_v(s), C::kConsumers / 32);
     }
@@ -239,18 +267,19 @@ __device__ __forceinline__ void body(const Params& p, const Sched& sc) {
     asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(C::kProducerRegs));
     const int i = tid - C::kConsumers;
     auto produce = [&](const Item& it, int vis) {  // vis: the rings' visits before this item's
-      const T* gK = static_cast<const T*>(p.k) + it.kv_off;
-      const T* gV = static_cast<const T*>(p.v) + it.kv_off;
+      if (i != 0) return;  // one thread issues the TMA copies
       for (int j = 0; j < it.n_tiles; ++j) {
         const int v = vis + j, n = it.n_tiles - 1 - j, s = v % S;
-        const int64_t off = static_cast<int64_t>(n) * BN * kv_stride;
-        const int valid = p.kv_len - n * BN;
         if (v >= S) mbar_wait_parity(empty_k(s), (v / S - 1) & 1);
-        load_tile<C, 128, BN>(sK + s * C::kTileBytes, BN * 128, gK + off, static_cast<int>(kv_stride), valid, i);
-        cp_async_mbar_arrive_noinc(full_k(s));
+        mbar_arrive_expect_tx(full_k(s), C::kTileBytes);  // the whole box counts, zeros past kv_len too
+#pragma unroll
+        for (int cb = 0; cb < D / 64; ++cb)
+          tma_load_box(sK + s * C::kTileBytes + cb * BN * 128, &maps->k, cb * 64, it.hk, n * BN, it.b, full_k(s));
         if (v >= S) mbar_wait_parity(empty_v(s), (v / S - 1) & 1);
-        load_tile<C, 128, BN>(sV + s * C::kTileBytes, BN * 128, gV + off, static_cast<int>(kv_stride), valid, i);
-        cp_async_mbar_arrive_noinc(full_v(s));
+        mbar_arrive_expect_tx(full_v(s), C::kTileBytes);
+#pragma unroll
+        for (int cb = 0; cb < D / 64; ++cb)
+          tma_load_box(sV + s * C::kTileBytes + cb * BN * 128, &maps->v, cb * 64, it.hk, n * BN, it.b, full_v(s));
       }
     };
     if constexpr (Persistent) {
@@ -333,8 +362,9 @@ __device__ __forceinline__ void body(const Params& p, const Sched& sc) {
       uint32_t(&prev)[BN / 16][4] = *[&] { if constexpr (C::kOverlap && !kOdd) return &pf_next; else return &pf; }();
       const int n = n_tiles - 1 - j, v = vis + j, s = v % S;
       mbar_wait_parity(full_k(s), (v / S) & 1);
+      // (No proxy fence: TMA writes K and V through the async proxy that wgmma reads by, and the full
+      // barriers' phases order them.)
       if (j > 0) mbar_wait_parity(full_v((v - 1) % S), ((v - 1) / S) & 1);
-      wgmma::fence_proxy_async_shared();  // the producer's copies, for this thread's wgmma reads
 
       float sacc[64];
       turn_wait();
@@ -451,7 +481,6 @@ __device__ __forceinline__ void body(const Params& p, const Sched& sc) {
     // The last tile's P V, on a last turn.
     const int last = vis + n_tiles - 1;
     mbar_wait_parity(full_v(last % S), (last / S) & 1);
-    wgmma::fence_proxy_async_shared();
     turn_wait();
     wgmma::fence_operands(o);
     wgmma::fence();
@@ -533,13 +562,14 @@ __device__ __forceinline__ void body(const Params& p, const Sched& sc) {
 }
 
 template <typename T, typename C>
-__global__ void __launch_bounds__(C::kThreads, 1) kernel(const Params p) {
-  body<T, C, false>(p, Sched{});
+__global__ void __launch_bounds__(C::kThreads, 1) kernel(const Params p, const __grid_constant__ KvMaps maps) {
+  body<T, C, false>(p, Sched{}, &maps);
 }
 
 template <typename T, typename C>
-__global__ void __launch_bounds__(C::kThreads, 1) kernel_persistent(const Params p, const Sched sc) {
-  body<T, C, true>(p, sc);
+__global__ void __launch_bounds__(C::kThreads, 1)
+    kernel_persistent(const Params p, const Sched sc, const __grid_constant__ KvMaps maps) {
+  body<T, C, true>(p, sc, &maps);
 }
 
 // The current device's compute capability major version, read once per device; 0 without a device.
@@ -560,9 +590,43 @@ int device_major() {
   return major;
 }
 
+// Bytes of one batch entry of K (or V): a tensor map's outermost stride, which must be under 2^40.
+int64_t kv_batch_bytes(const Problem& p) { return p.kv_len * p.heads_kv * p.head_dim * 2; }
+
+// K's and V's tensor maps for a problem supports() accepts (KvMaps), encoded on the host before each launch
+// through the runtime's driver entry point.
+KvMaps make_kv_maps(const Problem& pr) {
+  static const PFN_cuTensorMapEncodeTiled_v12000 encode = [] {
+    void* fn = nullptr;
+    cudaDriverEntryPointQueryResult found{};
+    SB_CUDA_CHECK(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000, cudaEnableDefault, &found));
+    if (found != cudaDriverEntryPointSuccess || fn == nullptr)
+      throw std::runtime_error("wgmma_flash: the driver has no cuTensorMapEncodeTiled (CUDA 12.0 or newer needed)");
+    return reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(fn);
+  }();
+  const cuuint64_t dims[4] = {static_cast<cuuint64_t>(pr.head_dim), static_cast<cuuint64_t>(pr.heads_kv),
+                              static_cast<cuuint64_t>(pr.kv_len), static_cast<cuuint64_t>(pr.batch)};
+  const cuuint64_t strides[3] = {dims[0] * 2, dims[0] * dims[1] * 2, static_cast<cuuint64_t>(kv_batch_bytes(pr))};
+  const cuuint32_t box[4] = {64, 1, 128, 1}, unit[4] = {1, 1, 1, 1};
+  const CUtensorMapDataType type =
+      pr.dtype == DType::bf16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
+  auto encode_one = [&](const void* base, const char* what) {
+    CUtensorMap m;
+    const CUresult r = encode(&m, type, 4, const_cast<void*>(base), dims, strides, box, unit,
+                              CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                              CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+    if (r != CUDA_SUCCESS)
+      throw std::runtime_error(std::string("wgmma_flash: cuTensorMapEncodeTiled refused ") + what + " (CUresult " +
+                               std::to_string(static_cast<int>(r)) + ")");
+    return m;
+  };
+  return KvMaps{encode_one(pr.k, "k"), encode_one(pr.v, "v")};
+}
+
 template <typename T, typename C>
 void launch_config(const Problem& pr, cudaStream_t stream) {
   const Params p = make_params(pr);
+  const KvMaps maps = make_kv_maps(pr);
   if constexpr (C::kHeadDim == 64 && C::kWarpgroups == 2) {  // the only configuration persistent() picks
     if (const int sms = device_sm_count(); persistent(pr, sms)) {
       auto* kern = kernel_persistent<T, C>;
@@ -573,7 +637,7 @@ void launch_config(const Problem& pr, cudaStream_t stream) {
       const Sched sc{static_cast<int>((pr.q_len + C::kBlockM - 1) / C::kBlockM), static_cast<int>(work_items(pr)),
                      static_cast<unsigned*>(pr.workspace)};
       SB_CUDA_CHECK(cudaMemsetAsync(sc.next, 0, sizeof(unsigned), stream));
-      kern<<<static_cast<unsigned>(sms), C::kThreads, kSmem, stream>>>(p, sc);
+      kern<<<static_cast<unsigned>(sms), C::kThreads, kSmem, stream>>>(p, sc, maps);
       SB_LAUNCH_CHECK();
       return;
     }
@@ -583,7 +647,7 @@ void launch_config(const Problem& pr, cudaStream_t stream) {
   SB_CUDA_CHECK(opt_in);
   const dim3 grid(static_cast<unsigned>((pr.q_len + C::kBlockM - 1) / C::kBlockM), static_cast<unsigned>(pr.heads_q),
                   static_cast<unsigned>(pr.batch));
-  kern<<<grid, C::kThreads, C::kSmemBytes, stream>>>(p);
+  kern<<<grid, C::kThreads, C::kSmemBytes, stream>>>(p, maps);
   SB_LAUNCH_CHECK();
 }
 
@@ -603,6 +667,8 @@ std::string supports(const Problem& p) {
   if (p.dtype != DType::f16 && p.dtype != DType::bf16)
     return std::string(name(p.dtype)) + " is not supported: wgmma here takes fp16 or bf16 operands";
   if (std::string why = params_refusal(p); !why.empty()) return why;
+  if (kv_batch_bytes(p) >= (int64_t{1} << 40))
+    return "a batch entry of k and v must be under 2^40 bytes (the TMA tensor map's stride limit)";
   if (!SB_BUILT_FOR_SM90A) return "not built for sm_90a (wgmma): configure with CMAKE_CUDA_ARCHITECTURES including 90a";
   if (const int major = device_major(); major != 9)
     return major == 0 ? "wgmma needs an sm_90 GPU (H100/H200); none is visible"
