@@ -592,7 +592,9 @@ int device_major() {
 }
 
 // Bytes of one batch entry of K (or V): a tensor map's outermost stride, which must be under 2^40.
-int64_t kv_batch_bytes(const Problem& p) { return p.kv_len * p.heads_kv * p.head_dim * 2; }
+int64_t kv_batch_bytes(const Problem& p) {
+  return p.kv_len * p.heads_kv * p.head_dim * static_cast<int64_t>(size_bytes(p.dtype));
+}
 
 // K's and V's tensor maps for a problem supports() accepts (KvMaps), encoded on the host before each launch
 // through the runtime's driver entry point.
@@ -607,7 +609,8 @@ KvMaps make_kv_maps(const Problem& pr) {
   }();
   const cuuint64_t dims[4] = {static_cast<cuuint64_t>(pr.head_dim), static_cast<cuuint64_t>(pr.heads_kv),
                               static_cast<cuuint64_t>(pr.kv_len), static_cast<cuuint64_t>(pr.batch)};
-  const cuuint64_t strides[3] = {dims[0] * 2, dims[0] * dims[1] * 2, static_cast<cuuint64_t>(kv_batch_bytes(pr))};
+  const cuuint64_t e = size_bytes(pr.dtype);
+  const cuuint64_t strides[3] = {dims[0] * e, dims[0] * dims[1] * e, static_cast<cuuint64_t>(kv_batch_bytes(pr))};
   const cuuint32_t box[4] = {64, 1, 128, 1}, unit[4] = {1, 1, 1, 1};
   const CUtensorMapDataType type =
       pr.dtype == DType::bf16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
