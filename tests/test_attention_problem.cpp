@@ -136,6 +136,9 @@ TEST(AttentionWgmmaFlash, RefusalsNameTheReason) {
   big.q_len = big.kv_len = int64_t{1} << 29;
   big.heads_q = big.heads_kv = 8192;
   EXPECT_NE(w.supports(big).find("2^40 bytes"), std::string::npos) << w.supports(big);
+  // Q's too (the persistent kernel copies it by TMA): 2^29 query rows x 8,192 heads x 128 x 2 B, 64 keys.
+  big.kv_len = 64;
+  EXPECT_NE(w.supports(big).find("2^40 bytes"), std::string::npos) << w.supports(big);
   const std::string why = w.supports(p);
   int devices = 0, major = 0;
   if (cudaGetDeviceCount(&devices) != cudaSuccess) devices = 0;
@@ -183,9 +186,44 @@ TEST(AttentionWgmmaFlash, WarpgroupsFollowHeadDimAndCausalLength) {
   EXPECT_EQ(wgmma_flash::warpgroups(p), 2);
 }
 
-// wgmma_flash's persistent blocks: only at head_dim 64 with two warpgroups (causal, under 2,048 query rows),
-// from kPersistentMinWaves work items an SM, and never past 2^31 - 1 items or without an SM count.
-TEST(AttentionWgmmaFlash, PersistentOnlyForShortCausalHeadDim64WithEnoughItems) {
+// The K/V tiles of 128 keys one head's Q tiles visit, counted by hand.
+TEST(AttentionWgmmaFlash, KvTilesPerHeadCountsTheVisibleTiles) {
+  Problem p = valid();
+  p.head_dim = 64;
+  p.causal = false;
+  p.q_len = 1100;  // three warpgroups: 6 Q tiles of 192 rows
+  p.kv_len = 1025;  // 9 K/V tiles (the last has one key)
+  ASSERT_EQ(wgmma_flash::warpgroups(p), 3);
+  EXPECT_EQ(wgmma_flash::kv_tiles_per_head(p), 6 * 9);
+  // Causal, q_len == kv_len, two warpgroups (128-row Q tiles): Q tile m sees keys up to 128 m + 127, that
+  // is m + 1 tiles: 1 + 2 + 3 + 4.
+  p.causal = true;
+  p.q_len = p.kv_len = 512;
+  ASSERT_EQ(wgmma_flash::warpgroups(p), 2);
+  EXPECT_EQ(wgmma_flash::kv_tiles_per_head(p), 10);
+  // Causal, three warpgroups (2,100 rows: 11 Q tiles of 192, the last of 180): tile m's last row is
+  // min(192 m + 191, 2099), which sees keys up to itself: ceil((row + 1) / 128) tiles:
+  // 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 17 = 102.
+  p.q_len = p.kv_len = 2100;
+  ASSERT_EQ(wgmma_flash::warpgroups(p), 3);
+  EXPECT_EQ(wgmma_flash::kv_tiles_per_head(p), 102);
+  // Bottom-right, q_len < kv_len: 300 rows against 1,000 keys, row i sees keys up to i + 700; tiles 0-2
+  // (rows 0-127, 128-255, 256-299) end at keys 827, 955, 999: 7, 8, 8 tiles (of 8).
+  p.q_len = 300;
+  p.kv_len = 1000;
+  ASSERT_EQ(wgmma_flash::warpgroups(p), 2);
+  EXPECT_EQ(wgmma_flash::kv_tiles_per_head(p), 7 + 8 + 8);
+  // q_len > kv_len: 600 rows against 100 keys, row i sees keys up to i - 500; tiles 0-2 (rows up to 127,
+  // 255, 383) see none, tile 3 (rows 384-511) keys up to 11 and tile 4 (512-599) up to 99: one tile each.
+  p.q_len = 600;
+  p.kv_len = 100;
+  EXPECT_EQ(wgmma_flash::kv_tiles_per_head(p), 2);
+}
+
+// wgmma_flash's persistent blocks: at head_dim 64 (two or three warpgroups) from kPersistentMinWaves work
+// items an SM, where an item visits at most kPersistentMaxMeanTiles K/V tiles on average; never past
+// 2^31 - 1 items, without an SM count, or at head_dim 128.
+TEST(AttentionWgmmaFlash, PersistentAtHeadDim64WithEnoughShortItems) {
   constexpr int kSms = 132;
   Problem p = valid();  // batch 2, 8 q heads
   p.head_dim = 64;
@@ -204,17 +242,39 @@ TEST(AttentionWgmmaFlash, PersistentOnlyForShortCausalHeadDim64WithEnoughItems) 
   EXPECT_TRUE(wgmma_flash::persistent(p, kSms));
   p.heads_q = p.heads_kv = p.heads_q - 1;
   EXPECT_FALSE(wgmma_flash::persistent(p, kSms));
-  // Not at head_dim 128, unmasked, or from kThreeWarpgroupMinCausalLen rows (three warpgroups).
+  // Not at head_dim 128.
   p.heads_q = p.heads_kv = 64;
   p.batch = 8;
   ASSERT_TRUE(wgmma_flash::persistent(p, kSms));
   p.head_dim = 128;
   EXPECT_FALSE(wgmma_flash::persistent(p, kSms));
+  // Three warpgroups too: unmasked, and causal from kThreeWarpgroupMinCausalLen rows.
   p.head_dim = 64;
   p.causal = false;
-  EXPECT_FALSE(wgmma_flash::persistent(p, kSms));
+  ASSERT_EQ(wgmma_flash::warpgroups(p), 3);
+  EXPECT_TRUE(wgmma_flash::persistent(p, kSms));
   p.causal = true;
   p.q_len = p.kv_len = wgmma_flash::kThreeWarpgroupMinCausalLen;
+  ASSERT_EQ(wgmma_flash::warpgroups(p), 3);
+  EXPECT_TRUE(wgmma_flash::persistent(p, kSms));
+  // The tile rule: unmasked, an item visits every one of kv_len / 128 tiles. 64 an item is the limit.
+  p.causal = false;
+  p.q_len = 8192;
+  p.kv_len = 128 * wgmma_flash::kPersistentMaxMeanTiles;
+  EXPECT_TRUE(wgmma_flash::persistent(p, kSms));
+  p.kv_len += 1;  // one more tile
+  EXPECT_FALSE(wgmma_flash::persistent(p, kSms));
+  // Causal, the mean counts: q_len 16,384 visits 65.5 tiles an item on average (one block an item);
+  // 8,192 visits 33.2.
+  p.causal = true;
+  p.q_len = p.kv_len = 16384;
+  EXPECT_FALSE(wgmma_flash::persistent(p, kSms));
+  p.q_len = p.kv_len = 8192;
+  EXPECT_TRUE(wgmma_flash::persistent(p, kSms));
+  // A short causal chunk against a long cache: two warpgroups, but each item visits ~512 tiles.
+  p.q_len = 1024;
+  p.kv_len = 65536;
+  ASSERT_EQ(wgmma_flash::warpgroups(p), 2);
   EXPECT_FALSE(wgmma_flash::persistent(p, kSms));
   // Items are counted in tiles of 128 rows (two warpgroups): a 129-row problem has two a head.
   p.q_len = p.kv_len = 129;

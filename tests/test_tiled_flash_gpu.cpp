@@ -56,12 +56,17 @@ const AttentionDims kShapes[] = {
     // a longer cache, GQA 2
     {1, 4, 1, 64, 2100, 300, true},
     {1, 4, 2, 64, 2049, 4500, true},
-    // wgmma_flash's persistent blocks (D 64, causal under 2048 rows, >= 2 work items an SM; on a GPU of up to
-    // 132 SMs here): many items a block with tails, GQA 4 and 8; q_len > kv_len with 6 whole tiles that see no
-    // key; q_len < kv_len
+    // wgmma_flash's persistent blocks (D 64, >= 2 work items an SM on a GPU of up to 132 SMs here, items of
+    // few K/V tiles) with two warpgroups (causal under 2048 rows): many items a block with tails, GQA 4 and 8;
+    // q_len > kv_len with 6 whole tiles that see no key; q_len < kv_len
     {4, 32, 8, 64, 1000, 1000, true},
     {2, 32, 4, 64, 1500, 700, true},
     {3, 64, 8, 64, 777, 2000, true},
+    // ... and with three warpgroups (D 64, unmasked or causal from 2048 rows): a last tile of 140 rows (its
+    // third warpgroup has 12), GQA 4; q_len > kv_len with 11 whole tiles that see no key; q_len < kv_len
+    {2, 32, 8, 64, 1100, 1100, false},
+    {1, 48, 8, 64, 2500, 300, true},
+    {1, 40, 8, 64, 2049, 3000, true},
     // not causal, q_len != kv_len
     {1, 4, 4, 128, 100, 300, false},
     {2, 4, 2, 64, 300, 77, false},
@@ -136,17 +141,18 @@ TEST(WgmmaFlash, ShapesReachThePersistentKernel) {
     p.o = fake;
     return p;
   };
-  int persistent = 0;
+  int persistent[4] = {};  // by warpgroups a block
   for (const AttentionDims& d : kShapes) {
     const attention::Problem p = problem_of(d);
     const bool is = attention::wgmma_flash::persistent(p, sms);
-    persistent += is;
+    persistent[attention::wgmma_flash::warpgroups(p)] += is;
     EXPECT_EQ(w.workspace_bytes(p), is ? 256u : 0u) << shape_name(d);
     // Without the workspace it needs, attention::run refuses before any launch, naming the bytes.
     if (is && w.supports(p).empty())
       test::expect_throw_naming<std::invalid_argument>([&] { attention::run(w, p, nullptr); }, "256 needed");
   }
-  EXPECT_GE(persistent, 3) << "on " << sms << " SMs";
+  EXPECT_GE(persistent[2], 3) << "two warpgroups, on " << sms << " SMs";
+  EXPECT_GE(persistent[3], 3) << "three warpgroups, on " << sms << " SMs";
 }
 
 // Unsupported problems are std::invalid_argument from attention::run, naming the reason.

@@ -1,13 +1,13 @@
 // wgmma_flash: tiled_flash's algorithm on Hopper's warpgroup MMA, warp-specialized. A block owns a Q tile
 // of one (batch, q head): two or three consumer warpgroups of 64 query rows each (wgmma_flash.h says
-// which) and a producer warpgroup. Where wgmma_flash.h's persistent() says so (short causal problems at
-// D 64), one block an SM takes such work items one after another from a counter (body(), below).
+// which) and a producer warpgroup. Where wgmma_flash.h's persistent() says so (D 64, items of at most 64
+// K/V tiles on average), one block an SM takes such work items one after another from a counter (body()).
 // - Producer: one thread copies each K and V tile (128 keys) by TMA (a 4D tensor map a tensor, one box a
 //   64-column block, 128-byte swizzle: the layout wgmma reads, wgmma.cuh) into 2-stage rings; each tile
 //   lands on a "full" mbarrier with its byte count, and a stage is refilled once every consumer warp has
 //   arrived on its "empty" one. The warpgroup gives registers back (setmaxnreg) so that the consumers can
-//   hold S, P and O unspilled. Q is copied by cp.async: by the consumers, or with persistent blocks by the
-//   producer's 128 threads.
+//   hold S, P and O unspilled. Q is copied by cp.async by the consumers, or with persistent blocks by TMA
+//   from the producer's thread (its other 127 threads leave at once).
 // - Consumers: S = Q K^T by wgmma.m64n128k16 with Q and K read through descriptors; O += P V with P in
 //   registers (the accumulator of S, rounded, is wgmma's A layout as it stands) and V read transposed
 //   from shared memory. The online softmax (lazy rescale), the causal tile order, bottom-right masking
@@ -39,8 +39,10 @@
 // (predicted 0.97-1.00), 0.97-1.01x at D 64 (0.95-1.00): the 128 threads' copies and address arithmetic had
 // taken issue slots from the consumers on the same schedulers. As adopted (D 128's split 24/240, no proxy
 // fence on K and V; c178, against the kernel before it in one command): 0.93-0.99x at all 30 shapes.
+// Persistent blocks with Q by TMA, also with three warpgroups (c181, session 37): 0.83-0.99x at D 64 up to
+// 64 K/V tiles an item, where wgmma_flash.h now uses them.
 // Constraints: sm_90a (an H100/H200 and a build for 90a), fp16/bf16, head_dim 64 or 128, 16-byte aligned
-// tensors, a batch entry of K or V under 2^40 bytes (a tensor map's stride); supports() says which is missing.
+// tensors, a batch entry of Q, K or V under 2^40 bytes (a tensor map's stride); supports() says which is missing.
 #include <cuda.h>  // CUtensorMap and its enums only: the encoder comes through the runtime (no libcuda link)
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -153,11 +155,12 @@ __device__ __forceinline__ void named_arrive(int id, int threads) {
   asm volatile("bar.arrive %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
 }
 
-// K's and V's tensor maps (make_kv_maps): dims (head_dim, heads_kv, kv_len, batch), a box of 64 x 1 x 128 x 1
-// (one 64-column block of a 128-key tile), keys past kv_len read as zeros. Kernel parameters
-// (__grid_constant__), so that TMA reads them where they are.
-struct KvMaps {
-  CUtensorMap k, v;
+// The tensor maps (make_maps): K's and V's dims (head_dim, heads_kv, kv_len, batch), a box of 64 x 1 x 128 x 1
+// (one 64-column block of a 128-key tile), keys past kv_len read as zeros; with persistent blocks Q's too,
+// dims (head_dim, heads_q, q_len, batch), a box of 64 x 1 x kBlockM x 1, rows past q_len read as zeros.
+// Kernel parameters (__grid_constant__), so that TMA reads them where they are.
+struct Maps {
+  CUtensorMap k, v, q;  // q: encoded for the persistent kernel only
 };
 
 // The box at (column c, kv head hk, key n, batch b) of `map` into shared memory at `dst`; it completes on the
@@ -210,7 +213,7 @@ struct Sched {
 // consumers finish the previous one. The K/V rings' visits, the Q buffers' uses and the ping-pong turns then
 // count across items.
 template <typename T, typename C, bool Persistent>
-__device__ __forceinline__ void body(const Params& p, const Sched& sc, const KvMaps* maps) {
+__device__ __forceinline__ void body(const Params& p, const Sched& sc, const Maps* maps) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   constexpr int D = C::kHeadDim, BM = C::kBlockM, BN = C::kBlockN, S = C::kStages, W = C::kWarpgroups;
   extern __shared__ __align__(1024) unsigned char smem_raw[];
@@ -255,7 +258,7 @@ __device__ __forceinline__ void body(const Params& p, const Sched& sc, const KvM
     }
     if constexpr (Persistent) {
       for (int qb = 0; qb < 2; ++qb) {
-        mbar_init(full_q(qb), 128 + 1);  // the producer's copies, and thread 0's release of the slot
+        mbar_init(full_q(qb), 1);  // the producer's arrive.expect_tx (releasing the slot), then Q's bytes
         mbar_init(empty_q(qb), C::kConsumers);  // every consumer thread, after its last read of the buffer
       }
     }
@@ -283,33 +286,31 @@ __device__ __forceinline__ void body(const Params& p, const Sched& sc, const KvM
           tma_load_box(sV + s * C::kTileBytes + cb * BN * 128, &maps->v, cb * 64, it.hk, n * BN, it.b, full_v(s));
       }
     };
-    if constexpr (Persistent) {
+    if constexpr (Persistent) {  // one thread takes the items and issues every copy, Q's too
+      if (i != 0) return;
       int vis = 0;
-      for (int uses = 0;; ++uses) {  // Q buffer uses % 2, once the consumers have written the last O it held
+      for (int uses = 0;; ++uses) {
         const int qb = uses % 2;
         if (uses >= 2) mbar_wait_parity(empty_q(qb), (uses / 2 - 1) & 1);
-        if (i == 0) {
-          slot[qb] = static_cast<int>(atomicAdd(sc.next, 1u));
-          mbar_arrive(full_q(qb));  // releases the slot to the consumers, who acquire it with full_q
-        }
-        named_sync(1 + 2 * W, 128);  // the producer warpgroup's own barrier: slot[qb] is written
-        const int w = slot[qb];
+        const int w = static_cast<int>(atomicAdd(sc.next, 1u));
+        slot[qb] = w;
         if (w >= sc.items) {  // none left: the consumers find w in the slot and stop
           mbar_arrive(full_q(qb));
           break;
         }
         const Item it = item_of(w);
-        load_tile<C, 128, BM>(qb ? sQ1 : sQ, BM * 128, static_cast<const T*>(p.q) + it.q_off, static_cast<int>(q_stride),
-                              it.rows, i);
-        cp_async_mbar_arrive_noinc(full_q(qb));
+        const int h = (w / sc.m_blocks) % p.heads_q;
+        mbar_arrive_expect_tx(full_q(qb), C::kQBytes);  // releases the slot; Q's bytes complete the phase
+#pragma unroll
+        for (int cb = 0; cb < D / 64; ++cb)
+          tma_load_box((qb ? sQ1 : sQ) + cb * BM * 128, &maps->q, cb * 64, h, it.m0, it.b, full_q(qb));
         produce(it, vis);
         vis += it.n_tiles;
       }
     } else {
       produce(it0, 0);
     }
-    cp_async_wait<0>();
-    return;
+    return;  // TMA copies need no wait here: the consumers wait for their bytes on the full barriers
   }
 
   // Consumers: warpgroup wg owns query rows m0 + 64 wg .. + 63 of each item.
@@ -496,27 +497,46 @@ __device__ __forceinline__ void body(const Params& p, const Sched& sc, const KvM
     // 4-byte stores), then written in 16-byte row segments.
     unsigned char* const q_ptr = smem_raw + (sQb - raw);
     T* const gO = static_cast<T*>(p.o) + it.q_off;
+    int o_row = wg * 64 + wl * 16 + g;  // this thread's first row within the Q tile (opaque, as wtid below)
+    if constexpr (Persistent) asm volatile("" : "+r"(o_row));
 #pragma unroll
     for (int r = 0; r < 2; ++r) {
       float l = row_sum[r];
       l += __shfl_xor_sync(0xffffffffu, l, 1);
       l += __shfl_xor_sync(0xffffffffu, l, 2);
       const float inv = l > 0.0f ? 1.0f / l : 0.0f;
-      const int row = wg * 64 + wl * 16 + g + 8 * r;  // within the Q tile
+      const int row = o_row + 8 * r;  // within the Q tile
 #pragma unroll
       for (int jj = 0; jj < D / 8; ++jj)
         *reinterpret_cast<uint32_t*>(q_ptr + (jj / 8) * (BM * 128) + row * 128 + (((jj % 8) ^ (row % 8)) << 4) + 4 * t) =
             pack2<T>(o[4 * jj + 2 * r] * inv, o[4 * jj + 2 * r + 1] * inv);
     }
     named_sync(1 + W + wg, 128);
-    const int wtid = tid % 128;
+    if constexpr (Persistent) {
+      // Row segment c of rows row0, row0 + kStep, ...: one shared and one global address, stepped (the
+      // swizzle's row % 8 is the same for every step), from a thread index opaque here, so that the compiler
+      // does not hold each step's addresses across the item loop (they spill with three warpgroups).
+      int wtid = tid % 128;
+      asm volatile("" : "+r"(wtid));
+      constexpr int kStep = 128 / C::kChunks;
+      const int e_row0 = wg * 64 + wtid / C::kChunks, e_c = wtid % C::kChunks;
+      const unsigned char* e_src = q_ptr + (e_c / 8) * (BM * 128) + e_row0 * 128 + (((e_c % 8) ^ (e_row0 % 8)) << 4);
+      T* e_dst = gO + e_row0 * q_stride + e_c * 8;
 #pragma unroll
-    for (int k = 0; k < 64 * C::kChunks / 128; ++k) {
-      const int idx = k * 128 + wtid;
-      const int row = wg * 64 + idx / C::kChunks, c = idx % C::kChunks;
-      if (row < it.rows)
-        *reinterpret_cast<uint4*>(gO + row * q_stride + c * 8) =
-            *reinterpret_cast<const uint4*>(q_ptr + (c / 8) * (BM * 128) + row * 128 + (((c % 8) ^ (row % 8)) << 4));
+      for (int k = 0; k < 64 / kStep; ++k) {
+        if (e_row0 + k * kStep < it.rows)
+          *reinterpret_cast<uint4*>(e_dst + k * kStep * q_stride) = *reinterpret_cast<const uint4*>(e_src + k * kStep * 128);
+      }
+    } else {
+      const int wtid = tid % 128;
+#pragma unroll
+      for (int k = 0; k < 64 * C::kChunks / 128; ++k) {
+        const int idx = k * 128 + wtid;
+        const int row = wg * 64 + idx / C::kChunks, c = idx % C::kChunks;
+        if (row < it.rows)
+          *reinterpret_cast<uint4*>(gO + row * q_stride + c * 8) =
+              *reinterpret_cast<const uint4*>(q_ptr + (c / 8) * (BM * 128) + row * 128 + (((c % 8) ^ (row % 8)) << 4));
+      }
     }
   };
 
@@ -537,13 +557,14 @@ __device__ __forceinline__ void body(const Params& p, const Sched& sc, const KvM
             *reinterpret_cast<uint4*>(gZ + row * q_stride + (idx % C::kChunks) * 8) = make_uint4(0, 0, 0, 0);
         }
       } else {
-        wgmma::fence_proxy_async_shared();  // the producer's Q copy, for this thread's wgmma reads
-        consume(it, vis, qb ? sQ1 : sQ);
+        consume(it, vis, qb ? sQ1 : sQ);  // Q by TMA, as K and V: no proxy fence before wgmma reads it
         vis += it.n_tiles;
       }
       // Each thread's own arrival orders its reads of the buffer and of the slot before the producer's next
       // writes to them (one arrival a warp after __syncwarp() is as ordered, but compute-sanitizer's racecheck
       // reports it: 5 hazards in c172).
+      // TMA (the async proxy) writes the next Q over the O this thread staged here through the generic one.
+      wgmma::fence_proxy_async_shared();
       mbar_arrive(empty_q(qb));
     }
     if (wg == 0) named_sync(1, 256);  // the last warpgroup's final pass
@@ -563,13 +584,13 @@ __device__ __forceinline__ void body(const Params& p, const Sched& sc, const KvM
 }
 
 template <typename T, typename C>
-__global__ void __launch_bounds__(C::kThreads, 1) kernel(const Params p, const __grid_constant__ KvMaps maps) {
+__global__ void __launch_bounds__(C::kThreads, 1) kernel(const Params p, const __grid_constant__ Maps maps) {
   body<T, C, false>(p, Sched{}, &maps);
 }
 
 template <typename T, typename C>
 __global__ void __launch_bounds__(C::kThreads, 1)
-    kernel_persistent(const Params p, const Sched sc, const __grid_constant__ KvMaps maps) {
+    kernel_persistent(const Params p, const Sched sc, const __grid_constant__ Maps maps) {
   body<T, C, true>(p, sc, &maps);
 }
 
@@ -591,14 +612,15 @@ int device_major() {
   return major;
 }
 
-// Bytes of one batch entry of K (or V): a tensor map's outermost stride, which must be under 2^40.
-int64_t kv_batch_bytes(const Problem& p) {
-  return p.kv_len * p.heads_kv * p.head_dim * static_cast<int64_t>(size_bytes(p.dtype));
+// Bytes of one batch entry of a tensor of `len` rows of `heads` heads: a tensor map's outermost stride,
+// which must be under 2^40.
+int64_t batch_bytes(const Problem& p, int64_t len, int64_t heads) {
+  return len * heads * p.head_dim * static_cast<int64_t>(size_bytes(p.dtype));
 }
 
-// K's and V's tensor maps for a problem supports() accepts (KvMaps), encoded on the host before each launch
-// through the runtime's driver entry point.
-KvMaps make_kv_maps(const Problem& pr) {
+// The tensor maps for a problem supports() accepts (Maps), encoded on the host before each launch through the
+// runtime's driver entry point; Q's only when q_box_rows > 0 (the persistent kernel's Q tile).
+Maps make_maps(const Problem& pr, int q_box_rows) {
   static const PFN_cuTensorMapEncodeTiled_v12000 encode = [] {
     void* fn = nullptr;
     cudaDriverEntryPointQueryResult found{};
@@ -607,14 +629,15 @@ KvMaps make_kv_maps(const Problem& pr) {
       throw std::runtime_error("wgmma_flash: the driver has no cuTensorMapEncodeTiled (CUDA 12.0 or newer needed)");
     return reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(fn);
   }();
-  const cuuint64_t dims[4] = {static_cast<cuuint64_t>(pr.head_dim), static_cast<cuuint64_t>(pr.heads_kv),
-                              static_cast<cuuint64_t>(pr.kv_len), static_cast<cuuint64_t>(pr.batch)};
-  const cuuint64_t e = size_bytes(pr.dtype);
-  const cuuint64_t strides[3] = {dims[0] * e, dims[0] * dims[1] * e, static_cast<cuuint64_t>(kv_batch_bytes(pr))};
-  const cuuint32_t box[4] = {64, 1, 128, 1}, unit[4] = {1, 1, 1, 1};
   const CUtensorMapDataType type =
       pr.dtype == DType::bf16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
-  auto encode_one = [&](const void* base, const char* what) {
+  // A (head_dim, heads, len, batch) tensor at `base`, read in boxes of 64 x 1 x box_rows x 1.
+  auto encode_one = [&](const void* base, int64_t heads, int64_t len, int box_rows, const char* what) {
+    const cuuint64_t e = size_bytes(pr.dtype);
+    const cuuint64_t dims[4] = {static_cast<cuuint64_t>(pr.head_dim), static_cast<cuuint64_t>(heads),
+                                static_cast<cuuint64_t>(len), static_cast<cuuint64_t>(pr.batch)};
+    const cuuint64_t strides[3] = {dims[0] * e, dims[0] * dims[1] * e, static_cast<cuuint64_t>(batch_bytes(pr, len, heads))};
+    const cuuint32_t box[4] = {64, 1, static_cast<cuuint32_t>(box_rows), 1}, unit[4] = {1, 1, 1, 1};
     CUtensorMap m;
     const CUresult r = encode(&m, type, 4, const_cast<void*>(base), dims, strides, box, unit,
                               CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
@@ -624,14 +647,17 @@ KvMaps make_kv_maps(const Problem& pr) {
                                std::to_string(static_cast<int>(r)) + ")");
     return m;
   };
-  return KvMaps{encode_one(pr.k, "k"), encode_one(pr.v, "v")};
+  Maps m{};
+  m.k = encode_one(pr.k, pr.heads_kv, pr.kv_len, 128, "k");
+  m.v = encode_one(pr.v, pr.heads_kv, pr.kv_len, 128, "v");
+  if (q_box_rows > 0) m.q = encode_one(pr.q, pr.heads_q, pr.q_len, q_box_rows, "q");
+  return m;
 }
 
 template <typename T, typename C>
 void launch_config(const Problem& pr, cudaStream_t stream) {
   const Params p = make_params(pr);
-  const KvMaps maps = make_kv_maps(pr);
-  if constexpr (C::kHeadDim == 64 && C::kWarpgroups == 2) {  // the only configuration persistent() picks
+  if constexpr (C::kHeadDim == 64) {  // the configurations persistent() picks
     if (const int sms = device_sm_count(); persistent(pr, sms)) {
       auto* kern = kernel_persistent<T, C>;
       constexpr int kSmem = C::kSmemBytes + C::kQBytes + 4 * 8 + 2 * 4;  // a second Q buffer, its barriers, slots
@@ -641,7 +667,7 @@ void launch_config(const Problem& pr, cudaStream_t stream) {
       const Sched sc{static_cast<int>((pr.q_len + C::kBlockM - 1) / C::kBlockM), static_cast<int>(work_items(pr)),
                      static_cast<unsigned*>(pr.workspace)};
       SB_CUDA_CHECK(cudaMemsetAsync(sc.next, 0, sizeof(unsigned), stream));
-      kern<<<static_cast<unsigned>(sms), C::kThreads, kSmem, stream>>>(p, sc, maps);
+      kern<<<static_cast<unsigned>(sms), C::kThreads, kSmem, stream>>>(p, sc, make_maps(pr, C::kBlockM));
       SB_LAUNCH_CHECK();
       return;
     }
@@ -651,7 +677,7 @@ void launch_config(const Problem& pr, cudaStream_t stream) {
   SB_CUDA_CHECK(opt_in);
   const dim3 grid(static_cast<unsigned>((pr.q_len + C::kBlockM - 1) / C::kBlockM), static_cast<unsigned>(pr.heads_q),
                   static_cast<unsigned>(pr.batch));
-  kern<<<grid, C::kThreads, C::kSmemBytes, stream>>>(p, maps);
+  kern<<<grid, C::kThreads, C::kSmemBytes, stream>>>(p, make_maps(pr, 0));
   SB_LAUNCH_CHECK();
 }
 
@@ -671,8 +697,8 @@ std::string supports(const Problem& p) {
   if (p.dtype != DType::f16 && p.dtype != DType::bf16)
     return std::string(name(p.dtype)) + " is not supported: wgmma here takes fp16 or bf16 operands";
   if (std::string why = params_refusal(p); !why.empty()) return why;
-  if (kv_batch_bytes(p) >= (int64_t{1} << 40))
-    return "a batch entry of k and v must be under 2^40 bytes (the TMA tensor map's stride limit)";
+  if (batch_bytes(p, p.kv_len, p.heads_kv) >= (int64_t{1} << 40) || batch_bytes(p, p.q_len, p.heads_q) >= (int64_t{1} << 40))
+    return "a batch entry of q, k and v must be under 2^40 bytes (the TMA tensor map's stride limit)";
   if (!SB_BUILT_FOR_SM90A) return "not built for sm_90a (wgmma): configure with CMAKE_CUDA_ARCHITECTURES including 90a";
   if (const int major = device_major(); major != 9)
     return major == 0 ? "wgmma needs an sm_90 GPU (H100/H200); none is visible"

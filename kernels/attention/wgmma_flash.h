@@ -3,6 +3,7 @@
 // CPU tests check them on any machine; wgmma_flash.cu calls them.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 
 #include "attention/attention.h"
@@ -30,22 +31,40 @@ inline int64_t work_items(const Problem& p) {
   return (p.q_len + rows - 1) / rows * p.heads_q * p.batch;
 }
 
+// The K/V tiles (128 keys) the Q tiles of one (batch, q head) visit in all, as wgmma_flash.cu's item_at
+// counts them: every tile unmasked; causal (bottom-right), those up to the last key the tile's last row sees.
+inline int64_t kv_tiles_per_head(const Problem& p) {
+  const int64_t bm = 64 * warpgroups(p), all = (p.kv_len + 127) / 128;
+  if (!p.causal) return (p.q_len + bm - 1) / bm * all;
+  int64_t sum = 0;
+  for (int64_t m0 = 0; m0 < p.q_len; m0 += bm) {
+    const int64_t last_key = std::min(m0 + bm, p.q_len) - 1 + (p.kv_len - p.q_len);
+    sum += last_key < 0 ? 0 : std::min(all, last_key / 128 + 1);
+  }
+  return sum;
+}
+
 // Persistent blocks (one an SM, each taking the next work item from a counter when its producer is free,
-// the producer copying the next item's Q while the consumers finish the last) at head_dim 64 where two
-// warpgroups run (causal, under kThreeWarpgroupMinCausalLen rows), once there are at least
-// kPersistentMinWaves items an SM; else one block an item. Why (results/h200/history/
-// 2026-12-01_session35_experiments/, c171, bf16 cold, two passes, against one block an item): 0.841 of the
-// time at b32 h32 s512 causal, 0.908 at b16 h32 s1024 causal, 0.920 at b16 h16 s1024 causal, where a
-// block's setup, first loads and O store weigh most. Elsewhere it lost or did not help: 0.98-1.03 from
-// s2048 at D 64, 1.00-1.13 at D 128 (the same kernel with one item a block cost 1.02-1.15 there too), and
-// with three warpgroups ptxas spills. Below two waves most blocks would take one item and pay the
-// producer's Q copy for nothing (that kernel with one item a block: 1.08-1.09 at D 64); 2 is a guess at the
-// crossover, not measured. Past 2^31 - 1 items the counter would overflow: one block an item.
+// the producer copying the next item's Q by TMA while the consumers finish the last) at head_dim 64, once
+// there are at least kPersistentMinWaves items an SM and an item visits at most kPersistentMaxMeanTiles
+// K/V tiles on average; else one block an item. They save a block's start (barriers, first loads) and end
+// (the O store) a work item, which weigh less the more tiles an item visits.
+// Why (results/h200/history/2026-12-01_session37_experiments/, c181, bf16 cold, two passes, against one
+// block an item): with three warpgroups 0.833 / 0.913 / 0.950 / 0.977 / 0.987 of the time unmasked at 4 / 8
+// / 16 / 32 / 64 tiles an item (s512-s8192), 0.998 at 128; causal 0.928 / 0.952 / 0.988 at 9 / 18 / 33,
+// 1.006 at 66. Two warpgroups (causal under kThreeWarpgroupMinCausalLen rows): 0.84-0.92 in c171 (session
+// 35) with the producer's cp.async Q copy; Q by TMA instead read 0.977-0.985 (c180) and 1.003-1.015 (c181).
+// At head_dim 128 persistent blocks read 0.867-0.990 up to 16.5 tiles an item and 1.003-1.022 from 32, but
+// that kernel spills 8 bytes (experiments/wgmma_flash_persistent_wide.patch). Below two waves most blocks
+// would take one item and pay the producer's Q copy for nothing; 2 is a guess at the crossover, not
+// measured. Past 2^31 - 1 items the counter would overflow: one block an item.
 inline constexpr int kPersistentMinWaves = 2;
+inline constexpr int kPersistentMaxMeanTiles = 64;
 inline bool persistent(const Problem& p, int sm_count) {
-  if (p.head_dim != 64 || warpgroups(p) != 2 || sm_count <= 0) return false;
-  const int64_t items = work_items(p);
-  return items >= int64_t{kPersistentMinWaves} * sm_count && items < (int64_t{1} << 31);
+  if (p.head_dim != 64 || sm_count <= 0) return false;
+  const int64_t items = work_items(p), q_tiles = (p.q_len + 64 * warpgroups(p) - 1) / (64 * warpgroups(p));
+  return items >= int64_t{kPersistentMinWaves} * sm_count && items < (int64_t{1} << 31) &&
+         kv_tiles_per_head(p) <= kPersistentMaxMeanTiles * q_tiles;
 }
 
 }  // namespace sb::attention::wgmma_flash

@@ -1,6 +1,6 @@
-// Shared-memory mbarriers (sm_90): init, arrive (plain or with expected transaction bytes), wait on a phase's
-// parity, and the arrive that fires when this thread's earlier cp.async copies land. A barrier completes a phase when its pending count (the
-// init count) of arrivals is reached; the k-th completed phase has parity k % 2.
+// Shared-memory mbarriers (sm_90): init, arrive (plain or with expected transaction bytes) and wait on a
+// phase's parity. A barrier completes a phase when its pending count (the init count) of arrivals is reached
+// and, after an arrive.expect_tx, the bytes it expects have landed; the k-th completed phase has parity k % 2.
 #pragma once
 
 namespace sb {
@@ -10,11 +10,6 @@ __device__ inline void mbar_init(unsigned bar, unsigned count) {
 }
 __device__ inline void mbar_arrive(unsigned bar) {
   asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(bar) : "memory");
-}
-// Arrives on `bar` once every cp.async this thread issued before it has completed. .noinc: the arrival is
-// counted against the init count (it is one of the `count` arrivals, not an extra pending one).
-__device__ inline void cp_async_mbar_arrive_noinc(unsigned bar) {
-  asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];\n" ::"r"(bar) : "memory");
 }
 // Arrives on `bar` and adds `bytes` to the transaction count its phase waits for (st.async, TMA).
 __device__ inline void mbar_arrive_expect_tx(unsigned bar, unsigned bytes) {
