@@ -4,13 +4,16 @@
     scripts/adopt_run.py results/h200 out/2026-12-01_0123456789ab.json --env out/env.txt \\
         --crosscheck out/crosscheck.json
 
-The results folder holds one current run three times: its stamped file <date>_<commit12>.json,
-latest.json and baseline.json (with env_<stamp>.txt and crosscheck_latest.json beside them). This:
+The results folder holds one current run: its stamped file <date>_<commit12>.json, with latest.json and
+baseline.json as symbolic links to it (one copy: every GPU command carries the whole tracked tree, which may
+not pass 64 MiB; env_<stamp>.txt and crosscheck_latest.json beside them). A folder whose latest.json is a
+copy of the stamped file instead is accepted too. This:
   1. compares the new run with baseline.json (scripts/regress.py --fingerprint-check) and files the
      report as history/<new date>_regress_<new commit>_vs_<old commit>.txt.gz;
   2. moves the current run to history/: <stamp>.json.gz, env_<stamp>.txt, <stamp>_crosscheck.json.gz
      (gzip -9 -n: history/ keeps files over 64 KB compressed, tests/test_committed_results.py);
-  3. installs the new run as <new stamp>.json, latest.json and baseline.json, with its env and cross-check.
+  3. installs the new run as <new stamp>.json, links latest.json and baseline.json to it, and installs its
+     env and cross-check.
 It refuses to overwrite anything in history/ and changes nothing when a check fails. The regression
 verdict (REGRESSED or not) does not stop it: a new baseline is a human decision, and the filed report
 is its record. What it cannot write is printed at the end: history/README.md's rows and NOTES.md.
@@ -113,7 +116,9 @@ def main(argv=None) -> int:
             shutil.move(src, dest)
     shutil.copyfile(args.new, results / args.new.name)
     for name in ("latest.json", "baseline.json"):
-        shutil.copyfile(args.new, results / name)
+        link = results / name
+        link.unlink(missing_ok=True)  # the old run's link (dangling now) or copy
+        link.symlink_to(args.new.name)
     if args.env:
         shutil.copyfile(args.env, results / f"env_{new_stamp}.txt")
     if args.crosscheck:

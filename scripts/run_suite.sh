@@ -41,7 +41,9 @@ if [ -n "${SKIP_BENCH:-}" ]; then
 fi
 runs=$(ls "$logs"/bench_*.json 2>/dev/null)
 if [ -n "$runs" ] && python3 "$root/scripts/sbresults.py" merge "$dest/$stamp.json" $runs; then
-  cp "$dest/$stamp.json" "$dest/latest.json"
+  # latest.json links to the stamped run (adopt_run.py keeps one copy of a run in the tree); never write
+  # through it, since a committed latest.json links to the committed run, which baseline.json names too.
+  ln -sfn "$stamp.json" "$dest/latest.json"
   [ -s "$logs/crosscheck.json" ] && cp "$logs/crosscheck.json" "$dest/crosscheck_latest.json"
   # The path as the repository names it: REPORT.md records the command that generates it, and
   # tests/test_committed_results.py regenerates it with that relative path (an absolute one made the

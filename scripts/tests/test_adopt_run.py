@@ -60,6 +60,9 @@ class AdoptRun(unittest.TestCase):
         self.assertIn(b" compared: ", report)
         for name in (f"{NEW}.json", "latest.json", "baseline.json"):
             self.assertEqual((self.res / name).read_bytes(), self.new.read_bytes(), name)
+        for name in ("latest.json", "baseline.json"):  # links, not copies: one copy of the run in the tree
+            self.assertTrue((self.res / name).is_symlink(), name)
+            self.assertEqual(str((self.res / name).readlink()), f"{NEW}.json", name)
         self.assertEqual((self.res / f"env_{NEW}.txt").read_text(), "new env\n")
         self.assertEqual(json.loads((self.res / "crosscheck_latest.json").read_text()), {"rows": ["new"]})
         self.assertFalse((self.res / f"{OLD}.json").exists())
