@@ -418,8 +418,7 @@ void launch_typed(const Problem& p, cudaStream_t stream) {
 std::string supports(const Problem& p) {
   if (p.dtype != DType::f16 && p.dtype != DType::bf16)
     return std::string(name(p.dtype)) + " is not supported: mma.sync m16n8k16 takes fp16 or bf16 operands";
-  if (std::string why = params_refusal(p); !why.empty()) return why;
-  return "";
+  return params_refusal(p);
 }
 
 std::size_t workspace_bytes(const Problem&) { return 0; }

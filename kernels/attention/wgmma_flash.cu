@@ -177,7 +177,7 @@ __device__ __forceinline__ void tma_load_box(unsigned dst, const CUtensorMap* ma
 struct Item {
   int m0, rows, n_tiles;  // first query row, rows (< kBlockM in the last tile), K/V tiles visited
   int64_t q_off;          // element offset of its first Q row
-  int b, hk;              // batch and kv head (K's and V's coordinates)
+  int b, h, hk;           // batch, q head (Q's coordinates) and kv head (K's and V's)
 };
 
 template <typename C>
@@ -189,6 +189,7 @@ __device__ __forceinline__ Item item_at(const Params& p, int m_block, int h, int
   const int64_t q_stride = static_cast<int64_t>(p.heads_q) * D;
   it.q_off = (static_cast<int64_t>(b) * p.q_len * p.heads_q + h) * D + it.m0 * q_stride;
   it.b = b;
+  it.h = h;
   it.hk = h / p.group;
   it.n_tiles = (p.kv_len + BN - 1) / BN;
   if (p.causal) {
@@ -299,11 +300,10 @@ __device__ __forceinline__ void body(const Params& p, const Sched& sc, const Map
           break;
         }
         const Item it = item_of(w);
-        const int h = (w / sc.m_blocks) % p.heads_q;
         mbar_arrive_expect_tx(full_q(qb), C::kQBytes);  // releases the slot; Q's bytes complete the phase
 #pragma unroll
         for (int cb = 0; cb < D / 64; ++cb)
-          tma_load_box((qb ? sQ1 : sQ) + cb * BM * 128, &maps->q, cb * 64, h, it.m0, it.b, full_q(qb));
+          tma_load_box((qb ? sQ1 : sQ) + cb * BM * 128, &maps->q, cb * 64, it.h, it.m0, it.b, full_q(qb));
         produce(it, vis);
         vis += it.n_tiles;
       }
@@ -664,7 +664,7 @@ void launch_config(const Problem& pr, cudaStream_t stream) {
       static_assert(kSmem <= 227 * 1024, "over the 227 KB of shared memory a block may have");
       static const cudaError_t opt_in = cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem);
       SB_CUDA_CHECK(opt_in);
-      const Sched sc{static_cast<int>((pr.q_len + C::kBlockM - 1) / C::kBlockM), static_cast<int>(work_items(pr)),
+      const Sched sc{static_cast<int>(q_tiles(pr)), static_cast<int>(work_items(pr)),
                      static_cast<unsigned*>(pr.workspace)};
       SB_CUDA_CHECK(cudaMemsetAsync(sc.next, 0, sizeof(unsigned), stream));
       kern<<<static_cast<unsigned>(sms), C::kThreads, kSmem, stream>>>(p, sc, make_maps(pr, C::kBlockM));
@@ -675,7 +675,7 @@ void launch_config(const Problem& pr, cudaStream_t stream) {
   auto* kern = kernel<T, C>;
   static const cudaError_t opt_in = cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, C::kSmemBytes);
   SB_CUDA_CHECK(opt_in);
-  const dim3 grid(static_cast<unsigned>((pr.q_len + C::kBlockM - 1) / C::kBlockM), static_cast<unsigned>(pr.heads_q),
+  const dim3 grid(static_cast<unsigned>(q_tiles(pr)), static_cast<unsigned>(pr.heads_q),
                   static_cast<unsigned>(pr.batch));
   kern<<<grid, C::kThreads, C::kSmemBytes, stream>>>(p, make_maps(pr, 0));
   SB_LAUNCH_CHECK();

@@ -25,17 +25,20 @@ inline int warpgroups(const Problem& p) {
   return p.causal && p.q_len < kThreeWarpgroupMinCausalLen ? 2 : 3;
 }
 
-// Work items: Q tiles of 64 x warpgroups(p) rows, times heads and batch (the default grid's blocks).
-inline int64_t work_items(const Problem& p) {
+// Q tiles of 64 x warpgroups(p) rows a (batch, q head).
+inline int64_t q_tiles(const Problem& p) {
   const int64_t rows = 64 * warpgroups(p);
-  return (p.q_len + rows - 1) / rows * p.heads_q * p.batch;
+  return (p.q_len + rows - 1) / rows;
 }
+
+// Work items: Q tiles times heads and batch (the default grid's blocks).
+inline int64_t work_items(const Problem& p) { return q_tiles(p) * p.heads_q * p.batch; }
 
 // The K/V tiles (128 keys) the Q tiles of one (batch, q head) visit in all, as wgmma_flash.cu's item_at
 // counts them: every tile unmasked; causal (bottom-right), those up to the last key the tile's last row sees.
 inline int64_t kv_tiles_per_head(const Problem& p) {
   const int64_t bm = 64 * warpgroups(p), all = (p.kv_len + 127) / 128;
-  if (!p.causal) return (p.q_len + bm - 1) / bm * all;
+  if (!p.causal) return q_tiles(p) * all;
   int64_t sum = 0;
   for (int64_t m0 = 0; m0 < p.q_len; m0 += bm) {
     const int64_t last_key = std::min(m0 + bm, p.q_len) - 1 + (p.kv_len - p.q_len);
@@ -62,9 +65,9 @@ inline constexpr int kPersistentMinWaves = 2;
 inline constexpr int kPersistentMaxMeanTiles = 64;
 inline bool persistent(const Problem& p, int sm_count) {
   if (p.head_dim != 64 || sm_count <= 0) return false;
-  const int64_t items = work_items(p), q_tiles = (p.q_len + 64 * warpgroups(p) - 1) / (64 * warpgroups(p));
+  const int64_t items = work_items(p);
   return items >= int64_t{kPersistentMinWaves} * sm_count && items < (int64_t{1} << 31) &&
-         kv_tiles_per_head(p) <= kPersistentMaxMeanTiles * q_tiles;
+         kv_tiles_per_head(p) <= kPersistentMaxMeanTiles * q_tiles(p);
 }
 
 }  // namespace sb::attention::wgmma_flash
