@@ -9,7 +9,6 @@ under the device tool's 64 MiB.
 usage: test_committed_results.py REPO_ROOT
 """
 import pathlib
-import re
 import shutil
 import subprocess
 import sys
@@ -44,13 +43,14 @@ class CommittedResults(unittest.TestCase):
         # latest.json and baseline.json link to a stamped run beside them (scripts/adopt_run.py, run_suite.sh):
         # every GPU command carries the whole tracked tree, limited to 64 MiB, and three copies of a 6.7 MB run
         # took 13 MB of it. (After a local run_suite.sh, latest.json links to that run's new stamped file.)
-        stamp = re.compile(r"^\d{4}-\d{2}-\d{2}_[0-9a-f]{12}\.json$")
+        sys.path.insert(0, str(ROOT / "scripts"))
+        from adopt_run import STAMP  # the stamped file's name, as run_suite.sh and adopt_run.py write it
         for d in result_dirs():
             for name in ("latest.json", "baseline.json"):
                 link = d / name
                 self.assertTrue(link.is_symlink(), f"{link} should be a link to a stamped run, not a copy")
                 target = str(link.readlink())
-                self.assertRegex(target, stamp, f"{link} links to {target}, not a stamped run beside it")
+                self.assertRegex(target, STAMP, f"{link} links to {target}, not a stamped run beside it")
                 self.assertTrue((d / target).is_file(), f"{link} links to {target}, which is missing")
 
     def test_regression_gate_passes_against_baseline(self):
