@@ -220,10 +220,10 @@ TEST(AttentionWgmmaFlash, KvTilesPerHeadCountsTheVisibleTiles) {
   EXPECT_EQ(wgmma_flash::kv_tiles_per_head(p), 2);
 }
 
-// wgmma_flash's persistent blocks: at head_dim 64 (two or three warpgroups) from kPersistentMinWaves work
-// items an SM, where an item visits at most kPersistentMaxMeanTiles K/V tiles on average; never past
-// 2^31 - 1 items, without an SM count, or at head_dim 128.
-TEST(AttentionWgmmaFlash, PersistentAtHeadDim64WithEnoughShortItems) {
+// wgmma_flash's persistent blocks: from kPersistentMinWaves work items an SM, where an item visits at most
+// kPersistentMaxMeanTiles K/V tiles on average at head_dim 64 (two or three warpgroups),
+// kPersistentMaxMeanTilesD128 at 128; never past 2^31 - 1 items or without an SM count.
+TEST(AttentionWgmmaFlash, PersistentWithEnoughShortItems) {
   constexpr int kSms = 132;
   Problem p = valid();  // batch 2, 8 q heads
   p.head_dim = 64;
@@ -242,12 +242,28 @@ TEST(AttentionWgmmaFlash, PersistentAtHeadDim64WithEnoughShortItems) {
   EXPECT_TRUE(wgmma_flash::persistent(p, kSms));
   p.heads_q = p.heads_kv = p.heads_q - 1;
   EXPECT_FALSE(wgmma_flash::persistent(p, kSms));
-  // Not at head_dim 128.
+  // At head_dim 128 too, up to kPersistentMaxMeanTilesD128 tiles an item: causal s512 visits 2.5 on
+  // average, s1024 4.5, s2048 8.5; unmasked, kv_len / 128 each.
   p.heads_q = p.heads_kv = 64;
   p.batch = 8;
   ASSERT_TRUE(wgmma_flash::persistent(p, kSms));
   p.head_dim = 128;
+  EXPECT_TRUE(wgmma_flash::persistent(p, kSms));
+  p.q_len = p.kv_len = 1024;
+  EXPECT_TRUE(wgmma_flash::persistent(p, kSms));
+  p.q_len = p.kv_len = 2048;
+  EXPECT_EQ(wgmma_flash::kv_tiles_per_head(p), 136);  // 16 Q tiles, 8.5 each
   EXPECT_FALSE(wgmma_flash::persistent(p, kSms));
+  p.causal = false;
+  p.q_len = 512;
+  p.kv_len = 128 * wgmma_flash::kPersistentMaxMeanTilesD128;
+  EXPECT_TRUE(wgmma_flash::persistent(p, kSms));
+  p.kv_len += 1;  // one more tile
+  EXPECT_FALSE(wgmma_flash::persistent(p, kSms));
+  p.head_dim = 96;  // only 64 and 128 have a kernel
+  EXPECT_FALSE(wgmma_flash::persistent(p, kSms));
+  p.causal = true;
+  p.q_len = p.kv_len = 512;
   // Three warpgroups too: unmasked, and causal from kThreeWarpgroupMinCausalLen rows.
   p.head_dim = 64;
   p.causal = false;

@@ -67,6 +67,12 @@ const AttentionDims kShapes[] = {
     {2, 32, 8, 64, 1100, 1100, false},
     {1, 48, 8, 64, 2500, 300, true},
     {1, 40, 8, 64, 2049, 3000, true},
+    // ... and at D 128, items of at most 8 K/V tiles (no intra-warpgroup overlap):
+    // causal with a 104-row last tile, GQA 4; unmasked q_len < kv_len, GQA 3; causal q_len > kv_len with 3
+    // whole tiles that see no key
+    {2, 32, 8, 128, 1000, 1000, true},
+    {4, 24, 8, 128, 600, 1000, false},
+    {2, 40, 8, 128, 700, 300, true},
     // not causal, q_len != kv_len
     {1, 4, 4, 128, 100, 300, false},
     {2, 4, 2, 64, 300, 77, false},
@@ -141,11 +147,11 @@ TEST(WgmmaFlash, ShapesReachThePersistentKernel) {
     p.o = fake;
     return p;
   };
-  int persistent[4] = {};  // by warpgroups a block
+  int persistent[4] = {};  // by configuration: D 64 with two and three warpgroups, D 128
   for (const AttentionDims& d : kShapes) {
     const attention::Problem p = problem_of(d);
     const bool is = attention::wgmma_flash::persistent(p, sms);
-    persistent[attention::wgmma_flash::warpgroups(p)] += is;
+    persistent[p.head_dim == 128 ? 0 : attention::wgmma_flash::warpgroups(p)] += is;
     EXPECT_EQ(w.workspace_bytes(p), is ? 256u : 0u) << shape_name(d);
     // Without the workspace it needs, attention::run refuses before any launch, naming the bytes.
     if (is && w.supports(p).empty())
@@ -153,6 +159,7 @@ TEST(WgmmaFlash, ShapesReachThePersistentKernel) {
   }
   EXPECT_GE(persistent[2], 3) << "two warpgroups, on " << sms << " SMs";
   EXPECT_GE(persistent[3], 3) << "three warpgroups, on " << sms << " SMs";
+  EXPECT_GE(persistent[0], 3) << "head_dim 128, on " << sms << " SMs";
 }
 
 // Unsupported problems are std::invalid_argument from attention::run, naming the reason.

@@ -1,7 +1,7 @@
 // wgmma_flash: tiled_flash's algorithm on Hopper's warpgroup MMA, warp-specialized. A block owns a Q tile
 // of one (batch, q head): two or three consumer warpgroups of 64 query rows each (wgmma_flash.h says
-// which) and a producer warpgroup. Where wgmma_flash.h's persistent() says so (D 64, items of at most 64
-// K/V tiles on average), one block an SM takes such work items one after another from a counter (body()).
+// which) and a producer warpgroup. Where wgmma_flash.h's persistent() says so (items of at most 64 K/V
+// tiles on average at D 64, 8 at D 128), one block an SM takes such work items one after another from a counter (body()).
 // - Producer: one thread copies each K and V tile (128 keys) by TMA (a 4D tensor map a tensor, one box a
 //   64-column block, 128-byte swizzle: the layout wgmma reads, wgmma.cuh) into 2-stage rings; each tile
 //   lands on a "full" mbarrier with its byte count, and a stage is refilled once every consumer warp has
@@ -15,7 +15,7 @@
 // - Ping-pong (FlashAttention-3's schedule): a warpgroup issues its MMAs for a tile (S of this tile and
 //   P V of the previous one) on its turn, then passes the turn through a named barrier, round-robin, so
 //   the other warpgroups' softmaxes run while its MMAs do.
-// - Intra-warpgroup overlap (FlashAttention-3's too; two warpgroups only): S and the previous tile's P V
+// - Intra-warpgroup overlap (FlashAttention-3's too; two warpgroups, not D 128's persistent kernel): S and the previous tile's P V
 //   commit as two groups and the softmax waits for S only, writing this tile's P into the other of two
 //   register buffers while that P V still reads the first; O takes the rescale once the P V retires. The
 //   buffers alternate by unrolling the visits in pairs after a one- or two-visit prefix, so that both are
@@ -40,7 +40,8 @@
 // taken issue slots from the consumers on the same schedulers. As adopted (D 128's split 24/240, no proxy
 // fence on K and V; c178, against the kernel before it in one command): 0.93-0.99x at all 30 shapes.
 // Persistent blocks with Q by TMA, also with three warpgroups (c181, session 37): 0.83-0.99x at D 64 up to
-// 64 K/V tiles an item, where wgmma_flash.h now uses them.
+// 64 K/V tiles an item, where wgmma_flash.h now uses them; at D 128 without the overlap (c185): 0.87-0.97x
+// up to 8 tiles an item (PersistentConfig).
 // Constraints: sm_90a (an H100/H200 and a build for 90a), fp16/bf16, head_dim 64 or 128, 16-byte aligned
 // tensors, a batch entry of Q, K or V under 2^40 bytes (a tensor map's stride); supports() says which is missing.
 #include <cuda.h>  // CUtensorMap and its enums only: the encoder comes through the runtime (no libcuda link)
@@ -53,7 +54,7 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
-#include <type_traits>  // std::true_type, std::false_type: the visit step's compile-time flags
+#include <type_traits>  // the visit step's compile-time flags; std::conditional_t
 
 #include "attention/attention.h"
 #include "attention/tiled_flash.cuh"  // pack2, smem_addr
@@ -87,12 +88,15 @@ using tiled_flash::smem_addr;
 #define SB_WGMMA_FLASH_STAGES 2
 #endif
 
-template <int HeadDim, int Warpgroups>
+// Overlap: the intra-warpgroup overlap (two P buffers), two warpgroups only. The D 128 persistent kernel
+// runs without it (PersistentConfig below).
+template <int HeadDim, int Warpgroups, bool Overlap = Warpgroups == 2>
 struct Config {
   static constexpr int kHeadDim = HeadDim;
   static constexpr int kWarpgroups = Warpgroups;      // consumer warpgroups of 64 query rows
   static_assert(Warpgroups == 2 || Warpgroups == 3, "two or three consumer warpgroups");
-  static constexpr bool kOverlap = Warpgroups == 2;   // two P buffers: a softmax overlaps its own P V
+  static constexpr bool kOverlap = Overlap;           // two P buffers: a softmax overlaps its own P V
+  static_assert(!Overlap || Warpgroups == 2, "the overlap with two warpgroups only");
   static constexpr int kConsumers = 128 * Warpgroups;
   static constexpr int kThreads = kConsumers + 128;   // and a producer warpgroup
   // setmaxnreg: the threads start at 65,536 / kThreads registers each (in 8s: 168 for two warpgroups, 128
@@ -654,23 +658,31 @@ Maps make_maps(const Problem& pr, int q_box_rows) {
   return m;
 }
 
+// The persistent kernel's configuration for C: C itself at D 64; at D 128 without the intra-warpgroup
+// overlap. With it, the item loop's state costs the consumers an 8-byte spill (the row offset and half a
+// zero-fill offset, stored once and loaded an item), which the ci preset refuses; one P buffer frees 32
+// registers a thread. It kept most of the persistent gain where an item visits at most 8 K/V tiles (c185,
+// session 37: 0.867 causal s512 and 0.915 unmasked against 0.859 and 0.906 with the overlap, spilled) and
+// lost past it (0.988-1.035 at 8.5-16.5 tiles), hence kPersistentMaxMeanTilesD128.
+template <typename C>
+using PersistentConfig = std::conditional_t<C::kHeadDim == 128, Config<128, 2, false>, C>;
+
 template <typename T, typename C>
 void launch_config(const Problem& pr, cudaStream_t stream) {
   const Params p = make_params(pr);
-  if constexpr (C::kHeadDim == 64) {  // the configurations persistent() picks
-    if (const int sms = device_sm_count(); persistent(pr, sms)) {
-      auto* kern = kernel_persistent<T, C>;
-      constexpr int kSmem = C::kSmemBytes + C::kQBytes + 4 * 8 + 2 * 4;  // a second Q buffer, its barriers, slots
-      static_assert(kSmem <= 227 * 1024, "over the 227 KB of shared memory a block may have");
-      static const cudaError_t opt_in = cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem);
-      SB_CUDA_CHECK(opt_in);
-      const Sched sc{static_cast<int>(q_tiles(pr)), static_cast<int>(work_items(pr)),
-                     static_cast<unsigned*>(pr.workspace)};
-      SB_CUDA_CHECK(cudaMemsetAsync(sc.next, 0, sizeof(unsigned), stream));
-      kern<<<static_cast<unsigned>(sms), C::kThreads, kSmem, stream>>>(p, sc, make_maps(pr, C::kBlockM));
-      SB_LAUNCH_CHECK();
-      return;
-    }
+  if (const int sms = device_sm_count(); persistent(pr, sms)) {
+    using PC = PersistentConfig<C>;
+    auto* kern = kernel_persistent<T, PC>;
+    constexpr int kSmem = PC::kSmemBytes + PC::kQBytes + 4 * 8 + 2 * 4;  // a second Q buffer, its barriers, slots
+    static_assert(kSmem <= 227 * 1024, "over the 227 KB of shared memory a block may have");
+    static const cudaError_t opt_in = cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem);
+    SB_CUDA_CHECK(opt_in);
+    const Sched sc{static_cast<int>(q_tiles(pr)), static_cast<int>(work_items(pr)),
+                   static_cast<unsigned*>(pr.workspace)};
+    SB_CUDA_CHECK(cudaMemsetAsync(sc.next, 0, sizeof(unsigned), stream));
+    kern<<<static_cast<unsigned>(sms), PC::kThreads, kSmem, stream>>>(p, sc, make_maps(pr, PC::kBlockM));
+    SB_LAUNCH_CHECK();
+    return;
   }
   auto* kern = kernel<T, C>;
   static const cudaError_t opt_in = cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, C::kSmemBytes);

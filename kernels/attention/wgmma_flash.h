@@ -48,26 +48,31 @@ inline int64_t kv_tiles_per_head(const Problem& p) {
 }
 
 // Persistent blocks (one an SM, each taking the next work item from a counter when its producer is free,
-// the producer copying the next item's Q by TMA while the consumers finish the last) at head_dim 64, once
-// there are at least kPersistentMinWaves items an SM and an item visits at most kPersistentMaxMeanTiles
-// K/V tiles on average; else one block an item. They save a block's start (barriers, first loads) and end
-// (the O store) a work item, which weigh less the more tiles an item visits.
-// Why (results/h200/history/2026-12-01_session37_experiments/, c181, bf16 cold, two passes, against one
-// block an item): with three warpgroups 0.833 / 0.913 / 0.950 / 0.977 / 0.987 of the time unmasked at 4 / 8
-// / 16 / 32 / 64 tiles an item (s512-s8192), 0.998 at 128; causal 0.928 / 0.952 / 0.988 at 9 / 18 / 33,
+// the producer copying the next item's Q by TMA while the consumers finish the last) once there are at
+// least kPersistentMinWaves items an SM and an item visits at most kPersistentMaxMeanTiles K/V tiles on
+// average at head_dim 64, kPersistentMaxMeanTilesD128 at 128; else one block an item. They save a block's
+// start (barriers, first loads) and end (the O store) a work item, which weigh less the more tiles an item
+// visits.
+// Why, D 64 (results/h200/history/2026-12-01_session37_experiments/, c181, bf16 cold, two passes, against
+// one block an item): with three warpgroups 0.833 / 0.913 / 0.950 / 0.977 / 0.987 of the time unmasked at 4
+// / 8 / 16 / 32 / 64 tiles an item (s512-s8192), 0.998 at 128; causal 0.928 / 0.952 / 0.988 at 9 / 18 / 33,
 // 1.006 at 66. Two warpgroups (causal under kThreeWarpgroupMinCausalLen rows): 0.84-0.92 in c171 (session
 // 35) with the producer's cp.async Q copy; Q by TMA instead read 0.977-0.985 (c180) and 1.003-1.015 (c181).
-// At head_dim 128 persistent blocks read 0.867-0.990 up to 16.5 tiles an item and 1.003-1.022 from 32, but
-// that kernel spills 8 bytes (experiments/wgmma_flash_persistent_wide.patch). Below two waves most blocks
-// would take one item and pay the producer's Q copy for nothing; 2 is a guess at the crossover, not
-// measured. Past 2^31 - 1 items the counter would overflow: one block an item.
+// D 128: the persistent kernel runs without the intra-warpgroup overlap (wgmma_flash.cu's PersistentConfig;
+// with it the kernel spills). c185 (same folder): causal 0.867 / 0.938 at 2.5 / 4.5 tiles an item (s512 /
+// s1024), unmasked 0.915 / 0.974 at 4 / 8; past 8 it loses what the overlap bought: 0.988-1.002 at 8.5, 1.011
+// at 16, 1.034-1.035 at 16.5. Below two waves most blocks would take one item and pay the producer's Q copy
+// for nothing; 2 is a guess at the crossover, not measured. Past 2^31 - 1 items the counter would
+// overflow: one block an item.
 inline constexpr int kPersistentMinWaves = 2;
 inline constexpr int kPersistentMaxMeanTiles = 64;
+inline constexpr int kPersistentMaxMeanTilesD128 = 8;
 inline bool persistent(const Problem& p, int sm_count) {
-  if (p.head_dim != 64 || sm_count <= 0) return false;
+  if ((p.head_dim != 64 && p.head_dim != 128) || sm_count <= 0) return false;
+  const int64_t max_tiles = p.head_dim == 64 ? kPersistentMaxMeanTiles : kPersistentMaxMeanTilesD128;
   const int64_t items = work_items(p);
   return items >= int64_t{kPersistentMinWaves} * sm_count && items < (int64_t{1} << 31) &&
-         kv_tiles_per_head(p) <= kPersistentMaxMeanTiles * q_tiles(p);
+         kv_tiles_per_head(p) <= max_tiles * q_tiles(p);
 }
 
 }  // namespace sb::attention::wgmma_flash
