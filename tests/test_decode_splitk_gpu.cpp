@@ -19,6 +19,7 @@
 #include "attention_case.h"
 #include "attention_test.h"
 #include "common/check.h"
+#include "common/device.h"
 #include "expect.h"
 #include "gpu.h"
 #include "scoped_env.h"
@@ -187,20 +188,13 @@ attention::Problem dims_only(int64_t batch, int64_t heads_q, int64_t heads_kv, i
   return p;
 }
 
-int device_sms() {
-  int dev = 0, n = 0;
-  SB_CUDA_CHECK(cudaGetDevice(&dev));
-  SB_CUDA_CHECK(cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, dev));
-  return n;
-}
-
 // The cluster plans assume their clusters run at once, in one wave: every b1 GQA plan that clusters launches
 // at most as many clusters as the GPU holds (cudaOccupancyMaxActiveClusters at the kernel's shared memory).
 // The count for clusters of 16 is printed too (session 13's 16-block clusters ran b1 KV 4096 1.44x slower).
 TEST(DecodeSplitkLaunch, ClusterPlansFitTheGpuAtOnce) {
   SB_REQUIRE_GPU();
   namespace ds = attention::decode_splitk;
-  const int sms = device_sms();
+  const int sms = device_sm_count();
   int clustered = 0;
   for (DType dtype : {DType::bf16, DType::f16})
     for (int64_t d : {64, 128})
@@ -228,7 +222,7 @@ TEST(DecodeSplitkLaunch, FloorLaunchesEveryPlanKind) {
   SB_REQUIRE_GPU();
   namespace ds = attention::decode_splitk;
   Stream stream;
-  const int sms = device_sms();
+  const int sms = device_sm_count();
   const attention::Problem cluster = dims_only(1, 32, 8, 128, 4096, DType::bf16);
   const attention::Problem combine = dims_only(1, 32, 8, 128, 4096, DType::bf16, 16);
   const attention::Problem single = dims_only(64, 32, 8, 128, 4096, DType::bf16);

@@ -147,19 +147,19 @@ TEST(WgmmaFlash, ShapesReachThePersistentKernel) {
     p.o = fake;
     return p;
   };
-  int persistent[4] = {};  // by configuration: D 64 with two and three warpgroups, D 128
+  int d64_two = 0, d64_three = 0, d128 = 0;  // shapes on each persistent configuration
   for (const AttentionDims& d : kShapes) {
     const attention::Problem p = problem_of(d);
     const bool is = attention::wgmma_flash::persistent(p, sms);
-    persistent[p.head_dim == 128 ? 0 : attention::wgmma_flash::warpgroups(p)] += is;
+    (p.head_dim == 128 ? d128 : attention::wgmma_flash::warpgroups(p) == 2 ? d64_two : d64_three) += is;
     EXPECT_EQ(w.workspace_bytes(p), is ? 256u : 0u) << shape_name(d);
     // Without the workspace it needs, attention::run refuses before any launch, naming the bytes.
     if (is && w.supports(p).empty())
       test::expect_throw_naming<std::invalid_argument>([&] { attention::run(w, p, nullptr); }, "256 needed");
   }
-  EXPECT_GE(persistent[2], 3) << "two warpgroups, on " << sms << " SMs";
-  EXPECT_GE(persistent[3], 3) << "three warpgroups, on " << sms << " SMs";
-  EXPECT_GE(persistent[0], 3) << "head_dim 128, on " << sms << " SMs";
+  EXPECT_GE(d64_two, 3) << "head_dim 64, two warpgroups, on " << sms << " SMs";
+  EXPECT_GE(d64_three, 3) << "head_dim 64, three warpgroups, on " << sms << " SMs";
+  EXPECT_GE(d128, 3) << "head_dim 128, on " << sms << " SMs";
 }
 
 // Unsupported problems are std::invalid_argument from attention::run, naming the reason.
