@@ -6,6 +6,7 @@
 
 #include "attention/attention.h"
 #include "attention/wgmma_flash.h"
+#include "common/device.h"
 #include "expect.h"
 
 namespace sb::attention {
@@ -152,6 +153,29 @@ TEST(AttentionWgmmaFlash, RefusalsNameTheReason) {
     EXPECT_NE(why.find("needs an sm_90 GPU"), std::string::npos) << why;
   else
     EXPECT_EQ(why, "");
+}
+
+// common/device.h's cached attributes: the device's own values, read twice alike; without a device (or
+// without a driver, as in CI), device_major() is 0 (supports() then refuses with its reason) and
+// device_sm_count() throws.
+TEST(DeviceAttributes, AreTheDevicesOrRefusedWithoutOne) {
+  int devices = 0;
+  if (cudaGetDeviceCount(&devices) != cudaSuccess) devices = 0;
+  (void)cudaGetLastError();
+  if (devices == 0) {
+    EXPECT_EQ(device_major(), 0);
+    EXPECT_EQ(device_major(), 0);
+    EXPECT_THROW(device_sm_count(), CudaError);
+    (void)cudaGetLastError();
+    return;
+  }
+  cudaDeviceProp prop{};
+  ASSERT_EQ(cudaGetDeviceProperties(&prop, 0), cudaSuccess);
+  ASSERT_EQ(cudaSetDevice(0), cudaSuccess);
+  for (int pass = 0; pass < 2; ++pass) {
+    EXPECT_EQ(device_major(), prop.major);
+    EXPECT_EQ(device_sm_count(), prop.multiProcessorCount);
+  }
 }
 
 // wgmma_flash's warpgroups a block: two at head_dim 128; three at 64 but for causal problems shorter than

@@ -1,7 +1,8 @@
 // wgmma_flash: tiled_flash's algorithm on Hopper's warpgroup MMA, warp-specialized. A block owns a Q tile
 // of one (batch, q head): two or three consumer warpgroups of 64 query rows each (wgmma_flash.h says
 // which) and a producer warpgroup. Where wgmma_flash.h's persistent() says so (items of at most 64 K/V
-// tiles on average at D 64, 8 at D 128), one block an SM takes such work items one after another from a counter (body()).
+// tiles on average at D 64, 8 at D 128), one block an SM takes such work items one after another from a
+// counter (body()).
 // - Producer: one thread copies each K and V tile (128 keys) by TMA (a 4D tensor map a tensor, one box a
 //   64-column block, 128-byte swizzle: the layout wgmma reads, wgmma.cuh) into 2-stage rings; each tile
 //   lands on a "full" mbarrier with its byte count, and a stage is refilled once every consumer warp has
@@ -15,12 +16,14 @@
 // - Ping-pong (FlashAttention-3's schedule): a warpgroup issues its MMAs for a tile (S of this tile and
 //   P V of the previous one) on its turn, then passes the turn through a named barrier, round-robin, so
 //   the other warpgroups' softmaxes run while its MMAs do.
-// - Intra-warpgroup overlap (FlashAttention-3's too; two warpgroups, not D 128's persistent kernel): S and the previous tile's P V
-//   commit as two groups and the softmax waits for S only, writing this tile's P into the other of two
-//   register buffers while that P V still reads the first; O takes the rescale once the P V retires. The
-//   buffers alternate by unrolling the visits in pairs after a one- or two-visit prefix, so that both are
-//   compile-time register arrays and no wgmma sits behind a data-dependent branch (ptxas serializes
-//   every wgmma of a kernel where one does).
+// - Intra-warpgroup overlap (FlashAttention-3's too; two warpgroups, not D 128's persistent kernel): S and
+//   the previous tile's P V commit as two groups and the softmax waits for S only, writing this tile's P
+//   into the other of two register buffers while that P V still reads the first; O takes the rescale once
+//   the P V retires. The buffers alternate by unrolling the visits in pairs after a one- or two-visit
+//   prefix, so that both are compile-time register arrays and no wgmma sits behind a data-dependent
+//   branch. The kernels without the overlap keep `if (j > 0) pv(...)`, where ptxas injects a
+//   warpgroup.arrive (its C7519 note); a compile-time first visit there instead read 1.5-3.5% slower
+//   (c190, results/h200/history/2026-12-01_session38_experiments/).
 // Floors (H200): b4 h32 s4096 d128 causal is 0.55 TFLOP, 687 us at 800 TFLOP/s, against 537 MB of
 // traffic (128 us): compute-bound. A tile's MMAs take 2,048 clocks of an SM's tensor cores (2 warpgroups x
 // 2 x 64 x 128 x 128 x 2 FLOPs at 4,096 a clock), its softmax about 1,500 (16 exp2 a clock an SM). At D 64
@@ -427,27 +430,56 @@ __device__ __forceinline__ void body(const Params& p, const Sched& sc, const Map
       // Online softmax (tiled_flash.cuh's lazy_max_step): lazy reference max, alpha rescales O and the sums.
       float alpha[2], base[2];
       bool moved = false;
+      float sum[2] = {0.0f, 0.0f};
+      // Keys n0 .. n0 + live - 1 are the ones this warpgroup's last row sees (causal, past kv_len: fewer). A
+      // 64-key half of the tile that no row of the warpgroup sees skips its max and exp2: P = 0 there (on
+      // the causal diagonal of aligned tiles, the upper half for warpgroup 0). Bit-identical: the skipped
+      // values are exp2(-inf) = 0 and maxima over -inf. Only with the overlap: there it bought 0.955 of the
+      // time at D 64 causal s512 and 0.976-0.994 at D 128 causal; in the kernels without it the two branches
+      // cost 1.01-1.07 (results/h200/history/2026-12-01_session38_experiments/, c188, c189).
+      const int live = min(p.causal ? min(p.kv_len, wg_row0 + 64 + p.causal_offset) : p.kv_len, n0 + BN) - n0;
+      constexpr bool kSkip = C::kOverlap;
+      const bool lo_live = !kSkip || W == 2 || live > 0, hi_live = !kSkip || live > BN / 2;
 #pragma unroll
       for (int r = 0; r < 2; ++r) {
         float mx = row_max[r];
+        if (lo_live) {
 #pragma unroll
-        for (int jj = 0; jj < BN / 8; ++jj) mx = fmaxf(mx, fmaxf(sacc[4 * jj + 2 * r], sacc[4 * jj + 2 * r + 1]));
+          for (int jj = 0; jj < BN / 16; ++jj) mx = fmaxf(mx, fmaxf(sacc[4 * jj + 2 * r], sacc[4 * jj + 2 * r + 1]));
+        }
+        if (hi_live) {
+#pragma unroll
+          for (int jj = BN / 16; jj < BN / 8; ++jj)
+            mx = fmaxf(mx, fmaxf(sacc[4 * jj + 2 * r], sacc[4 * jj + 2 * r + 1]));
+        }
         moved |= lazy_max_step(row_max[r], mx, scale_log2, base[r], alpha[r]);
       }
-      // P rounded to the input type: n8 blocks 2kk and 2kk + 1 of S are the A of k16 step kk of P V.
-      float sum[2] = {0.0f, 0.0f};
+      auto exp_half = [&](auto half_c) {
+        constexpr int k0 = decltype(half_c)::value * BN / 32;
 #pragma unroll
-      for (int kk = 0; kk < BN / 16; ++kk)
+        for (int kk = k0; kk < k0 + BN / 32; ++kk)
 #pragma unroll
-        for (int r = 0; r < 2; ++r)
+          for (int r = 0; r < 2; ++r)
 #pragma unroll
-          for (int h2 = 0; h2 < 2; ++h2) {
-            const int jj = 2 * kk + h2;
-            const float p0 = ex2_approx(fmaf(sacc[4 * jj + 2 * r], scale_log2, -base[r]));
-            const float p1 = ex2_approx(fmaf(sacc[4 * jj + 2 * r + 1], scale_log2, -base[r]));
-            sum[r] += p0 + p1;
-            cur[kk][h2 * 2 + r] = pack2<T>(p0, p1);
-          }
+            for (int h2 = 0; h2 < 2; ++h2) {
+              const int jj = 2 * kk + h2;
+              const float p0 = ex2_approx(fmaf(sacc[4 * jj + 2 * r], scale_log2, -base[r]));
+              const float p1 = ex2_approx(fmaf(sacc[4 * jj + 2 * r + 1], scale_log2, -base[r]));
+              sum[r] += p0 + p1;
+              cur[kk][h2 * 2 + r] = pack2<T>(p0, p1);
+            }
+      };
+      auto zero_half = [&](auto half_c) {
+        constexpr int k0 = decltype(half_c)::value * BN / 32;
+#pragma unroll
+        for (int kk = k0; kk < k0 + BN / 32; ++kk)
+#pragma unroll
+          for (int e = 0; e < 4; ++e) cur[kk][e] = 0u;
+      };
+      const std::integral_constant<int, 0> lo_c{};
+      const std::integral_constant<int, 1> hi_c{};
+      if (lo_live) exp_half(lo_c); else zero_half(lo_c);
+      if (hi_live) exp_half(hi_c); else zero_half(hi_c);
       if constexpr (C::kOverlap && !kFirst) {
         // The previous tile's P V has retired: O can take this tile's rescale, and its P buffer is free.
         wgmma::wait_group<0>();
@@ -596,24 +628,6 @@ template <typename T, typename C>
 __global__ void __launch_bounds__(C::kThreads, 1)
     kernel_persistent(const Params p, const Sched sc, const __grid_constant__ Maps maps) {
   body<T, C, true>(p, sc, &maps);
-}
-
-// The current device's compute capability major version, read once per device; 0 without a device.
-int device_major() {
-  static thread_local int cached_dev = -1, cached_major = 0;
-  int dev = 0, major = 0;
-  if (cudaGetDevice(&dev) != cudaSuccess) {
-    (void)cudaGetLastError();  // no device: clear the error, refuse in supports()
-    return 0;
-  }
-  if (dev == cached_dev) return cached_major;
-  if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess) {
-    (void)cudaGetLastError();
-    return 0;
-  }
-  cached_dev = dev;
-  cached_major = major;
-  return major;
 }
 
 // Bytes of one batch entry of a tensor of `len` rows of `heads` heads: a tensor map's outermost stride,
