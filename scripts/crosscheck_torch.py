@@ -82,8 +82,9 @@ def rms_norm_call(torch, case, dtype):
     return lambda: torch.rms_norm(x, (h,), w, 1e-6)
 
 
-def attention_call(torch, case, dtype):
-    """The ATen call of ref/torch/torch_attention.cpp for this case, or None when it needs a mask."""
+def attention_call(torch, case, dtype, bshd=None):
+    """The ATen call of ref/torch/torch_attention.cpp for this case, or None when it needs a mask. bshd:
+    (q, k, v) as BSHD tensors to call it on (default: new random ones)."""
     s = case.shape
     b, hq, hkv, d, sq, sk = (s["batch"], s["heads_q"], s["heads_kv"], s["head_dim"], s["q_len"], s["kv_len"])
     causal = bool(s.get("causal"))
@@ -92,7 +93,10 @@ def attention_call(torch, case, dtype):
     is_causal = causal and sq == sk
     scale = d ** -0.5
     bhsd = lambda seq, heads: torch.randn(b, seq, heads, d, device="cuda", dtype=dtype).permute(0, 2, 1, 3)
-    q, k, v = bhsd(sq, hq), bhsd(sk, hkv), bhsd(sk, hkv)
+    if bshd is None:
+        q, k, v = bhsd(sq, hq), bhsd(sk, hkv), bhsd(sk, hkv)
+    else:
+        q, k, v = (t.permute(0, 2, 1, 3) for t in bshd)
     aten, g = torch.ops.aten, hq // hkv
 
     def repeat_kv(t):
