@@ -431,22 +431,21 @@ __device__ __forceinline__ void body(const Params& p, const Sched& sc, const Map
       float alpha[2], base[2];
       bool moved = false;
       float sum[2] = {0.0f, 0.0f};
-      // Keys n0 .. n0 + live - 1 are the ones this warpgroup's last row sees (causal, past kv_len: fewer). A
-      // 64-key half of the tile that no row of the warpgroup sees skips its max and exp2: P = 0 there (on
-      // the causal diagonal of aligned tiles, the upper half for warpgroup 0). Bit-identical: the skipped
-      // values are exp2(-inf) = 0 and maxima over -inf. Only with the overlap: there it bought 0.955 of the
-      // time at D 64 causal s512 and 0.976-0.994 at D 128 causal; in the kernels without it the two branches
-      // cost 1.01-1.07 (results/h200/history/2026-12-01_session38_experiments/, c188, c189).
+      // Keys n0 .. n0 + live - 1 are the ones this warpgroup's last row sees (causal, past kv_len: fewer). The
+      // upper 64-key half of the tile, when no row of the warpgroup sees it, skips its max and exp2: P = 0
+      // there (on the causal diagonal of aligned tiles, warpgroup 0's). Bit-identical: the skipped values are
+      // exp2(-inf) = 0 and maxima over -inf. Only with the overlap: there it bought 0.955 of the time at D 64
+      // causal s512 and 0.976-0.994 at D 128 causal; in the kernels without it the branch cost 1.01-1.07
+      // (results/h200/history/2026-12-01_session38_experiments/, c188, c189). Not the lower half: with two
+      // warpgroups (the overlap's) it lacks keys only when q_len > kv_len, and testing it spilled 8 bytes in
+      // the D 64 persistent kernel.
       const int live = min(p.causal ? min(p.kv_len, wg_row0 + 64 + p.causal_offset) : p.kv_len, n0 + BN) - n0;
-      constexpr bool kSkip = C::kOverlap;
-      const bool lo_live = !kSkip || W == 2 || live > 0, hi_live = !kSkip || live > BN / 2;
+      const bool hi_live = !C::kOverlap || live > BN / 2;
 #pragma unroll
       for (int r = 0; r < 2; ++r) {
         float mx = row_max[r];
-        if (lo_live) {
 #pragma unroll
-          for (int jj = 0; jj < BN / 16; ++jj) mx = fmaxf(mx, fmaxf(sacc[4 * jj + 2 * r], sacc[4 * jj + 2 * r + 1]));
-        }
+        for (int jj = 0; jj < BN / 16; ++jj) mx = fmaxf(mx, fmaxf(sacc[4 * jj + 2 * r], sacc[4 * jj + 2 * r + 1]));
         if (hi_live) {
 #pragma unroll
           for (int jj = BN / 16; jj < BN / 8; ++jj)
@@ -454,8 +453,9 @@ __device__ __forceinline__ void body(const Params& p, const Sched& sc, const Map
         }
         moved |= lazy_max_step(row_max[r], mx, scale_log2, base[r], alpha[r]);
       }
-      auto exp_half = [&](auto half_c) {
-        constexpr int k0 = decltype(half_c)::value * BN / 32;
+      // P rounded to the input type: n8 blocks 2kk and 2kk + 1 of S are the A of k16 step kk of P V; kk from
+      // k0 to k0 + BN / 32 - 1 is one 64-key half.
+      auto exp_half = [&](int k0) {
 #pragma unroll
         for (int kk = k0; kk < k0 + BN / 32; ++kk)
 #pragma unroll
@@ -469,17 +469,15 @@ __device__ __forceinline__ void body(const Params& p, const Sched& sc, const Map
               cur[kk][h2 * 2 + r] = pack2<T>(p0, p1);
             }
       };
-      auto zero_half = [&](auto half_c) {
-        constexpr int k0 = decltype(half_c)::value * BN / 32;
+      exp_half(0);
+      if (hi_live) {
+        exp_half(BN / 32);
+      } else {
 #pragma unroll
-        for (int kk = k0; kk < k0 + BN / 32; ++kk)
+        for (int kk = BN / 32; kk < BN / 16; ++kk)
 #pragma unroll
           for (int e = 0; e < 4; ++e) cur[kk][e] = 0u;
-      };
-      const std::integral_constant<int, 0> lo_c{};
-      const std::integral_constant<int, 1> hi_c{};
-      if (lo_live) exp_half(lo_c); else zero_half(lo_c);
-      if (hi_live) exp_half(hi_c); else zero_half(hi_c);
+      }
       if constexpr (C::kOverlap && !kFirst) {
         // The previous tile's P V has retired: O can take this tile's rescale, and its P buffer is free.
         wgmma::wait_group<0>();
