@@ -19,7 +19,10 @@
 # parts on one GPU (BENCHES=bench_rmsnorm SKIP_CROSSCHECK=1, then CONTINUE_RUN=1 BENCHES=bench_attention;
 # the cross-check and the merge take every bench_*.json in OUTDIR, and the merge refuses parts measured on
 # another GPU, from another tree or under another protocol). A cross-check belongs to the JSON of the call
-# that makes it: an earlier crosscheck.json is removed when the bench stage starts.
+# that makes it: an earlier crosscheck.json is removed when the bench stage starts. BENCHES may also name
+# bench_attention_decode and bench_attention_prefill: bench_attention over its decode or prefill set only (the
+# default set is the two), each its own JSON, so that bench_attention, too long for one sitting under the
+# interleaved repetitions of protocol v58, is run in two calls (neither together with bench_attention).
 set -uo pipefail
 out=${1:?usage: scripts/gpu_run.sh OUTDIR}
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -27,14 +30,20 @@ mkdir -p "$out"
 out=$(cd "$out" && pwd)
 build=${BUILD_DIR:-$root/build/release}
 reps=${REPETITIONS:-5}
-all_benches="bench_rmsnorm bench_attention bench_e2e"
-benches=${BENCHES-$all_benches}
+all_benches="bench_rmsnorm bench_attention bench_attention_decode bench_attention_prefill bench_e2e"
+benches=${BENCHES-bench_rmsnorm bench_attention bench_e2e}
 for b in $benches; do
-  case $b in bench_rmsnorm|bench_attention|bench_e2e) ;;
-    *) echo "gpu_run.sh: BENCHES names bench_rmsnorm, bench_attention and/or bench_e2e, got '$b'" >&2; exit 2 ;;
+  case $b in bench_rmsnorm|bench_attention|bench_attention_decode|bench_attention_prefill|bench_e2e) ;;
+    *) echo "gpu_run.sh: BENCHES names bench_rmsnorm, bench_attention (or bench_attention_decode, bench_attention_prefill) and/or bench_e2e, got '$b'" >&2; exit 2 ;;
   esac
 done
 [ -n "${benches// /}" ] || { echo "gpu_run.sh: BENCHES is empty; name bench_rmsnorm, bench_attention and/or bench_e2e (or set SKIP_BENCH=1)" >&2; exit 2; }
+if [[ " $benches " == *" bench_attention_"* ]]; then
+  [[ " $benches " != *" bench_attention "* ]] ||
+    { echo "gpu_run.sh: BENCHES names bench_attention and a part of it; its parts are its decode and prefill sets" >&2; exit 2; }
+  [ -z "${ATTENTION_SHAPES:-}" ] ||
+    { echo "gpu_run.sh: ATTENTION_SHAPES narrows bench_attention, not its parts (decode, prefill sets)" >&2; exit 2; }
+fi
 status=0
 stage() { echo "== $(date +%T) $*" >&2; }
 fail() { echo "FAILED: $*" >&2; status=1; }
@@ -72,11 +81,12 @@ if [ -z "${SKIP_BENCH:-}" ]; then
   : >"$out/bench.log"
   # A binary none of whose cases BENCH_ARGS' filter names exits 0 and leaves an empty --benchmark_out file
   # (Google Benchmark: "Failed to match any benchmarks"): it adds no JSON, and that is not a failure.
-  run_bench() {  # binary, then its own flags
-    local name=$1
+  run_bench() {  # the JSON's name (bench_attention_decode: bench_attention over its decode set), then its flags
+    local name=$1 binary=${1%_decode}
+    binary=${binary%_prefill}
     shift
     stage "$name"
-    "$build/bench/$name" "$@" --benchmark_repetitions="$reps" --benchmark_display_aggregates_only=true \
+    "$build/bench/$binary" "$@" --benchmark_repetitions="$reps" --benchmark_display_aggregates_only=true \
       --benchmark_out="$out/$name.json" --benchmark_out_format=json ${BENCH_ARGS:-} >>"$out/bench.log" 2>&1 ||
       { fail "$name"; return; }
     if [ ! -s "$out/$name.json" ]; then
@@ -107,6 +117,8 @@ if [ -z "${SKIP_BENCH:-}" ]; then
       bench_rmsnorm) run_bench bench_rmsnorm ;;
       # ATTENTION_SHAPES (default: the default set) and ATTENTION_DTYPES (default: all) narrow the run.
       bench_attention) run_bench bench_attention --shapes="${ATTENTION_SHAPES:-default}" --dtypes="${ATTENTION_DTYPES:-fp32,fp16,bf16}" ;;
+      bench_attention_decode | bench_attention_prefill)
+        run_bench "$b" --shapes="${b#bench_attention_}" --dtypes="${ATTENTION_DTYPES:-fp32,fp16,bf16}" ;;
       # The layer needs a 16-bit dtype (its tolerance comes from one): E2E_SHAPES narrows the shapes.
       bench_e2e) run_bench bench_e2e --shapes="${E2E_SHAPES:-default}" --dtypes=fp16,bf16 ;;
     esac

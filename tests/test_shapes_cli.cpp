@@ -95,6 +95,27 @@ TEST(Options, ListTestsIsSeenButLeftForGoogleBenchmark) {
   EXPECT_EQ(a.argc, 2);
 }
 
+// bench_main records in the run context whether Google Benchmark runs the repetitions in random order: the
+// flag as Google Benchmark reads it, the last one given winning (bench_main's default, =true, comes first).
+TEST(Options, RandomInterleavingIsReadAsGoogleBenchmarkReadsItAndLeftForIt) {
+  auto read = [](std::vector<std::string> flags) {
+    flags.insert(flags.begin(), "bench");
+    Argv a(flags);
+    const Options o = extract_options(&a.argc, a.ptrs.data());
+    EXPECT_EQ(a.argc, static_cast<int>(flags.size()));  // none of them removed
+    return o.random_interleaving;
+  };
+  EXPECT_FALSE(read({}));
+  EXPECT_TRUE(read({"--benchmark_enable_random_interleaving"}));
+  for (const char* yes : {"true", "1", "t", "y", "Yes", "TRUE", "on", ""})
+    EXPECT_TRUE(read({std::string("--benchmark_enable_random_interleaving=") + yes})) << yes;
+  for (const char* no : {"false", "0", "f", "F", "n", "N", "No", "OFF", "-"})
+    EXPECT_FALSE(read({std::string("--benchmark_enable_random_interleaving=") + no})) << no;
+  EXPECT_FALSE(read({"--benchmark_enable_random_interleaving=true", "--benchmark_enable_random_interleaving=false"}));
+  EXPECT_TRUE(read({"--benchmark_enable_random_interleaving=false", "--benchmark_enable_random_interleaving=1"}));
+  EXPECT_FALSE(read({"--benchmark_enable_random_interleavingly"}));  // another flag (Google Benchmark rejects it)
+}
+
 TEST(Options, MalformedFlagsAreUsageErrors) {
   for (const char* bad : {"--shapes=", "--shapes", "--profile=1", "--dtypes", "--dtypes=", "--dtypes=,", "--dtypes=bf8",
                           "--dtypes=bf16,half", "--split-sweep", "--split-sweep=", "--split-sweep=decode"}) {

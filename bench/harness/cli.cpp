@@ -57,11 +57,25 @@ Options extract_options(int* argc, char** argv) {
     if (std::strcmp(a, "--benchmark_list_tests") == 0 || std::strcmp(a, "--benchmark_list_tests=true") == 0 ||
         std::strcmp(a, "--benchmark_list_tests=1") == 0)
       o.list_only = true;  // left in argv: Google Benchmark does the listing
+    if (const char* flag = "--benchmark_enable_random_interleaving"; starts_with(a, flag)) {
+      const char* rest = a + std::strlen(flag);  // left in argv: Google Benchmark orders the repetitions
+      if (*rest == '\0' || *rest == '=') o.random_interleaving = gbench_truthy(*rest ? rest + 1 : "");
+    }
     argv[out++] = argv[i];
   }
   *argc = out;
   argv[out] = nullptr;
   return o;
+}
+
+bool gbench_truthy(const std::string& value) {
+  if (value.size() == 1) {
+    const char v = value[0];
+    return std::isalnum(static_cast<unsigned char>(v)) && v != '0' && v != 'f' && v != 'F' && v != 'n' && v != 'N';
+  }
+  std::string lower = value;
+  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return lower != "false" && lower != "no" && lower != "off";
 }
 
 std::string options_help(const std::string& shapes_grammar) {

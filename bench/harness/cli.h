@@ -28,10 +28,18 @@ struct Options {
   // split count, the ANCHORS.md decode shapes in bf16 (the default) or every decode shape and dtype of the run.
   bool split_sweep_all = false;
   bool list_only = false;  // --benchmark_list_tests given: register and list, touch no GPU
+  // Google Benchmark's --benchmark_enable_random_interleaving as it will read it (the last one given wins;
+  // bench_main puts =true before the user's flags), so that the run context records the case order.
+  bool random_interleaving = false;
 };
 
 // Removes our flags from argv (updating argc) and returns them. Throws UsageError for a malformed one.
 Options extract_options(int* argc, char** argv);
+
+// Google Benchmark's reading of a boolean flag's value (1.7 / 1.8, IsTruthyFlagValue): "" (the bare flag) is
+// true; one character is true unless it is 0, f, F, n, N or not alphanumeric; longer values are true unless
+// they are false, no or off in any case.
+bool gbench_truthy(const std::string& value);
 
 // Help for our flags; `shapes_grammar` is the op's own paragraph.
 std::string options_help(const std::string& shapes_grammar);

@@ -23,10 +23,16 @@ namespace {
 // Set as flags, not per benchmark, so that case names carry no "/min_time:..." suffix and stay stable.
 // min_time counts kernel time (manual time): 10 ms of it per repetition. Google Benchmark's own
 // warm-up is not used: run_timed warms each case up once (launches, allocator, graph capture).
+// The repetitions of all cases run in random order (protocol v58 on; --benchmark_enable_random_interleaving=false
+// gives the registered order): a power-limited launch's clock depends on the seconds of work before it, which
+// the registered order makes the same kind of work for every repetition of a case. In session 40 (c197, c198,
+// one H200) wgmma_flash's D 128 prefill cases, registered right after tiled_flash's hot ones, held 1,292-1,670
+// MHz cold where cuDNN's held 1,587-1,894; in random order 1,616-1,915 against 1,653-1,978, and the ratios of
+// the two moved by up to 0.18 (b4 h32 s4096 causal: 0.820 registered, 0.996 interleaved).
 #if SOLBENCH_GBENCH_MIN_TIME_SUFFIX
-const char* const kDefaultFlags[] = {"--benchmark_min_time=0.01s"};
+const char* const kDefaultFlags[] = {"--benchmark_min_time=0.01s", "--benchmark_enable_random_interleaving=true"};
 #else
-const char* const kDefaultFlags[] = {"--benchmark_min_time=0.01"};
+const char* const kDefaultFlags[] = {"--benchmark_min_time=0.01", "--benchmark_enable_random_interleaving=true"};
 #endif
 // The warm-up a case gets before its timed launches. First at least 3 launches and kWarmUpMs of GPU time
 // (at most kMaxWarmUpLaunches): module load, allocator caches, and the launch's time, which sets the cold
@@ -77,8 +83,8 @@ std::string fmt(double v, const char* f) {
   return buf;
 }
 
-void add_context(const Env& e, const BenchSpec& spec,
-                 const std::vector<std::pair<std::string, std::string>>& op_context, const std::string& command) {
+void add_context(const Env& e, const BenchSpec& spec, const std::vector<std::pair<std::string, std::string>>& op_context,
+                 const std::string& command, bool random_interleaving) {
   const DeviceInfo& d = e.device;
   benchmark::AddCustomContext("gpu_name", d.name);
   benchmark::AddCustomContext("gpu_uuid", d.uuid);
@@ -118,7 +124,8 @@ void add_context(const Env& e, const BenchSpec& spec,
   benchmark::AddCustomContext("timing_protocol", timing_protocol(std::string(e.timer.cold_hold()) == "before-flush",
                                                                  std::string(e.timer.cold_queue()) == "continuous",
                                                                  e.timer.rest_ms(), 1e3 * e.timer.min_hold_ms(),
-                                                                 std::string(e.timer.persisting_reset()) == "on"));
+                                                                 std::string(e.timer.persisting_reset()) == "on",
+                                                                 random_interleaving));
   for (const auto& [name, value] : op_context) benchmark::AddCustomContext(name, value);
   benchmark::AddCustomContext("profile_mode", g_profile ? "true" : "false");
   benchmark::AddCustomContext("binary_command", command);
@@ -130,7 +137,7 @@ void add_context(const Env& e, const BenchSpec& spec,
 }  // namespace
 
 std::string timing_protocol(bool hold_before_flush, bool continuous_queue, double rest_ms, double min_hold_us,
-                            bool reset_persisting) {
+                            bool reset_persisting, bool random_interleaving) {
   // The recorded text is compared across runs as is (the CPU test pins it); the figures in it are these
   // constants'.
   static_assert(GpuTimer::kMaxColdBatch == 4 && kSettleMs == 100.0 && kWarmUpMs == 1.0,
@@ -138,7 +145,7 @@ std::string timing_protocol(bool hold_before_flush, bool continuous_queue, doubl
   const bool rest = rest_ms > 0;
   const bool min_hold = min_hold_us > 0;
   const int version = (reset_persisting ? 26 : 10) + (hold_before_flush ? 1 : 0) + (continuous_queue ? 2 : 0) +
-                      (rest ? 4 : 0) + (min_hold ? 8 : 0);
+                      (rest ? 4 : 0) + (min_hold ? 8 : 0) + (random_interleaving ? 32 : 0);
   const std::string rest_text =
       rest ? "; launches of >= " + fmt(GpuTimer::kRestMinLaunchMs, "%.0f") + " ms: " + fmt(rest_ms, "%.0f") +
                  " ms of GPU idle between the warm-up and the timed loop"
@@ -151,7 +158,8 @@ std::string timing_protocol(bool hold_before_flush, bool continuous_queue, doubl
          (hold_before_flush ? "hold + flush" : "flush + hold") +
          " + events each, the hold's cycles counted (hold_mhz)" +
          (min_hold ? ", the hold at least " + fmt(min_hold_us, "%.0f") + " us" : "") +
-         "; hot = CUDA graph of K launches" + rest_text;
+         "; hot = CUDA graph of K launches" + rest_text +
+         (random_interleaving ? "; the repetitions of all cases in random order, each warmed up and settled" : "");
 }
 
 Env& env() {
@@ -159,20 +167,32 @@ Env& env() {
   return *g_env;
 }
 
-// State kept across Google Benchmark's calls of one case (its repetitions): the hot graph is captured
-// once, so every repetition replays the same launches and no repetition can fail where another passed
-// (1.8.3 aborts on repetitions with different iteration counts). One case at a time.
+// What a case's first repetition decides from its warm-up, kept for all its repetitions, so that each times
+// the same protocol and none is skipped where another ran (Google Benchmark 1.8.3 aborts on repetitions
+// with different iteration counts, and a skip before the loop counts 0). With the repetitions interleaved
+// (kDefaultFlags) a case's repetitions are not consecutive: each warms up and settles again, since its
+// clock depends on what ran before it, but decides nothing again. Before this, Google Benchmark aborted an
+// interleaved run (session 40, c198) without naming the case; the likeliest is a hot launch near
+// kHotMaxLaunchMs (torch_manual_composite at b8 h32 s2048 D 64, 9.3 ms) skipped in one repetition only.
+struct CaseDecision {
+  int cold_batch = 1;
+  double hold_ms = 0;
+  int hot_launches = 0;
+  std::string unsupported = {};  // set when the first repetition found the case cannot run in this mode
+};
+
+// The case whose launches are warm: its decision, and its hot graph (captured once per run of consecutive
+// repetitions: the graph's buffers may not outlive the case's data when other cases run in between).
 struct CaseState {
   std::string name;
   Mode mode = Mode::cold;
   std::unique_ptr<Replay> graph = nullptr;
-  int cold_batch = 1;
-  double hold_ms = 0;
-  std::string unsupported = {};  // set when the first repetition found the case cannot run in this mode
+  CaseDecision decision = {};
 };
 
 void run_timed(benchmark::State& state, Mode mode, const Timed& t) {
   static CaseState current;
+  static std::map<std::pair<std::string, Mode>, CaseDecision> decided;  // every case so far, by name and mode
   Env& e = env();
   GpuTimer& timer = e.timer;
   const cudaStream_t s = timer.stream();
@@ -181,6 +201,11 @@ void run_timed(benchmark::State& state, Mode mode, const Timed& t) {
   if (current.name != t.case_name || current.mode != mode) try {
     timer.drain();  // nothing of an earlier case (or of one that threw) still in flight
     current = CaseState{t.case_name, mode, nullptr};
+    const auto known = decided.find({t.case_name, mode});
+    if (known != decided.end() && !known->second.unsupported.empty()) {
+      current.decision = known->second;  // skipped in every repetition, without warming up again
+      throw Unsupported(current.decision.unsupported);
+    }
     // Warm-up, first part (kWarmUpMs): module load, allocator caches, the launch's time.
     const auto warm_up_start = std::chrono::steady_clock::now();
     double single_ms = 0, warm_ms = 0;
@@ -190,17 +215,26 @@ void run_timed(benchmark::State& state, Mode mode, const Timed& t) {
       warm_ms += single_ms;
       if (i > 0) enqueue_ms.push_back(timer.last_enqueue_ms());  // the first pays one-time setup
     }
-    // Twice the median host time of a launch, held on the GPU before each cold start event.
-    std::nth_element(enqueue_ms.begin(), enqueue_ms.begin() + enqueue_ms.size() / 2, enqueue_ms.end());
-    // SOLBENCH_MIN_HOLD_US (experiments): at least that long.
-    current.hold_ms = std::max(std::min(2 * enqueue_ms[enqueue_ms.size() / 2], kMaxHoldMs), timer.min_hold_ms());
-    current.cold_batch = g_profile ? 1 : cold_batch_count(single_ms);
-    if (mode == Mode::hot && single_ms > kHotMaxLaunchMs)
-      throw Unsupported("hot mode is for launches that L2 residency and launch overhead can change; this one takes " +
+    if (known != decided.end()) {
+      current.decision = known->second;
+    } else {
+      CaseDecision& d = current.decision;
+      // Twice the median host time of a launch, held on the GPU before each cold start event.
+      std::nth_element(enqueue_ms.begin(), enqueue_ms.begin() + enqueue_ms.size() / 2, enqueue_ms.end());
+      // SOLBENCH_MIN_HOLD_US (experiments): at least that long.
+      d.hold_ms = std::max(std::min(2 * enqueue_ms[enqueue_ms.size() / 2], kMaxHoldMs), timer.min_hold_ms());
+      d.cold_batch = g_profile ? 1 : cold_batch_count(single_ms);
+      d.hot_launches = g_profile ? kProfileLaunches : hot_launch_count(single_ms);
+      if (mode == Mode::hot && single_ms > kHotMaxLaunchMs)
+        d.unsupported = "hot mode is for launches that L2 residency and launch overhead can change; this one takes " +
                         fmt(single_ms, "%.1f") + " ms (over " + fmt(kHotMaxLaunchMs, "%.0f") +
-                        " ms), the same cold or hot, and K of them in one graph only multiply its memory");
+                        " ms), the same cold or hot, and K of them in one graph only multiply its memory";
+      decided.emplace(std::pair{t.case_name, mode}, d);
+      if (!d.unsupported.empty()) throw Unsupported(d.unsupported);
+    }
+    const CaseDecision& d = current.decision;
     if (mode == Mode::hot) {
-      current.graph = t.capture(s, g_profile ? kProfileLaunches : hot_launch_count(single_ms), t.launch);
+      current.graph = t.capture(s, d.hot_launches, t.launch);
       current.graph->replay(s);
     }
     SB_CUDA_CHECK(cudaStreamSynchronize(s));
@@ -216,17 +250,20 @@ void run_timed(benchmark::State& state, Mode mode, const Timed& t) {
     while (!g_profile &&
            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - settle_start).count() < kSettleMs) {
       if (mode == Mode::cold)
-        timer.cold_batch_ms(t.launch, current.cold_batch, current.hold_ms);
+        timer.cold_batch_ms(t.launch, d.cold_batch, d.hold_ms);
       else
         timer.replay_ms(*current.graph);
     }
   } catch (const Unsupported& e) {
-    current.unsupported = e.what();  // every repetition of the case is skipped with it
+    // Every later repetition of the case is skipped with it too (a PyTorch baseline that runs out of memory
+    // in its hot graph's capture throws it from the launch).
+    current.decision.unsupported = e.what();
+    decided[{t.case_name, mode}] = current.decision;
   } catch (...) {
     current = CaseState{};  // nothing half-built is reused by the next repetition
     throw;
   }
-  if (!current.unsupported.empty()) throw Unsupported(current.unsupported);
+  if (!current.decision.unsupported.empty()) throw Unsupported(current.decision.unsupported);
   const int launches = mode == Mode::hot ? current.graph->launches() : 1;
 
   // One iteration: cold, the median launch of a queued batch (timer.h says why batches); hot, one replay / K.
@@ -234,7 +271,7 @@ void run_timed(benchmark::State& state, Mode mode, const Timed& t) {
   for (auto _ : state) {
     double ms = 0;
     if (mode == Mode::cold) {
-      std::vector<double> batch = timer.cold_batch_ms(t.launch, current.cold_batch, current.hold_ms);
+      std::vector<double> batch = timer.cold_batch_ms(t.launch, current.decision.cold_batch, current.decision.hold_ms);
       std::nth_element(batch.begin(), batch.begin() + batch.size() / 2, batch.end());
       ms = batch[batch.size() / 2];
     } else {
@@ -257,8 +294,8 @@ void run_timed(benchmark::State& state, Mode mode, const Timed& t) {
   state.counters["launches"] = launches;
   state.counters["sm_mhz"] = sm_mhz;
   if (mode == Mode::cold) {
-    state.counters["cold_batch"] = current.cold_batch;
-    state.counters["hold_us"] = 1e3 * current.hold_ms;
+    state.counters["cold_batch"] = current.decision.cold_batch;
+    state.counters["hold_us"] = 1e3 * current.decision.hold_ms;
     // The SM clock during the timed launches' holds (GpuTimer::hold_totals), beside sm_mhz after them.
     if (hold_mhz > 0) state.counters["hold_mhz"] = hold_mhz;
   }
@@ -338,7 +375,7 @@ int bench_main(int argc_in, char** argv_in, const BenchSpec& spec) {
     g_env = std::make_unique<Env>();
     g_env->device = device_info();
     g_env->ceilings = measure_ceilings(g_env->stream.get());
-    add_context(*g_env, spec, op_context, command);
+    add_context(*g_env, spec, op_context, command, opt.random_interleaving);
     std::fprintf(stderr, "%s: %s, copy ceiling %.0f GB/s, bf16 GEMM ceiling %.0f TFLOP/s\n", spec.binary.c_str(),
                  g_env->device.name.c_str(), g_env->ceilings.copy_gbps, g_env->ceilings.gemm_tflops);
     benchmark::RunSpecifiedBenchmarks();

@@ -71,16 +71,18 @@ struct BenchSpec {
   std::function<std::vector<std::pair<std::string, std::string>>()> context;
 };
 
-// The run context's timing_protocol: the version and a description of how cases are timed. v26 is the
-// default: batched cold launches, the hold after the flush, the L2's persisting lines reset before each
-// flush (SOLBENCH_PERSISTING_RESET=on). Each experiment setting adds to it: +1 the hold before the flush
-// (SOLBENCH_COLD_HOLD), +2 the continuous queue (SOLBENCH_COLD_QUEUE; only without the reset), +4 a rest
-// before the settle loop of launches of >= 1 ms (SOLBENCH_REST_MS = rest_ms > 0), +8 a floor under the
-// hold (SOLBENCH_MIN_HOLD_US). Without the reset the same combinations are v10-v25 (v10: the runs
-// committed until session 24; v6-v9 before the holds counted their cycles). regress.py warns when two
-// runs' texts differ.
+// The run context's timing_protocol: the version and a description of how cases are timed. v58 is the
+// default (session 40): batched cold launches, the hold after the flush, the L2's persisting lines reset
+// before each flush (SOLBENCH_PERSISTING_RESET=on), the repetitions of all cases in random order (Google
+// Benchmark's --benchmark_enable_random_interleaving, which bench_main sets). Each experiment setting adds
+// to the base: +1 the hold before the flush (SOLBENCH_COLD_HOLD), +2 the continuous queue
+// (SOLBENCH_COLD_QUEUE; only without the reset), +4 a rest before the settle loop of launches of >= 1 ms
+// (SOLBENCH_REST_MS = rest_ms > 0), +8 a floor under the hold (SOLBENCH_MIN_HOLD_US). The base is 10
+// without the reset, 26 with it, and 32 more with the random order: v10-v25 (v10: the runs committed until
+// session 24; v6-v9 before the holds counted their cycles), v26-v41 (v26: the runs of sessions 24-39, in
+// the registered order), v42-v57 and v58-v73. regress.py warns when two runs' texts differ.
 std::string timing_protocol(bool hold_before_flush, bool continuous_queue, double rest_ms = 0, double min_hold_us = 0,
-                            bool reset_persisting = true);
+                            bool reset_persisting = true, bool random_interleaving = true);
 
 // Parses flags (exit 2 on error), registers cases, lists them without a GPU if asked, otherwise needs
 // a GPU (exit 77 without one), measures the ceilings, records the run context, runs, and returns 1 if

@@ -1,5 +1,6 @@
 """The GPU entry scripts on a machine without a GPU: each says so and exits 3, never a silent pass.
 A fake nvidia-smi that fails stands first on PATH, so the result is the same on a GPU machine."""
+import json
 import os
 import subprocess
 import tempfile
@@ -204,8 +205,8 @@ class GpuRunBenchStage(unittest.TestCase):
             (tools / "cmake").write_text("#!/bin/sh\nexit 0\n")
             writes_out = 'for a in "$@"; do case $a in --benchmark_out=*) f=${a#--benchmark_out=} ;; esac; done\n'
             (build / "bench" / "bench_rmsnorm").write_text("#!/bin/bash\n" + writes_out + rmsnorm_body)
-            (build / "bench" / "bench_attention").write_text(
-                "#!/bin/bash\n" + writes_out + 'echo \'{"context": {}, "benchmarks": []}\' > "$f"\n')
+            (build / "bench" / "bench_attention").write_text(  # its flags in the context, for the tests to read
+                "#!/bin/bash\n" + writes_out + 'echo "{\\"context\\": {\\"args\\": \\"$*\\"}, \\"benchmarks\\": []}" > "$f"\n')
             for f in list(tools.iterdir()) + list((build / "bench").iterdir()):
                 f.chmod(0o755)
             env = dict(os.environ, PATH=f"{tools}:{os.environ['PATH']}", BUILD_DIR=str(build), SKIP_TESTS="1",
@@ -248,13 +249,36 @@ class GpuRunBenchStage(unittest.TestCase):
 
     def test_benches_naming_another_binary_is_a_usage_error(self):
         for value, message in (("bench_gemm",
-                                "BENCHES names bench_rmsnorm, bench_attention and/or bench_e2e, got 'bench_gemm'"),
+                                "BENCHES names bench_rmsnorm, bench_attention (or bench_attention_decode, "
+                                "bench_attention_prefill) and/or bench_e2e, got 'bench_gemm'"),
+                               ("bench_attention bench_attention_decode",
+                                "BENCHES names bench_attention and a part of it"),
                                (" ", "BENCHES is empty")):
             with self.subTest(value=value):
                 r, jsons = self.run_stage("exit 1\n", BENCHES=value)
                 self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
                 self.assertIn(message, r.stderr)
                 self.assertEqual(jsons, {})
+
+    def test_bench_attention_in_two_parts(self):
+        # Protocol v58's interleaved repetitions make bench_attention too long for one device command: its decode
+        # and prefill sets run as two calls, each its own JSON, the second keeping the first's (CONTINUE_RUN).
+        r, jsons = self.run_stage("exit 1\n", BENCHES="bench_attention_decode", BENCH_ARGS="")
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertEqual(list(jsons), ["bench_attention_decode.json"])
+        args = json.loads(jsons["bench_attention_decode.json"])["context"]["args"]
+        self.assertIn("--shapes=decode --dtypes=fp32,fp16,bf16", args)
+        self.assertTrue(args.endswith("/bench_attention_decode.json --benchmark_out_format=json"), args)
+        r, jsons = self.run_stage("exit 1\n", before={"bench_attention_decode.json": "part one\n"},
+                                  BENCHES="bench_attention_prefill", BENCH_ARGS="", CONTINUE_RUN="1",
+                                  ATTENTION_DTYPES="bf16")
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertEqual(jsons["bench_attention_decode.json"], "part one\n")
+        self.assertIn("--shapes=prefill --dtypes=bf16", json.loads(jsons["bench_attention_prefill.json"])["context"]["args"])
+        r, jsons = self.run_stage("exit 1\n", BENCHES="bench_attention_prefill", ATTENTION_SHAPES="anchors")
+        self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+        self.assertIn("ATTENTION_SHAPES narrows bench_attention, not its parts", r.stderr)
+        self.assertEqual(jsons, {})
 
     def test_a_sanitizer_filter_naming_no_test_fails(self):
         # test_gpu lists no test for the filter; compute-sanitizer (absent here) is never called.
