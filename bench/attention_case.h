@@ -6,6 +6,7 @@
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -90,8 +91,23 @@ class AttentionData {
   static constexpr int64_t kFullCheckRows = 512;
   static constexpr int64_t kSampledRows = 32;
 
+  // verify()'s fp64 reference, with what identifies the inputs it was computed from: the softmax scale,
+  // and the sizes and word sums of Q, K and V (rows empty before the first verify()).
+  struct Reference {
+    std::array<double, 7> inputs = {};
+    std::vector<AttentionRefRow> rows;
+  };
+  // Moves the reference out (this data's next verify() computes it again).
+  Reference take_reference();
+  // A reference taken from an earlier AttentionData: kept if its inputs' word sums equal this data's, so
+  // that a bench which rebuilds a shape's data (the interleaved repetitions of protocol v58 do, shape after
+  // shape) computes its fp64 reference once, not once per implementation; otherwise dropped, and verify()
+  // computes it. Returns whether it was kept. Both synchronize.
+  bool adopt_reference(Reference r);
+
  private:
   void compute_reference();
+  std::array<double, 7> inputs() const;
 
   AttentionDims d_;
   DType dtype_;

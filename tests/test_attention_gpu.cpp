@@ -97,6 +97,42 @@ TEST(AttentionKvRead, ReadsEveryByteOfKAndVOnce) {
   }
 }
 
+// bench_attention keeps a shape's fp64 reference while it rebuilds the shape's inputs (data_for): a
+// reference is adopted by inputs drawn from the same seed, and refused by others, which then verify
+// against their own; an empty one is refused.
+TEST(AttentionReference, KeptOnlyForTheSameInputs) {
+  SB_REQUIRE_GPU();
+  Stream s;
+  const AttentionDims dims{1, 8, 2, 128, 113, 113, true};
+  const attention::Variant& manual = attention::variant("manual");
+  auto run_and_verify = [&](AttentionData& data) {
+    data.reserve_workspace(manual.workspace_bytes(data.problem()));
+    data.poison_output();
+    attention::run(manual, data.problem(), s.get());
+    s.sync();
+    return data.verify();
+  };
+  AttentionData first(dims, DType::bf16, 11, s.get());
+  ASSERT_TRUE(run_and_verify(first).ok);
+  const AttentionData::Reference reference = first.take_reference();
+  ASSERT_FALSE(reference.rows.empty());
+  EXPECT_TRUE(first.take_reference().rows.empty());  // moved out
+
+  AttentionData same(dims, DType::bf16, 11, s.get());
+  EXPECT_TRUE(same.adopt_reference(reference));
+  const Check c_same = run_and_verify(same);
+  EXPECT_TRUE(c_same.ok) << c_same.message;
+
+  AttentionData other(dims, DType::bf16, 12, s.get());
+  EXPECT_FALSE(other.adopt_reference(reference));
+  const Check c_other = run_and_verify(other);
+  EXPECT_TRUE(c_other.ok) << c_other.message;
+
+  AttentionData other_dtype(dims, DType::f16, 11, s.get());
+  EXPECT_FALSE(other_dtype.adopt_reference(reference));
+  EXPECT_FALSE(same.adopt_reference(AttentionData::Reference{}));
+}
+
 INSTANTIATE_TEST_SUITE_P(AllVariants, AttentionGpu,
                          ::testing::Combine(::testing::ValuesIn(test::attention_variant_names()), ::testing::ValuesIn(kAllDTypes),
                                             ::testing::ValuesIn(kShapes)),
