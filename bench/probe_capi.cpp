@@ -82,7 +82,8 @@ extern "C" __attribute__((visibility("default"))) int solbench_attention_workspa
   try {
     if (!variant) return fail(2, "attention: variant is null", err, err_len);
     if (!bytes) return fail(2, "attention: bytes is null", err, err_len);
-    const auto& var = sb::attention::variant(variant);
+    const std::string name = variant;  // named: GCC 13 warns of a reference bound through a temporary argument
+    const sb::attention::Variant& var = sb::attention::variant(name);
     const sb::attention::Problem p = attention_problem(batch, heads_q, heads_kv, head_dim, q_len, kv_len, causal,
                                                        dtype, q, k, v, o);
     p.validate();
