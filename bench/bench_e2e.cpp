@@ -31,17 +31,24 @@ using torch_ref::Layer;
 using torch_ref::LayerImpl;
 
 // The layer of (shape, dtype), kept while consecutive cases share them; null with the reason in *why when
-// it cannot be built (fp32, or PyTorch out of memory).
+// it cannot be built (fp32, or PyTorch out of memory). Its references outlive it (on the host), for the
+// layer rebuilt from the same seed to adopt: the interleaved repetitions (protocol v58) rebuild a layer
+// whenever the shape changes, and bench_attention's decode set, which computed its references again after
+// each rebuild, ran past 575 s (session 41, c203, c206).
 Layer* layer_for(const LayerShape& shape, DType dtype, std::string* why) {
   static std::unique_ptr<Layer> layer;
   static std::string key;
+  static std::map<std::string, std::shared_ptr<torch_ref::LayerReferences>> references;
   const std::string k = shape.name() + std::string(name(dtype));
   if (key != k) {
+    if (layer) references[key] = layer->take_references(env().stream.get());
     layer.reset();
     key = k;
     torch_ref::release_cached_memory();
     try {
       layer = std::make_unique<Layer>(shape, dtype, std::hash<std::string>{}(k), env().stream.get());
+      if (const auto known = references.find(k); known != references.end())
+        layer->adopt_references(std::move(known->second), env().stream.get());
     } catch (const std::exception& e) {
       *why = e.what();
       key.clear();

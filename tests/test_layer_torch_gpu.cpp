@@ -1,8 +1,10 @@
 // bench_e2e's decoder layer (ref/torch/torch_layer.h): every implementation of it passes its check against
-// the layer in fp32 at small shapes, and a layer is ready for its first pass however large the one built
-// before it was. Built only with libtorch (SOLBENCH_HAVE_TORCH).
+// the layer in fp32 at small shapes, a layer is ready for its first pass however large the one built
+// before it was, and a rebuilt layer adopts its references only from a layer of the same weights and
+// inputs. Built only with libtorch (SOLBENCH_HAVE_TORCH).
 #include <gtest/gtest.h>
 
+#include <memory>
 #include <string>
 
 #include "attention/attention.h"
@@ -87,6 +89,34 @@ TEST(LayerTorch, ALayerBuiltAfterALargerOneIsReadyForItsFirstPass) {
   ASSERT_STREQ(refused, "");
   EXPECT_STREQ(c.nan_in, "");
   EXPECT_TRUE(c.ok) << "max |out - ref32| " << c.max_abs_err << " against " << c.tolerance;
+}
+
+// bench_e2e keeps a layer's references while it rebuilds the layer (layer_for): a layer rebuilt from the
+// same seed adopts them, after a pass that overwrote its caches' new-token positions, and every
+// implementation passes against them; a layer from another seed refuses them and computes its own.
+TEST(LayerTorch, ReferencesAreKeptOnlyForTheSameWeightsAndInputs) {
+  SB_REQUIRE_GPU();
+  Stream stream;
+  for (const LayerShape& shape : layer_shape_set("smoke")) {
+    SCOPED_TRACE(shape.name());
+    std::shared_ptr<torch_ref::LayerReferences> references;
+    {
+      Layer first(shape, DType::bf16, 5, stream.get());
+      EXPECT_EQ(first.take_references(stream.get()), nullptr);  // none before verify()
+      expect_every_layer_passes(first, "first", stream.get());
+      references = first.take_references(stream.get());
+      ASSERT_NE(references, nullptr);
+      EXPECT_EQ(first.take_references(stream.get()), nullptr);  // moved out
+    }
+    Layer same(shape, DType::bf16, 5, stream.get());
+    ASSERT_STREQ(same.forward(LayerImpl::solbench, stream.get()), "");
+    EXPECT_TRUE(same.adopt_references(references, stream.get()));
+    expect_every_layer_passes(same, "the same seed", stream.get());
+    Layer other(shape, DType::bf16, 6, stream.get());
+    EXPECT_FALSE(other.adopt_references(references, stream.get()));
+    expect_every_layer_passes(other, "another seed", stream.get());
+    EXPECT_FALSE(other.adopt_references(nullptr, stream.get()));
+  }
 }
 
 TEST(LayerTorch, Fp32IsRefusedWithTheReason) {

@@ -7,6 +7,8 @@
 #include <stdexcept>
 #include <string>
 #include <tuple>
+#include <utility>
+#include <vector>
 
 #include "attention/attention.h"
 #include "attention_case.h"
@@ -73,6 +75,20 @@ struct Layer::State {
   // the rest of the layer (no norms, no attention) in fp32.
   at::Tensor ref32, ref_same, rest32;
   double tolerance = 0;
+
+  // What the references depend on, exactly: the size and the sum of the 16-bit words (as integers) of
+  // every weight, x, and the caches' first kv_len - q_len positions (a pass writes the new tokens' K and V
+  // into the rest before attention reads them, so those differ with the passes run, not the output).
+  std::vector<int64_t> fingerprint() const {
+    const int64_t past = shape.kv_len - shape.q_len;
+    std::vector<int64_t> f;
+    for (const at::Tensor& t : {x, w.wq, w.wk, w.wv, w.wo, w.wg, w.wu, w.wd, w.norm1, w.norm2, k_cache.narrow(1, 0, past),
+                                v_cache.narrow(1, 0, past)}) {
+      f.push_back(t.numel());
+      f.push_back(t.numel() ? at::sum(t.contiguous().view(at::kShort), at::kLong).item<int64_t>() : 0);
+    }
+    return f;
+  }
 
   attention::Problem attention_problem(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, const at::Tensor& o,
                                        DType t) const {
@@ -269,6 +285,47 @@ const char* Layer::forward(LayerImpl impl, cudaStream_t stream) {
     st.forward(norm, attn, st.w, st.x, st.k_cache, st.v_cache, st.cos, st.sin, false, stream);
     return kOk;
   });
+}
+
+struct LayerReferences {
+  std::vector<int64_t> inputs;         // State::fingerprint() of the layer they were computed on
+  at::Tensor ref32, ref_same, rest32;  // on the host; undefined where verify() had not computed them
+  double tolerance = 0;
+};
+
+std::shared_ptr<LayerReferences> Layer::take_references(cudaStream_t stream) {
+  State& st = *s_;
+  if (!st.ref32.defined() && !st.rest32.defined()) return nullptr;
+  auto r = std::make_shared<LayerReferences>();
+  const char* refused = guarded(stream, [&]() -> const char* {
+    r->inputs = st.fingerprint();
+    for (auto [from, to] : {std::pair{&st.ref32, &r->ref32}, {&st.ref_same, &r->ref_same}, {&st.rest32, &r->rest32}})
+      if (from->defined()) *to = from->cpu();
+    r->tolerance = st.tolerance;
+    return kOk;
+  });
+  st.ref32 = st.ref_same = st.rest32 = at::Tensor();
+  return *refused ? nullptr : r;  // a refusal (host memory, say) only costs computing them again
+}
+
+bool Layer::adopt_references(std::shared_ptr<LayerReferences> r, cudaStream_t stream) {
+  if (!r) return false;
+  State& st = *s_;
+  bool kept = false;
+  guarded(stream, [&]() -> const char* {
+    if (r->inputs != st.fingerprint()) return kOk;
+    const at::Device device = st.x.device();
+    if (r->ref32.defined()) {
+      st.ref32 = r->ref32.to(device);
+      st.ref_same = r->ref_same.to(device);
+      st.tolerance = r->tolerance;
+    }
+    if (r->rest32.defined()) st.rest32 = r->rest32.to(device);
+    kept = true;
+    return kOk;
+  });
+  if (!kept) st.ref32 = st.ref_same = st.rest32 = at::Tensor();  // none half-adopted
+  return kept;
 }
 
 LayerCheck Layer::verify(LayerImpl impl, cudaStream_t stream, const char** refused) {

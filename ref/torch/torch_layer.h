@@ -52,6 +52,10 @@ struct LayerCheck {
   const char* nan_in = "";  // "" or which of out, ref32 and ref_same holds a NaN
 };
 
+// verify()'s references, on the host, with a fingerprint of the weights and inputs they came from
+// (Layer::take_references, Layer::adopt_references).
+struct LayerReferences;
+
 class Layer {
  public:
   // Random weights (N(0, 1 / fan_in)), RMSNorm weights 1 + N(0, 0.1^2), input N(0, 1) and a KV cache
@@ -71,6 +75,15 @@ class Layer {
   // One forward pass with every buffer our kernels write poisoned with NaN first, checked against the
   // references (computed once per layer); *refused is "" or PyTorch's reason.
   LayerCheck verify(LayerImpl impl, cudaStream_t stream, const char** refused);
+  // Moves the references verify() computed out of this layer, to the host (its next verify() computes them
+  // again); null before any verify().
+  std::shared_ptr<LayerReferences> take_references(cudaStream_t stream);
+  // References taken from an earlier layer: kept if their fingerprint equals this layer's (the sizes and
+  // the exact sums of the 16-bit words of every weight, the input and the caches' positions a pass reads
+  // before writing), so that bench_e2e, whose interleaved repetitions (protocol v58) rebuild a layer
+  // whenever the shape changes, computes them once per shape, not once per implementation; otherwise
+  // dropped. Returns whether they were kept.
+  bool adopt_references(std::shared_ptr<LayerReferences> r, cudaStream_t stream);
   // Which backend at::scaled_dot_product_attention picks for this layer's attention (torch_eager), as
   // at::_fused_sdp_choice numbers it: 0 math, 1 flash, 2 efficient, 3 cuDNN; -1 when it would refuse.
   int sdpa_default_backend(cudaStream_t stream);
