@@ -81,6 +81,7 @@ ENV_ROWS = [  # (label, context key, unit)
     ("CUDA runtime", "cuda_runtime", ""),
     ("PyTorch", "torch_version", ""), ("git commit", "git_commit", ""),
     ("kernels fingerprint", "kernels_fingerprint", ""), ("build type", "build_type", ""),
+    ("timing protocol (a change moves times without a change of kernels)", "timing_protocol", ""),
     ("Google Benchmark library", "library_build_type", ""),
     ("copy ceiling (measured, read + write)", "copy_gbps", "GB/s"),
     ("GEMM ceiling (measured, cuBLAS bf16)", "gemm_tflops", "TFLOP/s"),

@@ -55,7 +55,8 @@ class Report(ReportRun, unittest.TestCase):
         cases = [dict(c, us=c["us"] / 1e4) if c["name"] == IMPLAUSIBLE else c for c in cases]
         errors = {FAILED: "verification failed: err 37.5 > 1 (max |diff| 0.5 at row 17)",
                   SKIPPED: "skipped: needs 2 GiB of workspace"}
-        part_two = gbfake.context(command_1="BENCHES=bench_attention scripts/run_suite.sh")  # a run in two parts
+        part_two = gbfake.context(command_1="BENCHES=bench_attention scripts/run_suite.sh",  # a run in two parts
+                                  timing_protocol="v58: warm-up = >= 3 launches; the repetitions in random order")
         gbfake.write(results / "latest.json", gbfake.run(cases, seed=7, errors=errors, ctx=part_two))
         (results / "NOTES.md").write_text("## Step 3: vectorized\n\n16-byte loads.\n")
         (results / "plots").mkdir()
@@ -71,6 +72,8 @@ class Report(ReportRun, unittest.TestCase):
         self.assertIn("```sh\nscripts/run_gpu.sh results/h200\nBENCHES=bench_attention scripts/run_suite.sh\n```",
                       self.md)
         # one line per floor: the plain launch's and, under its own label, the PDL launch's
+        self.assertIn("| timing protocol (a change moves times without a change of kernels) | v58: warm-up = >= 3 "
+                      "launches; the repetitions in random order |", self.md)
         floors = [line for line in self.md.splitlines() if line.startswith("| launch floor")]
         self.assertEqual(len(floors), 2, floors)
         self.assertTrue(floors[0].startswith("| launch floor (empty kernel, median) | cold "), floors[0])
