@@ -30,18 +30,37 @@ namespace {
 using torch_ref::Layer;
 using torch_ref::LayerImpl;
 
+// Each implementation's check at each (shape, dtype), keyed by layer_key + "/" + its name: one verification,
+// kept for every repetition.
+std::map<std::string, Check> verified;
+
+std::string layer_key(const LayerShape& shape, DType dtype) { return shape.name() + std::string(name(dtype)); }
+
+// Whether an implementation that runs this layer is still to be verified: only then are its references
+// worth keeping across a rebuild.
+bool verification_pending(const Layer& layer, const std::string& key) {
+  for (const LayerImpl impl : torch_ref::kLayerImpls)
+    if (!*layer.supports(impl) && !verified.count(key + "/" + torch_ref::layer_impl_name(impl))) return true;
+  return false;
+}
+
 // The layer of (shape, dtype), kept while consecutive cases share them; null with the reason in *why when
-// it cannot be built (fp32, or PyTorch out of memory). Its references outlive it (on the host), for the
-// layer rebuilt from the same seed to adopt: the interleaved repetitions (protocol v58) rebuild a layer
-// whenever the shape changes, and bench_attention's decode set, which computed its references again after
-// each rebuild, ran past 575 s (session 41, c203, c206).
+// it cannot be built (fp32, or PyTorch out of memory). Its references outlive it (on the host) while an
+// implementation of it is still to be verified, for the layer rebuilt from the same seed to adopt: the
+// interleaved repetitions (protocol v58) rebuild a layer whenever the shape changes, and bench_attention's
+// decode set, which computed its references again after each rebuild, ran past 575 s (session 41, c203,
+// c206). Once every implementation is verified they are dropped: moving them and the fingerprint that
+// guards them at every rebuild would buy nothing.
 Layer* layer_for(const LayerShape& shape, DType dtype, std::string* why) {
   static std::unique_ptr<Layer> layer;
   static std::string key;
   static std::map<std::string, std::shared_ptr<torch_ref::LayerReferences>> references;
-  const std::string k = shape.name() + std::string(name(dtype));
+  const std::string k = layer_key(shape, dtype);
   if (key != k) {
-    if (layer) references[key] = layer->take_references(env().stream.get());
+    if (layer && verification_pending(*layer, key))
+      references[key] = layer->take_references(env().stream.get());
+    else
+      references.erase(key);
     layer.reset();
     key = k;
     torch_ref::release_cached_memory();
@@ -65,7 +84,6 @@ void timed_call(const char* refusal) {
 void register_cases(const Options& opt) {
   if (opt.split_sweep_all) throw UsageError("--split-sweep is bench_attention's (decode_splitk's split counts)");
   const std::vector<LayerShape> shapes = parse_layer_shapes(opt.shapes.empty() ? "default" : opt.shapes);
-  static std::map<std::string, Check> verified;  // one verification per impl x dtype x shape
   for (const LayerShape& shape : shapes) {
     for (DType dtype : opt.dtypes) {
       for (const LayerImpl impl : torch_ref::kLayerImpls) {
@@ -79,7 +97,8 @@ void register_cases(const Options& opt) {
             Layer* layer = layer_for(shape, dtype, &why);
             if (!layer) return skip_unsupported(st, why);
             if (const std::string no = layer->supports(impl); !no.empty()) return skip_unsupported(st, no);
-            auto it = verified.find(base);
+            const std::string verified_key = layer_key(shape, dtype) + "/" + impl_name;
+            auto it = verified.find(verified_key);
             if (it == verified.end()) {
               const char* refused = "";
               const torch_ref::LayerCheck lc = layer->verify(impl, env().stream.get(), &refused);
@@ -95,7 +114,7 @@ void register_cases(const Options& opt) {
                                                                   : " (2 max |ref_same - ref32| + 1e-5)") +
                             (*lc.nan_in ? std::string("; NaN in ") + lc.nan_in : std::string());
               }
-              it = verified.emplace(base, c).first;
+              it = verified.emplace(verified_key, c).first;
             }
             const Check& c = it->second;
             if (c.message.rfind("skipped: ", 0) == 0) return skip_unsupported(st, c.message.substr(9));

@@ -82,10 +82,11 @@ struct Layer::State {
   std::vector<int64_t> fingerprint() const {
     const int64_t past = shape.kv_len - shape.q_len;
     std::vector<int64_t> f;
-    for (const at::Tensor& t : {x, w.wq, w.wk, w.wv, w.wo, w.wg, w.wu, w.wd, w.norm1, w.norm2, k_cache.narrow(1, 0, past),
-                                v_cache.narrow(1, 0, past)}) {
+    for (const at::Tensor& t : {x, w.wq, w.wk, w.wv, w.wo, w.wg, w.wu, w.wd, w.norm1, w.norm2,
+                                k_cache.narrow(1, 0, past), v_cache.narrow(1, 0, past)}) {
       f.push_back(t.numel());
-      f.push_back(t.numel() ? at::sum(t.contiguous().view(at::kShort), at::kLong).item<int64_t>() : 0);
+      // view(kShort) keeps the strides (same element size): the caches' narrowed views are summed in place.
+      f.push_back(t.numel() ? at::sum(t.view(at::kShort), at::kLong).item<int64_t>() : 0);
     }
     return f;
   }
