@@ -17,6 +17,7 @@
 #include "attention_shapes.h"
 #include "common/check.h"
 #include "harness/gbench.h"
+#include "harness/resident.h"
 #ifdef SOLBENCH_HAVE_TORCH
 #include "ref/torch/torch_attention.h"
 #include "ref/torch/torch_baselines.h"
@@ -128,52 +129,59 @@ AttentionDims dims_of(const AttentionShape& s) {
   return {s.batch, s.heads_q, s.heads_kv, s.head_dim, s.q_len, s.kv_len, s.causal};
 }
 
-// Inputs live while consecutive cases share (shape, dtype); the workspace is sized for the hungriest
-// implementation that supports the shape. A shape that does not fit in the free device memory is null with
-// the reason in *why (a skip, not a failure). The fp64 reference outlives its inputs: the interleaved
-// repetitions (protocol v58) rebuild a shape's inputs, from the same seed, many times, and the reference,
-// computed again for each implementation's first verification, made bench_attention's decode set run past
-// 575 s where about 245 s sufficed in registered order (session 41: c203; in c206, 350 of the first 397 s
-// went outside the timed calls, up to 40 s between two cases, 1.1 s of it rebuilding inputs).
-// AttentionData::adopt_reference keeps it only for inputs with the same word sums.
-AttentionData* data_for(const AttentionShape& shape, DType dtype, const std::vector<Impl>& impls, std::string* why) {
-  static std::unique_ptr<AttentionData> data;
-  static std::string key;
+// The inputs of (shape, dtype), with a workspace sized for the hungriest implementation that supports the
+// shape; a shape that does not fit in the free device memory is null with the reason in *why (a skip, not a
+// failure). Inputs stay resident within --keep-inputs' budget (harness/resident.h): the interleaved repetitions
+// (protocol v58) run a shape's cases far apart, and with one shape's inputs kept at a time nearly every
+// repetition rebuilt them (the decode set took 361 s, session 42). Inputs dropped leave their fp64 reference
+// on the host (AttentionData::take_reference) for the inputs rebuilt from the same seed to adopt
+// (adopt_reference keeps it only for inputs with the same word sums): computed again for each
+// implementation's first verification, it made the decode set run past 575 s where about 245 s sufficed in
+// registered order (session 41: c203; in c206, 350 of the first 397 s went outside the timed calls).
+AttentionData* data_for(const AttentionShape& shape, DType dtype, const std::vector<Impl>& impls, double keep_inputs_gib,
+                        std::string* why) {
   static std::map<std::string, AttentionData::Reference> references;
+  static ResidentSet<AttentionData> inputs(resident_budget(keep_inputs_gib),
+                                           [](const std::string& key, AttentionData& data) {
+                                             references[key] = data.take_reference();
+                                           });
   const std::string k = shape.name() + std::string(name(dtype));
-  if (!data || key != k) {
-    if (data) references[key] = data->take_reference();
-    data.reset();
-    key.clear();
+  if (AttentionData* kept = inputs.find(k)) return kept;
+  const std::size_t bytes =
+      (2 * static_cast<std::size_t>(shape.batch * shape.heads_q * shape.q_len * shape.head_dim) +
+       2 * static_cast<std::size_t>(shape.batch * shape.heads_kv * shape.kv_len * shape.head_dim)) *
+      size_bytes(dtype);
+  std::size_t free_bytes = 0, total = 0;
+  for (bool alone : {false, true}) {
+    if (alone) inputs.clear();
+    inputs.make_room(bytes);
 #ifdef SOLBENCH_HAVE_TORCH
-    torch_ref::release_cached_memory();  // what the previous shape's PyTorch baselines kept
+    torch_ref::release_cached_memory();  // what the PyTorch baselines kept
 #endif
-    const std::size_t tensors = 2 * static_cast<std::size_t>(shape.batch * shape.heads_q * shape.q_len * shape.head_dim) +
-                                2 * static_cast<std::size_t>(shape.batch * shape.heads_kv * shape.kv_len * shape.head_dim);
-    std::size_t free_bytes = 0, total = 0;
     SB_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total));
-    if (tensors * size_bytes(dtype) > free_bytes) {
-      *why = "Q, K, V and O need " + std::to_string((tensors * size_bytes(dtype)) >> 20) + " MiB, " +
-             std::to_string(free_bytes >> 20) + " MiB free";
-      return nullptr;
-    }
-    data = std::make_unique<AttentionData>(dims_of(shape), dtype, std::hash<std::string>{}(k), env().stream.get());
-    key = k;
-    if (const auto known = references.find(k); known != references.end()) data->adopt_reference(std::move(known->second));
-    const attention::Problem p = data->problem();
-    std::size_t workspace = 0;
-    for (const Impl& i : impls)
-      if (i.supports(p).empty()) workspace = std::max(workspace, i.workspace_bytes(p));
-    data->reserve_workspace(workspace);
+    if (bytes <= free_bytes || inputs.size() == 0) break;
   }
-  return data.get();
+  if (bytes > free_bytes) {
+    *why = "Q, K, V and O need " + std::to_string(bytes >> 20) + " MiB, " + std::to_string(free_bytes >> 20) +
+           " MiB free";
+    return nullptr;
+  }
+  auto data = std::make_unique<AttentionData>(dims_of(shape), dtype, std::hash<std::string>{}(k), env().stream.get());
+  if (const auto known = references.find(k); known != references.end()) data->adopt_reference(std::move(known->second));
+  const attention::Problem p = data->problem();
+  std::size_t workspace = 0;
+  for (const Impl& i : impls)
+    if (i.supports(p).empty()) workspace = std::max(workspace, i.workspace_bytes(p));
+  data->reserve_workspace(workspace);
+  return inputs.insert(k, std::move(data), bytes + workspace);
 }
 
 // decode_splitk's launch floor at a decode shape: empty kernels with its plan's grids, clusters and shared
 // memory (decode_splitk::launch_floor), cold and hot, as floor/decode_splitk_launch/<dtype>/decode/<shape>.
 // Nothing to verify: the kernels do no work. Counters: the plan's splits, the clusters it launches and how
 // many of them the GPU holds at once (0 and 0 for a plan without clusters).
-void register_launch_floor(const AttentionShape& shape, DType dtype, const std::vector<Impl>& impls) {
+void register_launch_floor(const AttentionShape& shape, DType dtype, const std::vector<Impl>& impls,
+                           double keep_inputs_gib) {
   namespace ds = attention::decode_splitk;
   // Registered where decode_splitk runs its tensor-core kernel: the dtype rule and the plan's kernel choice
   // need the shape only (Plan::tensor_cores does not depend on the SM count), not a GPU.
@@ -184,7 +192,7 @@ void register_launch_floor(const AttentionShape& shape, DType dtype, const std::
                                   shape.name() + "/" + mode_name(mode);
     register_case(case_name, [=, &impls](benchmark::State& st) {
       std::string no_room;
-      AttentionData* data = data_for(shape, dtype, impls, &no_room);
+      AttentionData* data = data_for(shape, dtype, impls, keep_inputs_gib, &no_room);
       if (!data) return skip_unsupported(st, no_room);
       const attention::Problem p = data->problem();
       if (const std::string why = ds::launch_floor_supports(p); !why.empty()) return skip_unsupported(st, why);
@@ -204,6 +212,7 @@ void register_cases(const Options& opt) {
   const std::vector<AttentionShape> shapes = parse_attention_shapes(opt.shapes.empty() ? "default" : opt.shapes);
   static const std::vector<Impl> impls = implementations();
   static std::map<std::string, Check> verified;  // one verification per impl x dtype x shape
+  const double keep_inputs_gib = opt.keep_inputs_gib;
   for (const AttentionShape& shape : shapes) {
     for (DType dtype : opt.dtypes) {
       for (const Impl& impl : impls) {
@@ -216,7 +225,7 @@ void register_cases(const Options& opt) {
           const std::string case_name = base + "/" + mode_name(mode);
           register_case(case_name, [=, &impl](benchmark::State& st) {
             std::string no_room;
-            AttentionData* data = data_for(shape, dtype, impls, &no_room);
+            AttentionData* data = data_for(shape, dtype, impls, keep_inputs_gib, &no_room);
             if (!data) return skip_unsupported(st, no_room);
             const attention::Problem p = data->problem();
             if (const std::string why = impl.supports(p); !why.empty()) return skip_unsupported(st, why);
@@ -244,7 +253,7 @@ void register_cases(const Options& opt) {
           });
         }
       }
-      if (shape.decode()) register_launch_floor(shape, dtype, impls);
+      if (shape.decode()) register_launch_floor(shape, dtype, impls, keep_inputs_gib);
     }
   }
 }

@@ -18,6 +18,7 @@
 
 #include "harness/cli.h"
 #include "harness/gbench.h"
+#include "harness/resident.h"
 #include "layer_shapes.h"
 #include "ref/torch/torch_attention.h"
 #include "ref/torch/torch_baselines.h"
@@ -44,37 +45,45 @@ bool verification_pending(const Layer& layer, const std::string& key) {
   return false;
 }
 
-// The layer of (shape, dtype), kept while consecutive cases share them; null with the reason in *why when
-// it cannot be built (fp32, or PyTorch out of memory). Its references outlive it (on the host) while an
-// implementation of it is still to be verified, for the layer rebuilt from the same seed to adopt: the
-// interleaved repetitions (protocol v58) rebuild a layer whenever the shape changes, and bench_attention's
-// decode set, which computed its references again after each rebuild, ran past 575 s (session 41, c203,
-// c206). Once every implementation is verified they are dropped: moving them and the fingerprint that
-// guards them at every rebuild would buy nothing.
-Layer* layer_for(const LayerShape& shape, DType dtype, std::string* why) {
-  static std::unique_ptr<Layer> layer;
-  static std::string key;
+// The layer of (shape, dtype); null with the reason in *why when it cannot be built (fp32, or PyTorch out of
+// memory). Layers stay resident within --keep-inputs' budget (harness/resident.h): the interleaved repetitions
+// (protocol v58) run a shape's cases far apart, and with one layer kept at a time nearly every repetition
+// rebuilt its weights and caches (151 s for the bf16 run against 49 s in registered order, session 42). A
+// layer dropped while one of its implementations is unverified leaves its references on the host (a
+// fingerprint of its weights and inputs with them) for the layer rebuilt from the same seed to adopt: without
+// that, bench_attention's decode set, which computed its references again after each rebuild, ran past 575 s
+// (session 41, c203, c206). A layer that does not fit beside the others is built again after all are dropped.
+Layer* layer_for(const LayerShape& shape, DType dtype, double keep_inputs_gib, std::string* why) {
   static std::map<std::string, std::shared_ptr<torch_ref::LayerReferences>> references;
-  const std::string k = layer_key(shape, dtype);
-  if (key != k) {
-    if (layer && verification_pending(*layer, key))
-      references[key] = layer->take_references(env().stream.get());
+  static ResidentSet<Layer> layers(resident_budget(keep_inputs_gib), [](const std::string& key, Layer& layer) {
+    if (verification_pending(layer, key))
+      references[key] = layer.take_references(env().stream.get());
     else
       references.erase(key);
-    layer.reset();
-    key = k;
+  });
+  const std::string k = layer_key(shape, dtype);
+  if (Layer* kept = layers.find(k)) return kept;
+  const std::size_t bytes = shape.bytes(dtype);
+  for (int attempt = 0;; ++attempt) {
+    layers.make_room(bytes);
     torch_ref::release_cached_memory();
     try {
-      layer = std::make_unique<Layer>(shape, dtype, std::hash<std::string>{}(k), env().stream.get());
+      auto layer = std::make_unique<Layer>(shape, dtype, std::hash<std::string>{}(k), env().stream.get());
       if (const auto known = references.find(k); known != references.end())
         layer->adopt_references(std::move(known->second), env().stream.get());
-    } catch (const std::exception& e) {
+      return layers.insert(k, std::move(layer), bytes);
+    } catch (const std::invalid_argument& e) {  // fp32: no layer to build
       *why = e.what();
-      key.clear();
+      return nullptr;
+    } catch (const std::exception& e) {
+      if (attempt == 0 && layers.size() > 0) {  // out of memory beside the resident layers: again, alone
+        layers.clear();
+        continue;
+      }
+      *why = e.what();
       return nullptr;
     }
   }
-  return layer.get();
 }
 
 void timed_call(const char* refusal) {
@@ -84,6 +93,7 @@ void timed_call(const char* refusal) {
 void register_cases(const Options& opt) {
   if (opt.split_sweep_all) throw UsageError("--split-sweep is bench_attention's (decode_splitk's split counts)");
   const std::vector<LayerShape> shapes = parse_layer_shapes(opt.shapes.empty() ? "default" : opt.shapes);
+  const double keep_inputs_gib = opt.keep_inputs_gib;
   for (const LayerShape& shape : shapes) {
     for (DType dtype : opt.dtypes) {
       for (const LayerImpl impl : torch_ref::kLayerImpls) {
@@ -94,7 +104,7 @@ void register_cases(const Options& opt) {
           const std::string case_name = base + "/" + mode_name(mode);
           register_case(case_name, [=](benchmark::State& st) {
             std::string why;
-            Layer* layer = layer_for(shape, dtype, &why);
+            Layer* layer = layer_for(shape, dtype, keep_inputs_gib, &why);
             if (!layer) return skip_unsupported(st, why);
             if (const std::string no = layer->supports(impl); !no.empty()) return skip_unsupported(st, no);
             const std::string verified_key = layer_key(shape, dtype) + "/" + impl_name;

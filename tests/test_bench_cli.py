@@ -46,6 +46,8 @@ class BenchCli(unittest.TestCase):
         self.assertEqual(r.returncode, 2)
         self.assertIn("unrecognized command-line flag: --no-such-flag", r.stderr)
         self.assert_usage_error(["--profile=yes"], "--profile takes no value")
+        self.assert_usage_error(["--keep-inputs=lots"], "--keep-inputs takes GiB of device memory")
+        self.assert_usage_error(["--keep-inputs"], "--keep-inputs needs a value")
 
     def test_help_documents_the_shape_grammar(self):
         r = run("--help")

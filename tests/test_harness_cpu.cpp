@@ -5,19 +5,67 @@
 #include <cctype>
 #include <cmath>
 #include <map>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "harness/device.h"
 #include "harness/gbench.h"
 #include "harness/nvtx.h"
+#include "harness/resident.h"
 #include "harness/timer.h"
 #include "harness/timer_settings.h"
 #include "rmsnorm_case.h"
 
 namespace sb::bench {
 namespace {
+
+// The resident set drops the least recently used first, calls on_drop before each drop (never at exit),
+// and keeps an object larger than the budget alone while it is the one in use.
+TEST(ResidentSet, DropsTheLeastRecentlyUsedBeyondTheBudget) {
+  std::vector<std::string> dropped;
+  ResidentSet<int> set(100, [&](const std::string& key, int& v) { dropped.push_back(key + "=" + std::to_string(v)); });
+  EXPECT_EQ(set.find("a"), nullptr);
+  set.insert("a", std::make_unique<int>(1), 40);
+  set.insert("b", std::make_unique<int>(2), 40);
+  EXPECT_EQ(set.resident_bytes(), 80u);
+  ASSERT_NE(set.find("a"), nullptr);  // a is now the most recently used
+  EXPECT_EQ(*set.find("a"), 1);
+  set.insert("c", std::make_unique<int>(3), 40);  // 120 > 100: b goes
+  EXPECT_EQ(dropped, (std::vector<std::string>{"b=2"}));
+  EXPECT_EQ(set.find("b"), nullptr);
+  EXPECT_EQ(set.size(), 2u);
+  EXPECT_EQ(set.resident_bytes(), 80u);
+  set.make_room(70);  // a was used before c: a, then c
+  EXPECT_EQ(dropped, (std::vector<std::string>{"b=2", "a=1", "c=3"}));
+  EXPECT_EQ(set.size(), 0u);
+  set.insert("big", std::make_unique<int>(4), 500);  // alone over the budget: kept while in use
+  EXPECT_EQ(*set.find("big"), 4);
+  set.insert("d", std::make_unique<int>(5), 10);  // the big one goes first
+  EXPECT_EQ(dropped.back(), "big=4");
+  EXPECT_EQ(set.resident_bytes(), 10u);
+  set.clear();
+  EXPECT_EQ(dropped.back(), "d=5");
+  EXPECT_EQ(set.resident_bytes(), 0u);
+}
+
+TEST(ResidentSet, ABudgetOfZeroKeepsOnlyTheLastOne) {
+  int drops = 0;
+  ResidentSet<int> set(0, [&](const std::string&, int&) { ++drops; });
+  set.insert("a", std::make_unique<int>(1), 8);
+  EXPECT_NE(set.find("a"), nullptr);
+  set.insert("b", std::make_unique<int>(2), 8);
+  EXPECT_EQ(set.find("a"), nullptr);
+  EXPECT_NE(set.find("b"), nullptr);
+  EXPECT_EQ(drops, 1);
+  {
+    ResidentSet<int> at_exit(0, [&](const std::string&, int&) { ++drops; });
+    at_exit.insert("c", std::make_unique<int>(3), 8);
+  }
+  EXPECT_EQ(drops, 1);  // destroyed without on_drop
+}
 
 TEST(GpuUuid, FormattedAsNvidiaSmiNamesTheGpu) {
   // The UUID of the H200 that session 20's calls 2 and 3 ran on, as nvidia-smi --query-gpu=uuid printed it.

@@ -4,6 +4,7 @@
 
 #include "expect.h"
 #include "harness/cli.h"
+#include "harness/resident.h"
 #include "rmsnorm_shapes.h"
 
 namespace sb::bench {
@@ -89,6 +90,26 @@ TEST(Options, SplitSweepIsAnchorsUnlessAll) {
   EXPECT_EQ(all.argc, 1);
 }
 
+TEST(Options, KeepInputsIsGibOfDeviceMemoryOrAThirdOfIt) {
+  auto gib = [](const char* flag) {
+    Argv a({"bench", flag});
+    const double v = extract_options(&a.argc, a.ptrs.data()).keep_inputs_gib;
+    EXPECT_EQ(a.argc, 1) << flag;
+    return v;
+  };
+  Argv none({"bench"});
+  EXPECT_LT(extract_options(&none.argc, none.ptrs.data()).keep_inputs_gib, 0);
+  EXPECT_EQ(gib("--keep-inputs=0"), 0.0);
+  EXPECT_EQ(gib("--keep-inputs=20"), 20.0);
+  EXPECT_EQ(gib("--keep-inputs=0.5"), 0.5);
+  EXPECT_EQ(gib("--keep-inputs=.25"), 0.25);
+  const std::size_t gib141 = std::size_t{141} << 30;
+  EXPECT_EQ(resident_budget_bytes(-1, gib141), gib141 / 3);
+  EXPECT_EQ(resident_budget_bytes(0, gib141), 0u);
+  EXPECT_EQ(resident_budget_bytes(0.5, gib141), std::size_t{1} << 29);
+  EXPECT_EQ(resident_budget_bytes(200, gib141), std::size_t{200} << 30);  // the budget, not what fits
+}
+
 TEST(Options, ListTestsIsSeenButLeftForGoogleBenchmark) {
   Argv a({"bench", "--benchmark_list_tests=true"});
   EXPECT_TRUE(extract_options(&a.argc, a.ptrs.data()).list_only);
@@ -118,7 +139,9 @@ TEST(Options, RandomInterleavingIsReadAsGoogleBenchmarkReadsItAndLeftForIt) {
 
 TEST(Options, MalformedFlagsAreUsageErrors) {
   for (const char* bad : {"--shapes=", "--shapes", "--profile=1", "--dtypes", "--dtypes=", "--dtypes=,", "--dtypes=bf8",
-                          "--dtypes=bf16,half", "--split-sweep", "--split-sweep=", "--split-sweep=decode"}) {
+                          "--dtypes=bf16,half", "--split-sweep", "--split-sweep=", "--split-sweep=decode", "--keep-inputs",
+                          "--keep-inputs=", "--keep-inputs=-1", "--keep-inputs=+2", "--keep-inputs=2G", "--keep-inputs=nan",
+                          "--keep-inputs=inf", "--keep-inputs= 2", "--keep-inputs=1e300"}) {
     Argv a({"bench", bad});
     EXPECT_THROW(extract_options(&a.argc, a.ptrs.data()), UsageError) << bad;
   }

@@ -7,9 +7,12 @@
 #include <cstring>
 #include <optional>
 
+#include "harness/resident.h"
+
 namespace sb::bench {
 
 namespace {
+constexpr double kMaxKeepInputsGib = 1 << 20;  // a typo's size is refused
 bool starts_with(const char* s, const char* prefix) { return std::strncmp(s, prefix, std::strlen(prefix)) == 0; }
 
 std::vector<DType> parse_dtypes(const std::string& value) {
@@ -54,6 +57,19 @@ Options extract_options(int* argc, char** argv) {
       continue;
     }
     if (std::strcmp(a, "--split-sweep") == 0) throw UsageError("--split-sweep needs a value: anchors or all");
+    if (starts_with(a, "--keep-inputs=")) {
+      const std::string v = a + std::strlen("--keep-inputs=");
+      char* end = nullptr;
+      const double gib = v.empty() || !(std::isdigit(static_cast<unsigned char>(v[0])) || v[0] == '.')
+                             ? -1.0
+                             : std::strtod(v.c_str(), &end);
+      if (gib < 0 || end == nullptr || *end != '\0' || !(gib <= kMaxKeepInputsGib))
+        throw UsageError("--keep-inputs takes GiB of device memory, a number from 0 to " +
+                         std::to_string(static_cast<int>(kMaxKeepInputsGib)) + ", got '" + v + "'");
+      o.keep_inputs_gib = gib;
+      continue;
+    }
+    if (std::strcmp(a, "--keep-inputs") == 0) throw UsageError("--keep-inputs needs a value in GiB, e.g. --keep-inputs=20");
     if (std::strcmp(a, "--benchmark_list_tests") == 0 || std::strcmp(a, "--benchmark_list_tests=true") == 0 ||
         std::strcmp(a, "--benchmark_list_tests=1") == 0)
       o.list_only = true;  // left in argv: Google Benchmark does the listing
@@ -66,6 +82,11 @@ Options extract_options(int* argc, char** argv) {
   *argc = out;
   argv[out] = nullptr;
   return o;
+}
+
+std::size_t resident_budget_bytes(double keep_inputs_gib, std::size_t device_total_bytes) {
+  if (keep_inputs_gib < 0) return device_total_bytes / 3;
+  return static_cast<std::size_t>(keep_inputs_gib * static_cast<double>(1ull << 30));
 }
 
 bool gbench_truthy(const std::string& value) {
@@ -88,6 +109,9 @@ std::string options_help(const std::string& shapes_grammar) {
          "  --split-sweep=anchors|all  (bench_attention) where decode_splitk also runs at each forced split\n"
          "                  count (decode_splitk_s<N>, cold): the ANCHORS.md decode shapes in bf16 (default) or\n"
          "                  every decode shape and dtype of the run.\n"
+         "  --keep-inputs=GIB  device memory the inputs of shapes not running may keep between cases, so that\n"
+         "                  the interleaved repetitions do not rebuild them (default: a third of the GPU's\n"
+         "                  memory; 0 keeps only the running shape's).\n"
          "Every case is verified against a reference before it is timed; a failure is reported as an\n"
          "error for that case and the binary exits with status 1. A bad flag exits with status 2;\n"
          "no usable GPU exits with status 77.\n";

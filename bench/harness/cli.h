@@ -27,6 +27,9 @@ struct Options {
   // --split-sweep=anchors|all (bench_attention): the shapes where decode_splitk is also run at each forced
   // split count, the ANCHORS.md decode shapes in bf16 (the default) or every decode shape and dtype of the run.
   bool split_sweep_all = false;
+  // --keep-inputs=GIB: the device memory (GiB, a decimal number >= 0) that the inputs of shapes not running may
+  // keep between cases (harness/resident.h); < 0 (unset): a third of the device's memory.
+  double keep_inputs_gib = -1;
   bool list_only = false;  // --benchmark_list_tests given: register and list, touch no GPU
   // Google Benchmark's --benchmark_enable_random_interleaving as it will read it (the last one given wins;
   // bench_main puts =true before the user's flags), so that the run context records the case order.

@@ -14,6 +14,7 @@
 #include "common/check.h"
 #include "harness/build_info.h"
 #include "harness/nvtx.h"
+#include "harness/resident.h"
 
 namespace sb::bench {
 
@@ -70,6 +71,17 @@ constexpr double kMaxHoldMs = 1.0;  // cap of the cold-launch hold (timer.h, col
 std::unique_ptr<Env> g_env;
 bool g_profile = false;
 std::map<std::string, std::string> g_failures;  // case -> message
+
+// Where a run's wall time goes, printed at its end: the case bodies Google Benchmark calls (each
+// repetition's, and its calibration calls), of which run_timed's warm-up and settling, and its timed loop;
+// the rest of a body is the case's own set-up (inputs, references, verification).
+struct WallTime {
+  long calls = 0;
+  double body_s = 0, warm_s = 0, loop_s = 0;
+} g_wall;
+double seconds_since(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+}
 
 std::string join_args(int argc, char** argv) {
   std::string s;
@@ -167,6 +179,12 @@ Env& env() {
   return *g_env;
 }
 
+std::size_t resident_budget(double keep_inputs_gib) {
+  std::size_t free_bytes = 0, total = 0;
+  SB_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total));
+  return resident_budget_bytes(keep_inputs_gib, total);
+}
+
 // What a case's first repetition decides from its warm-up, kept for all its repetitions, so that each times
 // the same protocol and none is skipped where another ran (Google Benchmark 1.8.3 aborts on repetitions
 // with different iteration counts, and a skip before the loop counts 0). With the repetitions interleaved
@@ -198,6 +216,7 @@ void run_timed(benchmark::State& state, Mode mode, const Timed& t) {
   const cudaStream_t s = timer.stream();
   NvtxRange range(nvtx_name(t.case_name));
 
+  const auto warm_start = std::chrono::steady_clock::now();
   if (current.name != t.case_name || current.mode != mode) try {
     timer.drain();  // nothing of an earlier case (or of one that threw) still in flight
     current = CaseState{t.case_name, mode, nullptr};
@@ -263,11 +282,13 @@ void run_timed(benchmark::State& state, Mode mode, const Timed& t) {
     current = CaseState{};  // nothing half-built is reused by the next repetition
     throw;
   }
+  g_wall.warm_s += seconds_since(warm_start);
   if (!current.decision.unsupported.empty()) throw Unsupported(current.decision.unsupported);
   const int launches = mode == Mode::hot ? current.graph->launches() : 1;
 
   // One iteration: cold, the median launch of a queued batch (timer.h says why batches); hot, one replay / K.
   const GpuTimer::HoldTotals holds_before = mode == Mode::cold ? timer.hold_totals() : GpuTimer::HoldTotals{};
+  const auto loop_start = std::chrono::steady_clock::now();
   for (auto _ : state) {
     double ms = 0;
     if (mode == Mode::cold) {
@@ -280,6 +301,7 @@ void run_timed(benchmark::State& state, Mode mode, const Timed& t) {
     state.SetIterationTime(ms * 1e-3);
   }
   timer.drain();  // the continuous cold queue's last batch, queued by the last iteration (times discarded)
+  g_wall.loop_s += seconds_since(loop_start);
   const double hold_mhz = mode == Mode::cold ? timer.hold_totals().mhz_since(holds_before) : 0.0;
   const double sm_mhz = timer.probe_sm_mhz();  // after the timed launches, outside them
 
@@ -316,6 +338,14 @@ void skip_unsupported(benchmark::State& state, const std::string& reason) {
 void register_case(const std::string& name, std::function<void(benchmark::State&)> fn) {
   // Google Benchmark does not catch exceptions: a CUDA error or a bad problem fails this case only.
   auto* b = benchmark::RegisterBenchmark(name.c_str(), [name, fn](benchmark::State& st) {
+    const auto start = std::chrono::steady_clock::now();
+    struct Count {  // on every way out of the body
+      std::chrono::steady_clock::time_point start;
+      ~Count() {
+        ++g_wall.calls;
+        g_wall.body_s += seconds_since(start);
+      }
+    } count{start};
     try {
       fn(st);
     } catch (const Unsupported& e) {
@@ -378,8 +408,15 @@ int bench_main(int argc_in, char** argv_in, const BenchSpec& spec) {
     add_context(*g_env, spec, op_context, command, opt.random_interleaving);
     std::fprintf(stderr, "%s: %s, copy ceiling %.0f GB/s, bf16 GEMM ceiling %.0f TFLOP/s\n", spec.binary.c_str(),
                  g_env->device.name.c_str(), g_env->ceilings.copy_gbps, g_env->ceilings.gemm_tflops);
+    const auto run_start = std::chrono::steady_clock::now();
     benchmark::RunSpecifiedBenchmarks();
     benchmark::Shutdown();
+    const WallTime& w = g_wall;
+    std::fprintf(stderr,
+                 "%s: %.1f s, of it %.1f s in %ld calls of case bodies: %.1f s setting cases up (inputs, references, "
+                 "verification), %.1f s warming up, capturing and settling, %.1f s in timed loops\n",
+                 spec.binary.c_str(), seconds_since(run_start), w.body_s, w.calls, w.body_s - w.warm_s - w.loop_s,
+                 w.warm_s, w.loop_s);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "%s: error: %s\n", spec.binary.c_str(), e.what());
     return 1;

@@ -1,0 +1,75 @@
+// What the cases of a shape share (its inputs, a decoder layer), kept on the device across cases within a
+// byte budget, the least recently used dropped first. The interleaved repetitions of protocol v58 run a
+// shape's cases far apart; with one shape's inputs kept at a time, nearly every repetition rebuilt them:
+// bench_e2e took 151 s against 49 s in registered order, bench_attention's decode set 361 s (session 42).
+// Plain C++ (no CUDA), so that its bookkeeping is tested without a GPU (tests/test_harness_cpu.cpp).
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <list>
+#include <memory>
+#include <string>
+#include <utility>
+
+namespace sb::bench {
+
+// The budget of a bench binary's resident set: --keep-inputs=GIB, or a third of the device's memory.
+std::size_t resident_budget_bytes(double keep_inputs_gib, std::size_t device_total_bytes);
+
+template <typename T>
+class ResidentSet {
+ public:
+  // `on_drop(key, object)` runs before an object is dropped (to keep what outlives it: its references).
+  using OnDrop = std::function<void(const std::string&, T&)>;
+  explicit ResidentSet(std::size_t budget_bytes, OnDrop on_drop = {})
+      : budget_(budget_bytes), on_drop_(std::move(on_drop)) {}
+
+  // The object kept for `key`, now the most recently used; null if none is.
+  T* find(const std::string& key) {
+    for (auto it = entries_.begin(); it != entries_.end(); ++it)
+      if (it->key == key) {
+        entries_.splice(entries_.begin(), entries_, it);
+        return entries_.front().object.get();
+      }
+    return nullptr;
+  }
+  // Drops the least recently used objects until `bytes` more fit the budget (all of them if `bytes` alone
+  // does not: one object over the budget is still kept while it is used).
+  void make_room(std::size_t bytes) {
+    while (!entries_.empty() && resident_ + bytes > budget_) drop_last();
+  }
+  // Keeps `object` (`bytes` of device memory) as the most recently used, dropping others as make_room does.
+  T* insert(const std::string& key, std::unique_ptr<T> object, std::size_t bytes) {
+    make_room(bytes);
+    entries_.push_front(Entry{key, std::move(object), bytes});
+    resident_ += bytes;
+    return entries_.front().object.get();
+  }
+  void clear() {
+    while (!entries_.empty()) drop_last();
+  }
+  std::size_t size() const { return entries_.size(); }
+  std::size_t resident_bytes() const { return resident_; }
+  std::size_t budget_bytes() const { return budget_; }
+  ~ResidentSet() = default;  // at exit: no on_drop (nothing outlives the process)
+
+ private:
+  struct Entry {
+    std::string key;
+    std::unique_ptr<T> object;
+    std::size_t bytes;
+  };
+  void drop_last() {
+    Entry& e = entries_.back();
+    if (on_drop_) on_drop_(e.key, *e.object);
+    resident_ -= e.bytes;
+    entries_.pop_back();
+  }
+  std::size_t budget_;
+  OnDrop on_drop_;
+  std::list<Entry> entries_;  // most recently used first
+  std::size_t resident_ = 0;
+};
+
+}  // namespace sb::bench
