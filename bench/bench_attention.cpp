@@ -131,17 +131,20 @@ AttentionDims dims_of(const AttentionShape& s) {
 
 // The inputs of (shape, dtype), with a workspace sized for the hungriest implementation that supports the
 // shape; a shape that does not fit in the free device memory is null with the reason in *why (a skip, not a
-// failure). Inputs stay resident within --keep-inputs' budget (harness/resident.h): the interleaved repetitions
-// (protocol v58) run a shape's cases far apart, and with one shape's inputs kept at a time nearly every
-// repetition rebuilt them (the decode set took 361 s, session 42). Inputs dropped leave their fp64 reference
-// on the host (AttentionData::take_reference) for the inputs rebuilt from the same seed to adopt
-// (adopt_reference keeps it only for inputs with the same word sums): computed again for each
-// implementation's first verification, it made the decode set run past 575 s where about 245 s sufficed in
-// registered order (session 41: c203; in c206, 350 of the first 397 s went outside the timed calls).
+// failure). By default only the running shape's inputs are kept (--keep-inputs=GIB keeps others resident,
+// harness/resident.h). Kept resident within a third of the H200's memory (session 43), the decode set took
+// 362 s against 361 s one shape at a time (c213 against session 42's c208, two H200s), and in
+// the prefill set torch_manual_composite at b1 h32 s16384 causal, which asks PyTorch for 32 GiB at once,
+// was refused in two of three repetitions and ran in the third, which aborted Google Benchmark (c214).
+// Inputs dropped leave their fp64 reference on the host (AttentionData::take_reference) for the inputs
+// rebuilt from the same seed to adopt (adopt_reference keeps it only for inputs with the same word sums):
+// computed again for each implementation's first verification under the interleaved repetitions (protocol
+// v58), it made the decode set run past 575 s where about 245 s sufficed in registered order (session 41:
+// c203; in c206, 350 of the first 397 s went outside the timed calls).
 AttentionData* data_for(const AttentionShape& shape, DType dtype, const std::vector<Impl>& impls, double keep_inputs_gib,
                         std::string* why) {
   static std::map<std::string, AttentionData::Reference> references;
-  static ResidentSet<AttentionData> inputs(resident_budget(keep_inputs_gib),
+  static ResidentSet<AttentionData> inputs(resident_budget(keep_inputs_gib, 0.0),
                                            [](const std::string& key, AttentionData& data) {
                                              references[key] = data.take_reference();
                                            });

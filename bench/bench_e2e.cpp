@@ -55,7 +55,7 @@ bool verification_pending(const Layer& layer, const std::string& key) {
 // (session 41, c203, c206). A layer that does not fit beside the others is built again after all are dropped.
 Layer* layer_for(const LayerShape& shape, DType dtype, double keep_inputs_gib, std::string* why) {
   static std::map<std::string, std::shared_ptr<torch_ref::LayerReferences>> references;
-  static ResidentSet<Layer> layers(resident_budget(keep_inputs_gib), [](const std::string& key, Layer& layer) {
+  static ResidentSet<Layer> layers(resident_budget(keep_inputs_gib, kResidentShare), [](const std::string& key, Layer& layer) {
     if (verification_pending(layer, key))
       references[key] = layer.take_references(env().stream.get());
     else

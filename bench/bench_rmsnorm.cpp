@@ -69,7 +69,7 @@ std::vector<Impl> implementations() {
 // repetitions (protocol v58) run a shape's cases far apart, and with one shape's inputs kept at a time nearly
 // every repetition rebuilt them.
 RmsNormData& data_for(const RmsNormShape& shape, DType dtype, double keep_inputs_gib) {
-  static ResidentSet<RmsNormData> inputs(resident_budget(keep_inputs_gib));
+  static ResidentSet<RmsNormData> inputs(resident_budget(keep_inputs_gib, kResidentShare));
   const std::string k = shape.name() + std::string(name(dtype));
   if (RmsNormData* kept = inputs.find(k)) return *kept;
   const std::size_t bytes = static_cast<std::size_t>(2 * shape.rows * shape.hidden + shape.hidden) * size_bytes(dtype);

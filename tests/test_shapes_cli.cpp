@@ -90,7 +90,7 @@ TEST(Options, SplitSweepIsAnchorsUnlessAll) {
   EXPECT_EQ(all.argc, 1);
 }
 
-TEST(Options, KeepInputsIsGibOfDeviceMemoryOrAThirdOfIt) {
+TEST(Options, KeepInputsIsGibOfDeviceMemoryOrTheBinarysShareOfIt) {
   auto gib = [](const char* flag) {
     Argv a({"bench", flag});
     const double v = extract_options(&a.argc, a.ptrs.data()).keep_inputs_gib;
@@ -108,6 +108,8 @@ TEST(Options, KeepInputsIsGibOfDeviceMemoryOrAThirdOfIt) {
   EXPECT_EQ(resident_budget_bytes(0, gib141), 0u);
   EXPECT_EQ(resident_budget_bytes(0.5, gib141), std::size_t{1} << 29);
   EXPECT_EQ(resident_budget_bytes(200, gib141), std::size_t{200} << 30);  // the budget, not what fits
+  EXPECT_EQ(resident_budget_bytes(-1, gib141, 0.0), 0u);                // bench_attention's default
+  EXPECT_EQ(resident_budget_bytes(2, gib141, 0.0), std::size_t{2} << 30);  // its --keep-inputs
 }
 
 TEST(Options, ListTestsIsSeenButLeftForGoogleBenchmark) {

@@ -84,8 +84,8 @@ Options extract_options(int* argc, char** argv) {
   return o;
 }
 
-std::size_t resident_budget_bytes(double keep_inputs_gib, std::size_t device_total_bytes) {
-  if (keep_inputs_gib < 0) return device_total_bytes / 3;
+std::size_t resident_budget_bytes(double keep_inputs_gib, std::size_t device_total_bytes, double default_share) {
+  if (keep_inputs_gib < 0) return static_cast<std::size_t>(default_share * static_cast<double>(device_total_bytes));
   return static_cast<std::size_t>(keep_inputs_gib * static_cast<double>(1ull << 30));
 }
 
@@ -111,7 +111,8 @@ std::string options_help(const std::string& shapes_grammar) {
          "                  every decode shape and dtype of the run.\n"
          "  --keep-inputs=GIB  device memory the inputs of shapes not running may keep between cases, so that\n"
          "                  the interleaved repetitions do not rebuild them (default: a third of the GPU's\n"
-         "                  memory; 0 keeps only the running shape's).\n"
+         "                  memory, none in bench_attention, whose PyTorch baselines need up to 64 GiB at the\n"
+         "                  largest shapes; 0 keeps only the running shape's).\n"
          "Every case is verified against a reference before it is timed; a failure is reported as an\n"
          "error for that case and the binary exits with status 1. A bad flag exits with status 2;\n"
          "no usable GPU exits with status 77.\n";

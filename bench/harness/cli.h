@@ -28,7 +28,7 @@ struct Options {
   // split count, the ANCHORS.md decode shapes in bf16 (the default) or every decode shape and dtype of the run.
   bool split_sweep_all = false;
   // --keep-inputs=GIB: the device memory (GiB, a decimal number >= 0) that the inputs of shapes not running may
-  // keep between cases (harness/resident.h); < 0 (unset): a third of the device's memory.
+  // keep between cases (harness/resident.h); < 0 (unset): the binary's default (resident_budget_bytes).
   double keep_inputs_gib = -1;
   bool list_only = false;  // --benchmark_list_tests given: register and list, touch no GPU
   // Google Benchmark's --benchmark_enable_random_interleaving as it will read it (the last one given wins;

@@ -179,10 +179,10 @@ Env& env() {
   return *g_env;
 }
 
-std::size_t resident_budget(double keep_inputs_gib) {
+std::size_t resident_budget(double keep_inputs_gib, double default_share) {
   std::size_t free_bytes = 0, total = 0;
   SB_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total));
-  return resident_budget_bytes(keep_inputs_gib, total);
+  return resident_budget_bytes(keep_inputs_gib, total, default_share);
 }
 
 // What a case's first repetition decides from its warm-up, kept for all its repetitions, so that each times

@@ -27,9 +27,9 @@ struct Env {
 // Valid only once bench_main has found a GPU (benchmark bodies run after that).
 Env& env();
 
-// The byte budget of a binary's resident inputs (harness/resident.h): --keep-inputs' GiB, or a third of the
-// current device's memory.
-std::size_t resident_budget(double keep_inputs_gib);
+// The byte budget of a binary's resident inputs (harness/resident.h): --keep-inputs' GiB, or, without the flag,
+// `default_share` of the current device's memory (resident_budget_bytes).
+std::size_t resident_budget(double keep_inputs_gib, double default_share);
 
 // One timed case: what to launch and what it moves.
 // Named counters an implementation adds to its cases (e.g. decode_splitk's split count).

@@ -1,7 +1,9 @@
 // What the cases of a shape share (its inputs, a decoder layer), kept on the device across cases within a
 // byte budget, the least recently used dropped first. The interleaved repetitions of protocol v58 run a
 // shape's cases far apart; with one shape's inputs kept at a time, nearly every repetition rebuilt them:
-// bench_e2e took 151 s against 49 s in registered order, bench_attention's decode set 361 s (session 42).
+// bench_e2e took 151 s against 49 s in registered order (session 42). Kept resident (session 43, c212, one
+// H200, bf16, 3 repetitions), bench_e2e took 75 s, against 107 s with one layer at a time in the same command
+// (its set-up 5.3 s against 34.9 s); bench_rmsnorm 170 s (185 s in session 42, another H200).
 // Plain C++ (no CUDA), so that its bookkeeping is tested without a GPU (tests/test_harness_cpu.cpp).
 #pragma once
 
@@ -14,8 +16,12 @@
 
 namespace sb::bench {
 
-// The budget of a bench binary's resident set: --keep-inputs=GIB, or a third of the device's memory.
-std::size_t resident_budget_bytes(double keep_inputs_gib, std::size_t device_total_bytes);
+// The budget of a bench binary's resident set: --keep-inputs=GIB, or, without the flag (keep_inputs_gib < 0),
+// `default_share` of the device's memory: a third for bench_rmsnorm and bench_e2e, none for bench_attention
+// (bench_attention.cpp says why).
+inline constexpr double kResidentShare = 1.0 / 3.0;
+std::size_t resident_budget_bytes(double keep_inputs_gib, std::size_t device_total_bytes,
+                                  double default_share = kResidentShare);
 
 template <typename T>
 class ResidentSet {
