@@ -57,7 +57,6 @@ class ResidentSet {
   }
   std::size_t size() const { return entries_.size(); }
   std::size_t resident_bytes() const { return resident_; }
-  std::size_t budget_bytes() const { return budget_; }
   ~ResidentSet() = default;  // at exit: no on_drop (nothing outlives the process)
 
  private:
