@@ -6,6 +6,7 @@
 #include <cmath>
 #include <map>
 #include <memory>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -141,43 +142,51 @@ TEST(HoldTotals, ClockIsCyclesOverNanosecondsSinceTheEarlierRead) {
   EXPECT_EQ(before.mhz_since(after), 0.0);  // reads taken out of order give no clock
 }
 
-// The text every run records as timing_protocol, pinned: regress.py compares it as is across runs. v26 is
-// the default since session 24: v10 (session 12's v6, the text of the runs committed until then, with the
-// holds' clock counted) with the L2's persisting lines reset before each cold flush. Each setting has its
-// version, with the reset (v26-v41) and without it (v10-v25).
+// The text every run records as timing_protocol, pinned: regress.py compares it as is across runs. v122 is
+// the default since session 44: v58 (sessions 40-43: v26 with the repetitions in random order) with the
+// cold batch and hot K sized from the median warm-up launch. Each setting has its version, with the
+// median sizing (v74-v137) and without it (v10-v73); the runs committed before keep their texts.
 TEST(TimingProtocol, DefaultTextIsPinnedAndEachSettingHasItsVersion) {
-  EXPECT_EQ(timing_protocol(false, false),
-            "v58: warm-up = >= 3 launches and 1 ms, then the timed loop until 100 ms of wall time; cold = queued "
-            "batches of <= 4 launches, the previous launch waited for and the L2's persisting lines reset, then "
-            "flush + hold + events each, the hold's cycles counted (hold_mhz); hot = CUDA graph of K launches; "
-            "the repetitions of all cases in random order, each warmed up and settled");
+  const std::string v58 =
+      "v58: warm-up = >= 3 launches and 1 ms, then the timed loop until 100 ms of wall time; cold = queued "
+      "batches of <= 4 launches, the previous launch waited for and the L2's persisting lines reset, then "
+      "flush + hold + events each, the hold's cycles counted (hold_mhz); hot = CUDA graph of K launches; "
+      "the repetitions of all cases in random order, each warmed up and settled";
+  EXPECT_EQ(timing_protocol(false, false), "v122" + v58.substr(3) + "; the batch and K sized from the median warm-up launch");
+  EXPECT_EQ(timing_protocol(false, false, 0, 0, true, true, false), v58);  // sessions 40-43
   // The runs of sessions 24-39 (registered order) and those before session 24 keep their texts.
-  EXPECT_EQ(timing_protocol(false, false, 0, 0, true, false),
+  EXPECT_EQ(timing_protocol(false, false, 0, 0, true, false, false),
             "v26: warm-up = >= 3 launches and 1 ms, then the timed loop until 100 ms of wall time; cold = queued "
             "batches of <= 4 launches, the previous launch waited for and the L2's persisting lines reset, then "
             "flush + hold + events each, the hold's cycles counted (hold_mhz); hot = CUDA graph of K launches");
-  EXPECT_EQ(timing_protocol(false, false, 0, 0, false, false),
+  EXPECT_EQ(timing_protocol(false, false, 0, 0, false, false, false),
             "v10: warm-up = >= 3 launches and 1 ms, then the timed loop until 100 ms of wall time; cold = queued "
             "batches of <= 4 launches, flush + hold + events each, the hold's cycles counted (hold_mhz); hot = "
             "CUDA graph of K launches");
-  for (const auto& [reset, interleaved] : {std::pair{false, false}, {true, false}, {false, true}, {true, true}}) {
-    const int base = (reset ? 26 : 10) + (interleaved ? 32 : 0);
-    auto version = [&](bool before, bool continuous, double rest, double min_hold) {
-      const std::string t = timing_protocol(before, continuous, rest, min_hold, reset, interleaved);
-      return t.substr(0, t.find(':'));
-    };
-    EXPECT_EQ(version(false, false, 0, 0), "v" + std::to_string(base));
-    EXPECT_EQ(version(true, false, 0, 0), "v" + std::to_string(base + 1));
-    EXPECT_EQ(version(false, true, 0, 0), "v" + std::to_string(base + 2));
-    EXPECT_EQ(version(true, true, 0, 0), "v" + std::to_string(base + 3));
-    EXPECT_EQ(version(false, false, 100, 0), "v" + std::to_string(base + 4));  // SOLBENCH_REST_MS
-    EXPECT_EQ(version(true, true, 100, 0), "v" + std::to_string(base + 7));
-    EXPECT_EQ(version(false, false, 0, 40), "v" + std::to_string(base + 8));  // SOLBENCH_MIN_HOLD_US
-    EXPECT_EQ(version(true, true, 100, 40), "v" + std::to_string(base + 15));
-    EXPECT_EQ(timing_protocol(false, false, 0, 0, reset, interleaved).find("reset") != std::string::npos, reset);
-    EXPECT_EQ(timing_protocol(false, false, 0, 0, reset, interleaved).find("random order") != std::string::npos,
-              interleaved);
-  }
+  std::set<std::string> seen;  // every combination of settings has a version of its own
+  for (const bool median : {false, true})
+    for (const auto& [reset, interleaved] : {std::pair{false, false}, {true, false}, {false, true}, {true, true}}) {
+      const int base = (reset ? 26 : 10) + (interleaved ? 32 : 0) + (median ? 64 : 0);
+      auto version = [&](bool before, bool continuous, double rest, double min_hold) {
+        const std::string t = timing_protocol(before, continuous, rest, min_hold, reset, interleaved, median);
+        return t.substr(0, t.find(':'));
+      };
+      EXPECT_EQ(version(false, false, 0, 0), "v" + std::to_string(base));
+      EXPECT_EQ(version(true, false, 0, 0), "v" + std::to_string(base + 1));
+      EXPECT_EQ(version(false, true, 0, 0), "v" + std::to_string(base + 2));
+      EXPECT_EQ(version(true, true, 0, 0), "v" + std::to_string(base + 3));
+      EXPECT_EQ(version(false, false, 100, 0), "v" + std::to_string(base + 4));  // SOLBENCH_REST_MS
+      EXPECT_EQ(version(true, true, 100, 0), "v" + std::to_string(base + 7));
+      EXPECT_EQ(version(false, false, 0, 40), "v" + std::to_string(base + 8));  // SOLBENCH_MIN_HOLD_US
+      EXPECT_EQ(version(true, true, 100, 40), "v" + std::to_string(base + 15));
+      for (int bits = 0; bits < 16; ++bits)
+        EXPECT_TRUE(seen.insert(version(bits & 1, bits & 2, bits & 4 ? 100 : 0, bits & 8 ? 40 : 0)).second);
+      const std::string t = timing_protocol(false, false, 0, 0, reset, interleaved, median);
+      EXPECT_EQ(t.find("reset") != std::string::npos, reset);
+      EXPECT_EQ(t.find("random order") != std::string::npos, interleaved);
+      EXPECT_EQ(t.find("median warm-up launch") != std::string::npos, median);
+    }
+  EXPECT_EQ(seen.size(), 128u);
   EXPECT_NE(timing_protocol(true, false).find("hold + flush + events"), std::string::npos);
   EXPECT_NE(timing_protocol(false, true).find("continuous queue of batches"), std::string::npos);
   EXPECT_EQ(timing_protocol(false, false, 0), timing_protocol(false, false));
@@ -186,6 +195,22 @@ TEST(TimingProtocol, DefaultTextIsPinnedAndEachSettingHasItsVersion) {
   EXPECT_EQ(timing_protocol(false, false, 0, 0), timing_protocol(false, false));
   EXPECT_NE(timing_protocol(false, false, 0, 40).find("the hold at least 40 us; hot"), std::string::npos);
   EXPECT_EQ(timing_protocol(false, false).find("at least"), std::string::npos);
+}
+
+// The launch time a case is sized from: the median of the warm-up's launches (the upper median of an even
+// count), so that one slow host launch does not set K; "last" (SOLBENCH_WARMUP_SIZING=last) keeps v58's.
+TEST(SizingLaunch, MedianOfTheWarmUpNotItsLastLaunch) {
+  // Session 43 on GPU-cc6011d6: 1 x 4096's warm-up ended on a ~25 us host hiccup; its launches took ~6 us.
+  const std::vector<double> warm_up = {0.0061, 0.0058, 0.0063, 0.0060, 0.0250};
+  EXPECT_DOUBLE_EQ(sizing_launch_ms(warm_up, true), 0.0061);
+  EXPECT_DOUBLE_EQ(sizing_launch_ms(warm_up, false), 0.0250);
+  EXPECT_EQ(hot_launch_count(sizing_launch_ms(warm_up, true)), 9);
+  EXPECT_EQ(hot_launch_count(sizing_launch_ms(warm_up, false)), 2);  // what v58 captured: K = 2
+  EXPECT_DOUBLE_EQ(sizing_launch_ms({0.004, 0.002}, true), 0.004);   // even count: the upper median
+  EXPECT_DOUBLE_EQ(sizing_launch_ms({0.003}, true), 0.003);
+  EXPECT_DOUBLE_EQ(sizing_launch_ms({0.003}, false), 0.003);
+  EXPECT_THROW(sizing_launch_ms({}, true), std::invalid_argument);
+  EXPECT_THROW(sizing_launch_ms({}, false), std::invalid_argument);
 }
 
 // The SOLBENCH_* settings of the cold protocol: defaults without them, each value they take, and a clear
@@ -206,6 +231,7 @@ TEST(TimerSettings, DefaultsWithoutTheVariables) {
   EXPECT_EQ(s.rest_ms, 0.0);
   EXPECT_EQ(s.min_hold_us, 0.0);
   EXPECT_TRUE(s.reset_persisting);
+  EXPECT_TRUE(s.size_from_median);
 }
 
 TEST(TimerSettings, EachValueParses) {
@@ -215,7 +241,8 @@ TEST(TimerSettings, EachValueParses) {
                                        {"SOLBENCH_COLD_QUEUE", "continuous"},
                                        {"SOLBENCH_REST_MS", "100"},
                                        {"SOLBENCH_MIN_HOLD_US", "40"},
-                                       {"SOLBENCH_PERSISTING_RESET", "off"}});
+                                       {"SOLBENCH_PERSISTING_RESET", "off"},
+                                       {"SOLBENCH_WARMUP_SIZING", "last"}});
   EXPECT_EQ(s.flush_bytes, std::size_t{268435456});
   EXPECT_EQ(s.flush_method, FlushMethod::read);
   EXPECT_TRUE(s.hold_before_flush);
@@ -223,7 +250,9 @@ TEST(TimerSettings, EachValueParses) {
   EXPECT_EQ(s.rest_ms, 100.0);
   EXPECT_EQ(s.min_hold_us, 40.0);
   EXPECT_FALSE(s.reset_persisting);
+  EXPECT_FALSE(s.size_from_median);
   EXPECT_TRUE(settings_of({{"SOLBENCH_PERSISTING_RESET", "on"}}).reset_persisting);
+  EXPECT_TRUE(settings_of({{"SOLBENCH_WARMUP_SIZING", "median"}}).size_from_median);
   for (const char* m : {"memset", "kernel", "read"})
     EXPECT_STREQ(flush_method_name(settings_of({{"SOLBENCH_FLUSH_METHOD", m}}).flush_method), m);
   EXPECT_EQ(settings_of({{"SOLBENCH_REST_MS", "0"}}).rest_ms, 0.0);
@@ -240,7 +269,8 @@ TEST(TimerSettings, BadValuesNameTheVariable) {
       {"SOLBENCH_FLUSH_BYTES", " 4096"},  {"SOLBENCH_FLUSH_BYTES", "99999999999999999999999"},
       {"SOLBENCH_FLUSH_BYTES", "1099511627777"},  // 1 TiB + 1
       {"SOLBENCH_MIN_HOLD_US", "1001"},   {"SOLBENCH_MIN_HOLD_US", "-1"},   {"SOLBENCH_MIN_HOLD_US", "40us"},
-      {"SOLBENCH_PERSISTING_RESET", "yes"}, {"SOLBENCH_PERSISTING_RESET", ""}};
+      {"SOLBENCH_PERSISTING_RESET", "yes"}, {"SOLBENCH_PERSISTING_RESET", ""},
+      {"SOLBENCH_WARMUP_SIZING", "mean"}, {"SOLBENCH_WARMUP_SIZING", ""},   {"SOLBENCH_WARMUP_SIZING", "Median"}};
   for (const auto& [name, value] : bad) {
     try {
       settings_of({{name, value}});

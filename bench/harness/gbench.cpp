@@ -127,6 +127,7 @@ void add_context(const Env& e, const BenchSpec& spec, const std::vector<std::pai
   benchmark::AddCustomContext("rest_ms", fmt(e.timer.rest_ms(), "%.0f"));
   benchmark::AddCustomContext("min_hold_us", fmt(1e3 * e.timer.min_hold_ms(), "%.0f"));
   benchmark::AddCustomContext("persisting_reset", e.timer.persisting_reset());
+  benchmark::AddCustomContext("warmup_sizing", e.timer.warmup_sizing());
   {
     std::size_t persisting = 0;
     SB_CUDA_CHECK(cudaDeviceGetLimit(&persisting, cudaLimitPersistingL2CacheSize));
@@ -137,7 +138,8 @@ void add_context(const Env& e, const BenchSpec& spec, const std::vector<std::pai
                                                                  std::string(e.timer.cold_queue()) == "continuous",
                                                                  e.timer.rest_ms(), 1e3 * e.timer.min_hold_ms(),
                                                                  std::string(e.timer.persisting_reset()) == "on",
-                                                                 random_interleaving));
+                                                                 random_interleaving,
+                                                                 std::string(e.timer.warmup_sizing()) == "median"));
   for (const auto& [name, value] : op_context) benchmark::AddCustomContext(name, value);
   benchmark::AddCustomContext("profile_mode", g_profile ? "true" : "false");
   benchmark::AddCustomContext("binary_command", command);
@@ -149,7 +151,7 @@ void add_context(const Env& e, const BenchSpec& spec, const std::vector<std::pai
 }  // namespace
 
 std::string timing_protocol(bool hold_before_flush, bool continuous_queue, double rest_ms, double min_hold_us,
-                            bool reset_persisting, bool random_interleaving) {
+                            bool reset_persisting, bool random_interleaving, bool size_from_median) {
   // The recorded text is compared across runs as is (the CPU test pins it); the figures in it are these
   // constants'.
   static_assert(GpuTimer::kMaxColdBatch == 4 && kSettleMs == 100.0 && kWarmUpMs == 1.0,
@@ -157,7 +159,7 @@ std::string timing_protocol(bool hold_before_flush, bool continuous_queue, doubl
   const bool rest = rest_ms > 0;
   const bool min_hold = min_hold_us > 0;
   const int version = (reset_persisting ? 26 : 10) + (hold_before_flush ? 1 : 0) + (continuous_queue ? 2 : 0) +
-                      (rest ? 4 : 0) + (min_hold ? 8 : 0) + (random_interleaving ? 32 : 0);
+                      (rest ? 4 : 0) + (min_hold ? 8 : 0) + (random_interleaving ? 32 : 0) + (size_from_median ? 64 : 0);
   const std::string rest_text =
       rest ? "; launches of >= " + fmt(GpuTimer::kRestMinLaunchMs, "%.0f") + " ms: " + fmt(rest_ms, "%.0f") +
                  " ms of GPU idle between the warm-up and the timed loop"
@@ -171,7 +173,8 @@ std::string timing_protocol(bool hold_before_flush, bool continuous_queue, doubl
          " + events each, the hold's cycles counted (hold_mhz)" +
          (min_hold ? ", the hold at least " + fmt(min_hold_us, "%.0f") + " us" : "") +
          "; hot = CUDA graph of K launches" + rest_text +
-         (random_interleaving ? "; the repetitions of all cases in random order, each warmed up and settled" : "");
+         (random_interleaving ? "; the repetitions of all cases in random order, each warmed up and settled" : "") +
+         (size_from_median ? "; the batch and K sized from the median warm-up launch" : "");
 }
 
 Env& env() {
@@ -227,13 +230,18 @@ void run_timed(benchmark::State& state, Mode mode, const Timed& t) {
     }
     // Warm-up, first part (kWarmUpMs): module load, allocator caches, the launch's time.
     const auto warm_up_start = std::chrono::steady_clock::now();
-    double single_ms = 0, warm_ms = 0;
-    std::vector<double> enqueue_ms;
+    double warm_ms = 0;
+    std::vector<double> enqueue_ms, launch_ms;
     for (int i = 0; i < 3 || (warm_ms < kWarmUpMs && i < kMaxWarmUpLaunches); ++i) {
-      single_ms = timer.warm_ms(t.launch);
-      warm_ms += single_ms;
-      if (i > 0) enqueue_ms.push_back(timer.last_enqueue_ms());  // the first pays one-time setup
+      const double one_ms = timer.warm_ms(t.launch);
+      warm_ms += one_ms;
+      if (i == 0) continue;  // the first pays one-time setup
+      launch_ms.push_back(one_ms);
+      enqueue_ms.push_back(timer.last_enqueue_ms());
     }
+    // The launch time the decisions are sized from (and the rest below follows): the median warm-up launch
+    // (SOLBENCH_WARMUP_SIZING=last: the last one, protocols up to v73).
+    const double single_ms = sizing_launch_ms(launch_ms, std::string(timer.warmup_sizing()) == "median");
     if (known != decided.end()) {
       current.decision = known->second;
     } else {

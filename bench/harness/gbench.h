@@ -76,8 +76,8 @@ struct BenchSpec {
   std::function<std::vector<std::pair<std::string, std::string>>()> context;
 };
 
-// The run context's timing_protocol: the version and a description of how cases are timed. v58 is the
-// default (session 40): batched cold launches, the hold after the flush, the L2's persisting lines reset
+// The run context's timing_protocol: the version and a description of how cases are timed. v122 is the
+// default (session 44; v58 from session 40): batched cold launches, the hold after the flush, the L2's persisting lines reset
 // before each flush (SOLBENCH_PERSISTING_RESET=on), the repetitions of all cases in random order (Google
 // Benchmark's --benchmark_enable_random_interleaving, which bench_main sets). Each experiment setting adds
 // to the base: +1 the hold before the flush (SOLBENCH_COLD_HOLD), +2 the continuous queue
@@ -85,9 +85,12 @@ struct BenchSpec {
 // (SOLBENCH_REST_MS = rest_ms > 0), +8 a floor under the hold (SOLBENCH_MIN_HOLD_US). The base is 10
 // without the reset, 26 with it, and 32 more with the random order: v10-v25 (v10: the runs committed until
 // session 24; v6-v9 before the holds counted their cycles), v26-v41 (v26: the runs of sessions 24-39, in
-// the registered order), v42-v57 and v58-v73. regress.py warns when two runs' texts differ.
+// the registered order), v42-v57 and v58-v73 (v58: sessions 40-43). +64 sizes a case's cold batch and hot
+// graph from the median warm-up launch instead of the last (SOLBENCH_WARMUP_SIZING=median, the default
+// since session 44: v122; the last gave 1 x 4096 a hot graph of 2 launches on one H200, 8 on another).
+// regress.py warns when two runs' texts differ.
 std::string timing_protocol(bool hold_before_flush, bool continuous_queue, double rest_ms = 0, double min_hold_us = 0,
-                            bool reset_persisting = true, bool random_interleaving = true);
+                            bool reset_persisting = true, bool random_interleaving = true, bool size_from_median = true);
 
 // Parses flags (exit 2 on error), registers cases, lists them without a GPU if asked, otherwise needs
 // a GPU (exit 77 without one), measures the ceilings, records the run context, runs, and returns 1 if

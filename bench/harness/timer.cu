@@ -92,6 +92,7 @@ GpuTimer::GpuTimer(cudaStream_t stream) : stream_(stream) {
   rest_ms_ = settings.rest_ms;
   min_hold_ms_ = 1e-3 * settings.min_hold_us;
   reset_persisting_ = settings.reset_persisting;
+  size_from_median_ = settings.size_from_median;
   int dev = 0, l2 = 0;
   SB_CUDA_CHECK(cudaGetDevice(&dev));
   SB_CUDA_CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, dev));
@@ -254,6 +255,14 @@ double GpuTimer::replay_ms(Replay& r) {
   r.replay(stream_);
   SB_CUDA_CHECK(cudaEventRecord(stop_, stream_));
   return elapsed_ms();
+}
+
+double sizing_launch_ms(std::vector<double> launches_ms, bool median) {
+  if (launches_ms.empty()) throw std::invalid_argument("sizing_launch_ms: no warm-up launch times");
+  if (!median) return launches_ms.back();
+  const auto mid = launches_ms.begin() + static_cast<std::ptrdiff_t>(launches_ms.size() / 2);
+  std::nth_element(launches_ms.begin(), mid, launches_ms.end());
+  return *mid;
 }
 
 int hot_launch_count(double single_launch_ms) {

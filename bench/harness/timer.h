@@ -103,6 +103,11 @@ class GpuTimer {
   // the default, or "off" (SOLBENCH_PERSISTING_RESET=off, for experiments: protocol v10's cold state).
   // With the reset each cold launch of a batch waits for the one before it.
   const char* persisting_reset() const { return reset_persisting_ ? "on" : "off"; }
+  // Which warm-up launch time sizes a case's cold batch and hot graph (sizing_launch_ms): "median", the
+  // default since session 44, or "last" (SOLBENCH_WARMUP_SIZING=last, for experiments: protocols up to
+  // v73, where one slow host launch at the end of the warm-up gave a microsecond kernel a hot graph of 2
+  // launches instead of 8; session 43, hot 1 x 4096 2.71 against 1.36 us).
+  const char* warmup_sizing() const { return size_from_median_ ? "median" : "last"; }
   static constexpr double kRestMinLaunchMs = 1.0;
 
   void flush_l2();                         // enqueue the flush
@@ -156,12 +161,20 @@ class GpuTimer {
   double rest_ms_ = 0;
   double min_hold_ms_ = 0;
   bool reset_persisting_ = true;
+  bool size_from_median_ = true;
   bool has_persisting_set_aside_ = true;
   int flush_blocks_ = 0;
   int sm_clock_khz_ = 0;
   DeviceBuffer probe_;        // the clock probe's cycles and nanoseconds
   DeviceBuffer hold_totals_;  // the holds' summed cycles and nanoseconds (hold_totals)
 };
+
+// The launch time a case's decisions (cold batch, hot K, hot's upper limit) are sized from: of a warm-up's
+// event-timed launches after its first (which pays one-time set-up), the median (median = true; the upper
+// one of an even count) or the last. Each time includes the host's launch call, which dominates a
+// microsecond kernel's: the median is the same for a kernel and the empty-kernel floor it is compared with,
+// where the last follows one host hiccup. Throws std::invalid_argument for no times.
+double sizing_launch_ms(std::vector<double> launches_ms, bool median);
 
 // How many cold launches one batch queues, from one warm launch's time: about 0.25 ms of kernel time,
 // at least 1, at most GpuTimer::kMaxColdBatch.

@@ -51,6 +51,11 @@ TimerSettings TimerSettings::from_env(const std::function<const char*(const char
     if (r != "on" && r != "off") bad_setting("SOLBENCH_PERSISTING_RESET", "'on' or 'off'", v);
     s.reset_persisting = r == "on";
   }
+  if (const char* v = get("SOLBENCH_WARMUP_SIZING")) {
+    const std::string w = v;
+    if (w != "median" && w != "last") bad_setting("SOLBENCH_WARMUP_SIZING", "'median' or 'last'", v);
+    s.size_from_median = w == "median";
+  }
   // The reset waits for the launch before it; the continuous queue keeps one batch in flight.
   if (s.reset_persisting && s.continuous_queue)
     bad_setting("SOLBENCH_COLD_QUEUE",
