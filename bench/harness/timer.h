@@ -172,8 +172,9 @@ class GpuTimer {
 // The launch time a case's decisions (cold batch, hot K, hot's upper limit) are sized from: of a warm-up's
 // event-timed launches after its first (which pays one-time set-up), the median (median = true; the upper
 // one of an even count) or the last. Each time includes the host's launch call, which dominates a
-// microsecond kernel's: the median is the same for a kernel and the empty-kernel floor it is compared with,
-// where the last follows one host hiccup. Throws std::invalid_argument for no times.
+// microsecond kernel's: the median is about the same for a kernel and the empty-kernel floor it is compared
+// with (K 7-10 on the H200s; session 44, c216), where the last follows one host hiccup (K 2 in session 43).
+// Throws std::invalid_argument for no times.
 double sizing_launch_ms(std::vector<double> launches_ms, bool median);
 
 // How many cold launches one batch queues, from one warm launch's time: about 0.25 ms of kernel time,
