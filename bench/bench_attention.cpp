@@ -196,9 +196,9 @@ void register_launch_floor(const AttentionShape& shape, DType dtype, const std::
     register_case(case_name, [=, &impls](benchmark::State& st) {
       std::string no_room;
       AttentionData* data = data_for(shape, dtype, impls, keep_inputs_gib, &no_room);
-      if (!data) return skip_unsupported(st, no_room);
+      if (!data) throw Unsupported(no_room);
       const attention::Problem p = data->problem();
-      if (const std::string why = ds::launch_floor_supports(p); !why.empty()) return skip_unsupported(st, why);
+      if (const std::string why = ds::launch_floor_supports(p); !why.empty()) throw Unsupported(why);
       const ds::Plan plan = ds::make_plan(p, env().device.sm_count);
       const int64_t clusters = plan.cluster_combine ? p.batch * p.heads_kv * plan.row_blocks : 0;
       const int active = plan.cluster_combine ? ds::max_active_clusters(p, plan.num_splits) : 0;
@@ -229,9 +229,9 @@ void register_cases(const Options& opt) {
           register_case(case_name, [=, &impl](benchmark::State& st) {
             std::string no_room;
             AttentionData* data = data_for(shape, dtype, impls, keep_inputs_gib, &no_room);
-            if (!data) return skip_unsupported(st, no_room);
+            if (!data) throw Unsupported(no_room);
             const attention::Problem p = data->problem();
-            if (const std::string why = impl.supports(p); !why.empty()) return skip_unsupported(st, why);
+            if (const std::string why = impl.supports(p); !why.empty()) throw Unsupported(why);
             auto it = verified.find(base);
             if (it == verified.end()) {
               data->poison_output();
@@ -246,7 +246,7 @@ void register_cases(const Options& opt) {
               it = verified.emplace(base, c).first;
             }
             const Check& c = it->second;
-            if (c.message.rfind("skipped: ", 0) == 0) return skip_unsupported(st, c.message.substr(9));
+            if (c.message.rfind("skipped: ", 0) == 0) throw Unsupported(c.message.substr(9));
             if (!c.ok) return fail_case(st, case_name, "verification failed: " + c.message);
             const double bytes = static_cast<double>(shape.decode() ? p.kv_bytes() : p.bytes());
             run_timed(st, mode,

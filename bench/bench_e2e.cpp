@@ -105,8 +105,8 @@ void register_cases(const Options& opt) {
           register_case(case_name, [=](benchmark::State& st) {
             std::string why;
             Layer* layer = layer_for(shape, dtype, keep_inputs_gib, &why);
-            if (!layer) return skip_unsupported(st, why);
-            if (const std::string no = layer->supports(impl); !no.empty()) return skip_unsupported(st, no);
+            if (!layer) throw Unsupported(why);
+            if (const std::string no = layer->supports(impl); !no.empty()) throw Unsupported(no);
             const std::string verified_key = layer_key(shape, dtype) + "/" + impl_name;
             auto it = verified.find(verified_key);
             if (it == verified.end()) {
@@ -127,7 +127,7 @@ void register_cases(const Options& opt) {
               it = verified.emplace(verified_key, c).first;
             }
             const Check& c = it->second;
-            if (c.message.rfind("skipped: ", 0) == 0) return skip_unsupported(st, c.message.substr(9));
+            if (c.message.rfind("skipped: ", 0) == 0) throw Unsupported(c.message.substr(9));
             if (!c.ok) return fail_case(st, case_name, "verification failed: " + c.message);
             Counters counters;
             if (impl == LayerImpl::torch_eager || impl == LayerImpl::solbench_norms) {

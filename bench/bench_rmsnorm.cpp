@@ -94,7 +94,7 @@ void register_cases(const Options& opt) {
           register_case(case_name, [=](benchmark::State& st) {
             RmsNormData& data = data_for(shape, dtype, keep_inputs_gib);
             const rmsnorm::Problem p = data.problem();
-            if (const std::string why = impl.supports(p); !why.empty()) return skip_unsupported(st, why);
+            if (const std::string why = impl.supports(p); !why.empty()) throw Unsupported(why);
             auto it = verified.find(base);
             if (it == verified.end()) {
               data.poison_output();

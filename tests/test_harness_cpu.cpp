@@ -297,5 +297,88 @@ TEST(TimerSettings, ContinuousQueueNeedsThePersistingResetOff) {
       settings_of({{"SOLBENCH_COLD_QUEUE", "continuous"}, {"SOLBENCH_PERSISTING_RESET", "off"}}).continuous_queue);
 }
 
+// register_case over Google Benchmark's own runner (no GPU: the bodies time nothing; 1 s a manual iteration,
+// so that one call of the body makes each repetition, the first one's calibration included): a case that throws, or is refused, in some repetitions and not in others. Google Benchmark
+// checks that all repetitions of a case report one iteration count and aborts the process otherwise (1.8.3
+// on the H200 in session 43, c214: a PyTorch baseline timed in one repetition, out of memory in two), so
+// before this these cases killed the binary with every result unwritten.
+struct CapturedRuns : benchmark::BenchmarkReporter {
+  std::vector<Run> runs;
+  bool ReportContext(const Context&) override { return true; }
+  void ReportRuns(const std::vector<Run>& r) override { runs.insert(runs.end(), r.begin(), r.end()); }
+  std::vector<const Run*> of(const std::string& name, Run::RunType type) const {
+    std::vector<const Run*> out;
+    for (const Run& r : runs)
+      if (r.run_name.str().rfind(name, 0) == 0 && r.run_type == type) out.push_back(&r);
+    return out;
+  }
+};
+
+TEST(RegisterCase, ACaseRunsInEveryRepetitionOrInNoneAndNeverAbortsTheRun) {
+  static int calls[6] = {0, 0, 0, 0, 0, 0};
+  auto body = [](int which, int throw_on_call, bool refuse) {
+    return [=](benchmark::State& st) {
+      if (++calls[which] == throw_on_call) {
+        if (refuse) throw Unsupported("out of memory this time");
+        throw std::runtime_error("a CUDA error this time");
+      }
+      for (auto _ : st) st.SetIterationTime(1.0);
+    };
+  };
+  register_case("selftest/fails_in_second", body(0, 2, false));
+  register_case("selftest/fails_in_first", body(1, 1, false));
+  register_case("selftest/refused_after_timed", body(2, 2, true));
+  register_case("selftest/refused_first", body(3, 1, true));
+  register_case("selftest/verification_fails_first", [](benchmark::State& st) {
+    if (++calls[4] == 1) return fail_case(st, "selftest/verification_fails_first", "verification failed: 2 of 8");
+    for (auto _ : st) st.SetIterationTime(1.0);
+  });
+  register_case("selftest/timed", body(5, 0, false));  // never throws (its count starts at 1)
+  std::vector<std::string> args = {"test_harness_cpu", "--benchmark_filter=^selftest/", "--benchmark_repetitions=3",
+                                   "--benchmark_enable_random_interleaving=true"};
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  int argc = static_cast<int>(argv.size());
+  benchmark::Initialize(&argc, argv.data());
+  CapturedRuns out;
+  // Before register_case kept each case's history: "Check (run_iterations) == (run.iterations) failed"
+  // (abort) for fails_in_second and refused_after_timed, a segmentation fault for fails_in_first.
+  benchmark::RunSpecifiedBenchmarks(&out);
+
+  using Run = benchmark::BenchmarkReporter::Run;
+  auto errors = [&](const std::string& name) {
+    std::vector<std::string> e;
+    for (const Run* r : out.of(name, Run::RT_Iteration)) e.push_back(r->error_occurred ? r->error_message : "");
+    return e;
+  };
+  const std::string cuda = "a CUDA error this time", not_run = "not run: it failed in an earlier repetition: ";
+  EXPECT_EQ(errors("selftest/fails_in_second"), (std::vector<std::string>{"", cuda, not_run + cuda}));
+  EXPECT_EQ(errors("selftest/fails_in_first"), (std::vector<std::string>{cuda, not_run + cuda, not_run + cuda}));
+  EXPECT_EQ(calls[1], 1);
+  const std::string wrong = "verification failed: 2 of 8";
+  EXPECT_EQ(errors("selftest/verification_fails_first"), (std::vector<std::string>{wrong, not_run + wrong, not_run + wrong}));
+  EXPECT_EQ(calls[4], 1);
+  // Refused after a timed repetition: a failure, not a skip (the scripts count a "skipped:" message as a skip).
+  const auto refused_late = errors("selftest/refused_after_timed");
+  ASSERT_EQ(refused_late.size(), 3u);
+  EXPECT_EQ(refused_late[0], "");
+  EXPECT_EQ(refused_late[1].rfind("refused after an earlier run of it was timed", 0), 0u) << refused_late[1];
+  EXPECT_NE(refused_late[1].find("out of memory this time"), std::string::npos);
+  EXPECT_EQ(refused_late[2], not_run + refused_late[1]);
+  // Refused in its first repetition: skipped in all three with the reason, its body not called again.
+  EXPECT_EQ(errors("selftest/refused_first"), std::vector<std::string>(3, "skipped: out of memory this time"));
+  EXPECT_EQ(calls[3], 1);
+  // A case that runs keeps its statistics; every repetition of every case reported one iteration count.
+  EXPECT_EQ(errors("selftest/timed"), std::vector<std::string>(3, ""));
+  EXPECT_EQ(calls[5], 3);
+  EXPECT_FALSE(out.of("selftest/timed", Run::RT_Aggregate).empty());
+  for (const char* name : {"selftest/fails_in_second", "selftest/fails_in_first", "selftest/refused_after_timed",
+                           "selftest/refused_first", "selftest/verification_fails_first", "selftest/timed"}) {
+    const auto runs = out.of(name, Run::RT_Iteration);
+    ASSERT_EQ(runs.size(), 3u) << name;
+    for (const Run* r : runs) EXPECT_EQ(r->iterations, runs[0]->iterations) << name;
+  }
+}
+
 }  // namespace
 }  // namespace sb::bench

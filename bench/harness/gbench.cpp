@@ -223,11 +223,7 @@ void run_timed(benchmark::State& state, Mode mode, const Timed& t) {
   if (current.name != t.case_name || current.mode != mode) try {
     timer.drain();  // nothing of an earlier case (or of one that threw) still in flight
     current = CaseState{t.case_name, mode, nullptr};
-    const auto known = decided.find({t.case_name, mode});
-    if (known != decided.end() && !known->second.unsupported.empty()) {
-      current.decision = known->second;  // skipped in every repetition, without warming up again
-      throw Unsupported(current.decision.unsupported);
-    }
+    const auto known = decided.find({t.case_name, mode});  // refused ones do not come back (register_case)
     // Warm-up, first part (kWarmUpMs): module load, allocator caches, the launch's time.
     const auto warm_up_start = std::chrono::steady_clock::now();
     double warm_ms = 0;
@@ -282,8 +278,8 @@ void run_timed(benchmark::State& state, Mode mode, const Timed& t) {
         timer.replay_ms(*current.graph);
     }
   } catch (const Unsupported& e) {
-    // Every later repetition of the case is skipped with it too (a PyTorch baseline that runs out of memory
-    // in its hot graph's capture throws it from the launch).
+    // A PyTorch baseline that runs out of memory in its hot graph's capture throws it from the launch;
+    // register_case skips the case's later repetitions with it.
     current.decision.unsupported = e.what();
     decided[{t.case_name, mode}] = current.decision;
   } catch (...) {
@@ -338,14 +334,30 @@ void fail_case(benchmark::State& state, const std::string& case_name, const std:
   state.SkipWithError(message.c_str());
 }
 
+namespace {
+// A case that cannot run (Unsupported): skipped with the reason, not failed.
 void skip_unsupported(benchmark::State& state, const std::string& reason) {
   const std::string msg = "skipped: " + reason;
   state.SkipWithError(msg.c_str());
 }
+}  // namespace
 
 void register_case(const std::string& name, std::function<void(benchmark::State&)> fn) {
   // Google Benchmark does not catch exceptions: a CUDA error or a bad problem fails this case only.
   auto* b = benchmark::RegisterBenchmark(name.c_str(), [name, fn](benchmark::State& st) {
+    // What the case's earlier repetitions did. A case runs in every repetition or in none: refused once
+    // (Unsupported), it is skipped with the same reason in the later ones without calling `fn`; failed once
+    // (an exception, or `fn`'s own fail_case: verification), the later ones are not run; refused after a
+    // timed run (a repetition, or one of Google Benchmark's calibration runs in the first; e.g. out of memory
+    // only this time), it fails, loudly. Google Benchmark 1.7.1 and
+    // 1.8.3 compute a case's statistics from its first repetition's: a first repetition that failed or was
+    // skipped, followed by timed ones, crashes them (a null pointer in ComputeStats).
+    struct History {
+      bool timed = false;
+      std::string refused, failed;
+    };
+    static std::map<std::string, History> history;
+    History& h = history[name];
     const auto start = std::chrono::steady_clock::now();
     struct Count {  // on every way out of the body
       std::chrono::steady_clock::time_point start;
@@ -354,13 +366,34 @@ void register_case(const std::string& name, std::function<void(benchmark::State&
         g_wall.body_s += seconds_since(start);
       }
     } count{start};
-    try {
-      fn(st);
-    } catch (const Unsupported& e) {
-      skip_unsupported(st, e.what());
-    } catch (const std::exception& e) {
-      fail_case(st, name, e.what());
+    if (!h.failed.empty()) {
+      st.SkipWithError(("not run: it failed in an earlier repetition: " + h.failed).c_str());
+    } else if (!h.refused.empty()) {
+      skip_unsupported(st, h.refused);
+    } else {
+      try {
+        fn(st);
+        if (const auto f = g_failures.find(name); f != g_failures.end()) h.failed = f->second;
+        else h.timed = true;
+      } catch (const Unsupported& e) {
+        if (h.timed) {
+          h.failed = std::string("refused after an earlier run of it was timed, so that its repetitions would not "
+                                 "measure the same thing: ") + e.what();
+          fail_case(st, name, h.failed);
+        } else {
+          skip_unsupported(st, h.refused = e.what());
+        }
+      } catch (const std::exception& e) {
+        fail_case(st, name, h.failed = e.what());
+      }
     }
+    // Google Benchmark checks that all repetitions of a case report one iteration count, and aborts the
+    // binary otherwise (session 43, c214: a case timed in one repetition and refused in two). A repetition
+    // skipped before its loop reports 0; entering the loop once skipped runs no iteration and reports the
+    // count the repetition was given, as a timed one does.
+    if (st.iterations() == 0)
+      for (auto _ : st) {
+      }
   });
   b->UseManualTime()->Unit(benchmark::kMicrosecond);
   if (g_profile) b->Iterations(kProfileLaunches)->Repetitions(1);

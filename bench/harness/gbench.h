@@ -49,20 +49,22 @@ struct Timed {
 // time per launch (SetIterationTime) and the GB/s, TFLOP/s, sol_pct, err, bytes, flops, launches counters.
 void run_timed(benchmark::State& state, Mode mode, const Timed& t);
 
-// Thrown by a timed launch that the implementation refused (e.g. a PyTorch baseline out of memory inside
-// the hot graph's capture): the case is skipped with the reason, never timed as if it had run.
+// Thrown where a case cannot run (its implementation's supports() reason, no room for its inputs, a PyTorch
+// baseline out of memory inside the hot graph's capture): register_case skips the case with the reason,
+// SkipWithError("skipped: <reason>"), not a failure (Google Benchmark 1.7.1 has no SkipWithMessage; the
+// scripts read the prefix), and never times it as if it had run.
 struct Unsupported : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
 // A case that fails verification or throws: SkipWithError and remembered, so main exits 1.
 void fail_case(benchmark::State& state, const std::string& case_name, const std::string& message);
-// A case the implementation does not support: SkipWithError("skipped: <reason>"), not a failure
-// (Google Benchmark 1.7.1 has no SkipWithMessage; the scripts read the prefix).
-void skip_unsupported(benchmark::State& state, const std::string& reason);
 
-// Registers `fn` under `name` (manual time, microseconds; fixed launches in profile mode). A
-// std::exception escaping `fn` fails that case only.
+// Registers `fn` under `name` (manual time, microseconds; fixed launches in profile mode). A case runs
+// in every repetition or in none: a std::exception escaping `fn` (or `fn`'s own fail_case) fails it in that
+// repetition, and the later ones are not run; Unsupported skips it in that repetition and the later ones,
+// without calling `fn` again, unless a run of it was already timed: then it fails. Every repetition
+// reports the same iteration count however it ended, so that Google Benchmark never aborts the binary.
 void register_case(const std::string& name, std::function<void(benchmark::State&)> fn);
 
 struct BenchSpec {
