@@ -164,11 +164,12 @@ TEST(TimingProtocol, DefaultTextIsPinnedAndEachSettingHasItsVersion) {
             "batches of <= 4 launches, flush + hold + events each, the hold's cycles counted (hold_mhz); hot = "
             "CUDA graph of K launches");
   std::set<std::string> seen;  // every combination of settings has a version of its own
+  for (const bool marginal : {false, true})
   for (const bool median : {false, true})
     for (const auto& [reset, interleaved] : {std::pair{false, false}, {true, false}, {false, true}, {true, true}}) {
-      const int base = (reset ? 26 : 10) + (interleaved ? 32 : 0) + (median ? 64 : 0);
+      const int base = (reset ? 26 : 10) + (interleaved ? 32 : 0) + (median ? 64 : 0) + (marginal ? 128 : 0);
       auto version = [&](bool before, bool continuous, double rest, double min_hold) {
-        const std::string t = timing_protocol(before, continuous, rest, min_hold, reset, interleaved, median);
+        const std::string t = timing_protocol(before, continuous, rest, min_hold, reset, interleaved, median, marginal);
         return t.substr(0, t.find(':'));
       };
       EXPECT_EQ(version(false, false, 0, 0), "v" + std::to_string(base));
@@ -181,12 +182,15 @@ TEST(TimingProtocol, DefaultTextIsPinnedAndEachSettingHasItsVersion) {
       EXPECT_EQ(version(true, true, 100, 40), "v" + std::to_string(base + 15));
       for (int bits = 0; bits < 16; ++bits)
         EXPECT_TRUE(seen.insert(version(bits & 1, bits & 2, bits & 4 ? 100 : 0, bits & 8 ? 40 : 0)).second);
-      const std::string t = timing_protocol(false, false, 0, 0, reset, interleaved, median);
+      const std::string t = timing_protocol(false, false, 0, 0, reset, interleaved, median, marginal);
       EXPECT_EQ(t.find("reset") != std::string::npos, reset);
       EXPECT_EQ(t.find("random order") != std::string::npos, interleaved);
       EXPECT_EQ(t.find("median warm-up launch") != std::string::npos, median);
+      EXPECT_EQ(t.find("graphs of 2K and K launches") != std::string::npos, marginal);
+      EXPECT_EQ(t.find("hot = CUDA graph of K launches") != std::string::npos, !marginal);
     }
-  EXPECT_EQ(seen.size(), 128u);
+  EXPECT_EQ(seen.size(), 256u);
+  EXPECT_EQ(timing_protocol(false, false, 0, 0, true, true, true, true).substr(0, 5), "v250:");
   EXPECT_NE(timing_protocol(true, false).find("hold + flush + events"), std::string::npos);
   EXPECT_NE(timing_protocol(false, true).find("continuous queue of batches"), std::string::npos);
   EXPECT_EQ(timing_protocol(false, false, 0), timing_protocol(false, false));
@@ -199,6 +203,18 @@ TEST(TimingProtocol, DefaultTextIsPinnedAndEachSettingHasItsVersion) {
 
 // The launch time a case is sized from: the median of the warm-up's launches (the upper median of an even
 // count), so that one slow host launch does not set K; "last" (SOLBENCH_WARMUP_SIZING=last) keeps v58's.
+// SOLBENCH_HOT_TIMING=marginal: what one more launch costs inside a graph, without the graph's own launch.
+// Session 44's fit on the H200: t(K) = 0.50 + 3.5 / K us for the PDL floor, so K = 8 reads 0.94 us a launch
+// where one more launch costs 0.50.
+TEST(MarginalLaunch, TheGraphsOwnLaunchCancels) {
+  auto graph_us = [](int k) { return 3.5 + 0.50 * k; };  // one replay of a graph of k launches
+  EXPECT_NEAR(graph_us(8) / 8, 0.9375, 1e-12);
+  EXPECT_NEAR(marginal_launch_ms(graph_us(8), graph_us(16), 8), 0.50, 1e-12);
+  EXPECT_NEAR(marginal_launch_ms(graph_us(2), graph_us(4), 2), 0.50, 1e-12);
+  EXPECT_DOUBLE_EQ(marginal_launch_ms(1.0, 1.0, 4), 0.0);
+  EXPECT_THROW(marginal_launch_ms(1.0, 2.0, 0), std::invalid_argument);
+}
+
 TEST(SizingLaunch, MedianOfTheWarmUpNotItsLastLaunch) {
   // Session 43 on GPU-cc6011d6: 1 x 4096's warm-up ended on a ~25 us host hiccup; its launches took ~6 us.
   const std::vector<double> warm_up = {0.0061, 0.0058, 0.0063, 0.0060, 0.0250};
@@ -232,6 +248,7 @@ TEST(TimerSettings, DefaultsWithoutTheVariables) {
   EXPECT_EQ(s.min_hold_us, 0.0);
   EXPECT_TRUE(s.reset_persisting);
   EXPECT_TRUE(s.size_from_median);
+  EXPECT_FALSE(s.hot_marginal);
 }
 
 TEST(TimerSettings, EachValueParses) {
@@ -242,7 +259,8 @@ TEST(TimerSettings, EachValueParses) {
                                        {"SOLBENCH_REST_MS", "100"},
                                        {"SOLBENCH_MIN_HOLD_US", "40"},
                                        {"SOLBENCH_PERSISTING_RESET", "off"},
-                                       {"SOLBENCH_WARMUP_SIZING", "last"}});
+                                       {"SOLBENCH_WARMUP_SIZING", "last"},
+                                       {"SOLBENCH_HOT_TIMING", "marginal"}});
   EXPECT_EQ(s.flush_bytes, std::size_t{268435456});
   EXPECT_EQ(s.flush_method, FlushMethod::read);
   EXPECT_TRUE(s.hold_before_flush);
@@ -251,6 +269,8 @@ TEST(TimerSettings, EachValueParses) {
   EXPECT_EQ(s.min_hold_us, 40.0);
   EXPECT_FALSE(s.reset_persisting);
   EXPECT_FALSE(s.size_from_median);
+  EXPECT_TRUE(s.hot_marginal);
+  EXPECT_FALSE(settings_of({{"SOLBENCH_HOT_TIMING", "graph"}}).hot_marginal);
   EXPECT_TRUE(settings_of({{"SOLBENCH_PERSISTING_RESET", "on"}}).reset_persisting);
   EXPECT_TRUE(settings_of({{"SOLBENCH_WARMUP_SIZING", "median"}}).size_from_median);
   for (const char* m : {"memset", "kernel", "read"})
@@ -270,7 +290,8 @@ TEST(TimerSettings, BadValuesNameTheVariable) {
       {"SOLBENCH_FLUSH_BYTES", "1099511627777"},  // 1 TiB + 1
       {"SOLBENCH_MIN_HOLD_US", "1001"},   {"SOLBENCH_MIN_HOLD_US", "-1"},   {"SOLBENCH_MIN_HOLD_US", "40us"},
       {"SOLBENCH_PERSISTING_RESET", "yes"}, {"SOLBENCH_PERSISTING_RESET", ""},
-      {"SOLBENCH_WARMUP_SIZING", "mean"}, {"SOLBENCH_WARMUP_SIZING", ""},   {"SOLBENCH_WARMUP_SIZING", "Median"}};
+      {"SOLBENCH_WARMUP_SIZING", "mean"}, {"SOLBENCH_WARMUP_SIZING", ""},   {"SOLBENCH_WARMUP_SIZING", "Median"},
+      {"SOLBENCH_HOT_TIMING", "diff"},   {"SOLBENCH_HOT_TIMING", ""}};
   for (const auto& [name, value] : bad) {
     try {
       settings_of({{name, value}});

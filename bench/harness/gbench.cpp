@@ -128,6 +128,7 @@ void add_context(const Env& e, const BenchSpec& spec, const std::vector<std::pai
   benchmark::AddCustomContext("min_hold_us", fmt(1e3 * e.timer.min_hold_ms(), "%.0f"));
   benchmark::AddCustomContext("persisting_reset", e.timer.persisting_reset());
   benchmark::AddCustomContext("warmup_sizing", e.timer.warmup_sizing());
+  benchmark::AddCustomContext("hot_timing", e.timer.hot_timing());
   {
     std::size_t persisting = 0;
     SB_CUDA_CHECK(cudaDeviceGetLimit(&persisting, cudaLimitPersistingL2CacheSize));
@@ -139,7 +140,8 @@ void add_context(const Env& e, const BenchSpec& spec, const std::vector<std::pai
                                                                  e.timer.rest_ms(), 1e3 * e.timer.min_hold_ms(),
                                                                  std::string(e.timer.persisting_reset()) == "on",
                                                                  random_interleaving,
-                                                                 std::string(e.timer.warmup_sizing()) == "median"));
+                                                                 std::string(e.timer.warmup_sizing()) == "median",
+                                                                 std::string(e.timer.hot_timing()) == "marginal"));
   for (const auto& [name, value] : op_context) benchmark::AddCustomContext(name, value);
   benchmark::AddCustomContext("profile_mode", g_profile ? "true" : "false");
   benchmark::AddCustomContext("binary_command", command);
@@ -151,7 +153,8 @@ void add_context(const Env& e, const BenchSpec& spec, const std::vector<std::pai
 }  // namespace
 
 std::string timing_protocol(bool hold_before_flush, bool continuous_queue, double rest_ms, double min_hold_us,
-                            bool reset_persisting, bool random_interleaving, bool size_from_median) {
+                            bool reset_persisting, bool random_interleaving, bool size_from_median,
+                            bool hot_marginal) {
   // The recorded text is compared across runs as is (the CPU test pins it); the figures in it are these
   // constants'.
   static_assert(GpuTimer::kMaxColdBatch == 4 && kSettleMs == 100.0 && kWarmUpMs == 1.0,
@@ -159,7 +162,8 @@ std::string timing_protocol(bool hold_before_flush, bool continuous_queue, doubl
   const bool rest = rest_ms > 0;
   const bool min_hold = min_hold_us > 0;
   const int version = (reset_persisting ? 26 : 10) + (hold_before_flush ? 1 : 0) + (continuous_queue ? 2 : 0) +
-                      (rest ? 4 : 0) + (min_hold ? 8 : 0) + (random_interleaving ? 32 : 0) + (size_from_median ? 64 : 0);
+                      (rest ? 4 : 0) + (min_hold ? 8 : 0) + (random_interleaving ? 32 : 0) + (size_from_median ? 64 : 0) +
+                      (hot_marginal ? 128 : 0);
   const std::string rest_text =
       rest ? "; launches of >= " + fmt(GpuTimer::kRestMinLaunchMs, "%.0f") + " ms: " + fmt(rest_ms, "%.0f") +
                  " ms of GPU idle between the warm-up and the timed loop"
@@ -172,7 +176,9 @@ std::string timing_protocol(bool hold_before_flush, bool continuous_queue, doubl
          (hold_before_flush ? "hold + flush" : "flush + hold") +
          " + events each, the hold's cycles counted (hold_mhz)" +
          (min_hold ? ", the hold at least " + fmt(min_hold_us, "%.0f") + " us" : "") +
-         "; hot = CUDA graph of K launches" + rest_text +
+         (hot_marginal ? "; hot = CUDA graphs of 2K and K launches, the difference of their replays over K"
+                       : "; hot = CUDA graph of K launches") +
+         rest_text +
          (random_interleaving ? "; the repetitions of all cases in random order, each warmed up and settled" : "") +
          (size_from_median ? "; the batch and K sized from the median warm-up launch" : "");
 }
@@ -208,6 +214,7 @@ struct CaseState {
   std::string name;
   Mode mode = Mode::cold;
   std::unique_ptr<Replay> graph = nullptr;
+  std::unique_ptr<Replay> graph_2k = nullptr;  // SOLBENCH_HOT_TIMING=marginal: the same launches, twice as many
   CaseDecision decision = {};
 };
 
@@ -256,9 +263,14 @@ void run_timed(benchmark::State& state, Mode mode, const Timed& t) {
       if (!d.unsupported.empty()) throw Unsupported(d.unsupported);
     }
     const CaseDecision& d = current.decision;
+    const bool marginal = !g_profile && mode == Mode::hot && std::string(timer.hot_timing()) == "marginal";
     if (mode == Mode::hot) {
       current.graph = t.capture(s, d.hot_launches, t.launch);
       current.graph->replay(s);
+    }
+    if (marginal) {
+      current.graph_2k = t.capture(s, 2 * d.hot_launches, t.launch);
+      current.graph_2k->replay(s);
     }
     SB_CUDA_CHECK(cudaStreamSynchronize(s));
     // SOLBENCH_REST_MS (experiments): a power-limited launch first lets the GPU idle, so that its clock does
@@ -272,10 +284,12 @@ void run_timed(benchmark::State& state, Mode mode, const Timed& t) {
     // level this mode's duty cycle (flush, hold and batch synchronization, or graph replays) gives it.
     while (!g_profile &&
            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - settle_start).count() < kSettleMs) {
-      if (mode == Mode::cold)
+      if (mode == Mode::cold) {
         timer.cold_batch_ms(t.launch, d.cold_batch, d.hold_ms);
-      else
+      } else {
         timer.replay_ms(*current.graph);
+        if (marginal) timer.replay_ms(*current.graph_2k);
+      }
     }
   } catch (const Unsupported& e) {
     // A PyTorch baseline that runs out of memory in its hot graph's capture throws it from the launch;
@@ -299,6 +313,9 @@ void run_timed(benchmark::State& state, Mode mode, const Timed& t) {
       std::vector<double> batch = timer.cold_batch_ms(t.launch, current.decision.cold_batch, current.decision.hold_ms);
       std::nth_element(batch.begin(), batch.begin() + batch.size() / 2, batch.end());
       ms = batch[batch.size() / 2];
+    } else if (current.graph_2k) {  // SOLBENCH_HOT_TIMING=marginal
+      const double k_ms = timer.replay_ms(*current.graph);
+      ms = marginal_launch_ms(k_ms, timer.replay_ms(*current.graph_2k), launches);
     } else {
       ms = timer.replay_ms(*current.graph) / launches;
     }

@@ -93,6 +93,7 @@ GpuTimer::GpuTimer(cudaStream_t stream) : stream_(stream) {
   min_hold_ms_ = 1e-3 * settings.min_hold_us;
   reset_persisting_ = settings.reset_persisting;
   size_from_median_ = settings.size_from_median;
+  hot_marginal_ = settings.hot_marginal;
   int dev = 0, l2 = 0;
   SB_CUDA_CHECK(cudaGetDevice(&dev));
   SB_CUDA_CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, dev));
@@ -263,6 +264,11 @@ double sizing_launch_ms(std::vector<double> launches_ms, bool median) {
   const auto mid = launches_ms.begin() + static_cast<std::ptrdiff_t>(launches_ms.size() / 2);
   std::nth_element(launches_ms.begin(), mid, launches_ms.end());
   return *mid;
+}
+
+double marginal_launch_ms(double replay_k_ms, double replay_2k_ms, int k) {
+  if (k < 1) throw std::invalid_argument("marginal_launch_ms: k must be at least 1, got " + std::to_string(k));
+  return (replay_2k_ms - replay_k_ms) / k;
 }
 
 int hot_launch_count(double single_launch_ms) {

@@ -108,6 +108,12 @@ class GpuTimer {
   // v73, where one slow host launch at the end of the warm-up gave a microsecond kernel a hot graph of 2
   // launches instead of 8; session 43, hot 1 x 4096 2.71 against 1.36 us).
   const char* warmup_sizing() const { return size_from_median_ ? "median" : "last"; }
+  // How a hot case's time per launch is taken: "graph", the default (one replay of a graph of K launches,
+  // over K, so that the graph's own launch, ~3.5 us on the H200s, is spread over its K kernels: session 44
+  // fitted 0.50 us a launch for the PDL floor and 0.95 for 1 x 4096 under K of 6-10), or "marginal"
+  // (SOLBENCH_HOT_TIMING=marginal, for experiments: a graph of K and one of 2K replayed back to back, their
+  // difference over K, marginal_launch_ms: what one more launch costs inside a long graph, without it).
+  const char* hot_timing() const { return hot_marginal_ ? "marginal" : "graph"; }
   static constexpr double kRestMinLaunchMs = 1.0;
 
   void flush_l2();                         // enqueue the flush
@@ -162,6 +168,7 @@ class GpuTimer {
   double min_hold_ms_ = 0;
   bool reset_persisting_ = true;
   bool size_from_median_ = true;
+  bool hot_marginal_ = false;
   bool has_persisting_set_aside_ = true;
   int flush_blocks_ = 0;
   int sm_clock_khz_ = 0;
@@ -176,6 +183,10 @@ class GpuTimer {
 // with (K 7-10 on the H200s; session 44, c216), where the last follows one host hiccup (K 2 in session 43).
 // Throws std::invalid_argument for no times.
 double sizing_launch_ms(std::vector<double> launches_ms, bool median);
+
+// Marginal hot time per launch (SOLBENCH_HOT_TIMING=marginal): (replay of 2k launches - replay of k) / k.
+// Throws std::invalid_argument for k < 1.
+double marginal_launch_ms(double replay_k_ms, double replay_2k_ms, int k);
 
 // How many cold launches one batch queues, from one warm launch's time: about 0.25 ms of kernel time,
 // at least 1, at most GpuTimer::kMaxColdBatch.

@@ -56,6 +56,11 @@ TimerSettings TimerSettings::from_env(const std::function<const char*(const char
     if (w != "median" && w != "last") bad_setting("SOLBENCH_WARMUP_SIZING", "'median' or 'last'", v);
     s.size_from_median = w == "median";
   }
+  if (const char* v = get("SOLBENCH_HOT_TIMING")) {
+    const std::string h = v;
+    if (h != "graph" && h != "marginal") bad_setting("SOLBENCH_HOT_TIMING", "'graph' or 'marginal'", v);
+    s.hot_marginal = h == "marginal";
+  }
   // The reset waits for the launch before it; the continuous queue keeps one batch in flight.
   if (s.reset_persisting && s.continuous_queue)
     bad_setting("SOLBENCH_COLD_QUEUE",
