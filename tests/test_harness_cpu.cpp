@@ -164,8 +164,8 @@ TEST(TimingProtocol, DefaultTextIsPinnedAndEachSettingHasItsVersion) {
             "batches of <= 4 launches, flush + hold + events each, the hold's cycles counted (hold_mhz); hot = "
             "CUDA graph of K launches");
   std::set<std::string> seen;  // every combination of settings has a version of its own
-  for (const bool marginal : {false, true})
-  for (const bool median : {false, true})
+  for (int setting = 0; setting < 4; ++setting) {
+    const bool median = setting & 1, marginal = setting & 2;
     for (const auto& [reset, interleaved] : {std::pair{false, false}, {true, false}, {false, true}, {true, true}}) {
       const int base = (reset ? 26 : 10) + (interleaved ? 32 : 0) + (median ? 64 : 0) + (marginal ? 128 : 0);
       auto version = [&](bool before, bool continuous, double rest, double min_hold) {
@@ -189,6 +189,7 @@ TEST(TimingProtocol, DefaultTextIsPinnedAndEachSettingHasItsVersion) {
       EXPECT_EQ(t.find("graphs of 2K and K launches") != std::string::npos, marginal);
       EXPECT_EQ(t.find("hot = CUDA graph of K launches") != std::string::npos, !marginal);
     }
+  }
   EXPECT_EQ(seen.size(), 256u);
   EXPECT_EQ(timing_protocol(false, false, 0, 0, true, true, true, true).substr(0, 5), "v250:");
   EXPECT_NE(timing_protocol(true, false).find("hold + flush + events"), std::string::npos);
