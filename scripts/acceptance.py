@@ -103,6 +103,12 @@ def rmsnorm(run: sbresults.Run, anchors: dict) -> list:
     # `vectorized`'s decode-sized kernel is launched with programmatic dependent launch: the floor measured
     # the same way is the empty kernel launched so (a run before it has only the plain one). The plain
     # floor is shown beside it.
+    # Each hot figure with its graph's launch count K (the `launches` counter), where the run records it: a
+    # microsecond kernel's hot time moves with K (the graph's own launch is spread over its K kernels).
+    def at_k(case):
+        k = case.counters.get("launches")
+        return f" at K {k:.0f}" if k else ""
+
     plain = c.get("floor/empty_kernel/hot")
     pdl = c.get("floor/empty_kernel_pdl/hot")
     floor = pdl or plain
@@ -113,7 +119,7 @@ def rmsnorm(run: sbresults.Run, anchors: dict) -> list:
             small.append((ours[s].median_us, report.anchor_us(figures[0], ours[s]), s))
         h = c.get(f"rmsnorm/vectorized/bf16/{s}/hot")
         if h and floor:
-            hot.append((h.median_us / floor.median_us, s))
+            hot.append((h.median_us / floor.median_us, s, at_k(h)))
         if h and pdl and plain:
             vs_plain.append(f"`{s}` {h.median_us / plain.median_us:.2f}×")
     rows.append(Row(3, " and ".join(DECODE_SIZED) + " cold ≤ torch.compile", "ANCHORS.md's figures",
@@ -122,10 +128,10 @@ def rmsnorm(run: sbresults.Run, anchors: dict) -> list:
     floor_note = ""
     if floor:
         beside = f", launched with PDL; plain launch {plain.median_us:.2f} µs: {', '.join(vs_plain)}" if vs_plain else ""
-        floor_note = f" (floor {floor.median_us:.2f} µs hot{beside})"
+        floor_note = f" (floor {floor.median_us:.2f} µs hot{at_k(floor)}{beside})"
     rows.append(Row(3, "the same two hot ≤ 1.5× the empty-kernel floor", f"{HOT_FLOOR_RATIO}×",
-                    ", ".join(f"`{s}` {r:.2f}×" for r, s in hot) + floor_note if hot else "not in the run",
-                    len(hot) == len(DECODE_SIZED) and all(r <= HOT_FLOOR_RATIO for r, _ in hot)))
+                    ", ".join(f"`{s}` {r:.2f}×{k}" for r, s, k in hot) + floor_note if hot else "not in the run",
+                    len(hot) == len(DECODE_SIZED) and all(r <= HOT_FLOOR_RATIO for r, _, _ in hot)))
     return rows
 
 
