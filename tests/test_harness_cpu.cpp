@@ -216,6 +216,13 @@ TEST(MarginalLaunch, TheGraphsOwnLaunchCancels) {
   EXPECT_THROW(marginal_launch_ms(1.0, 2.0, 0), std::invalid_argument);
 }
 
+TEST(UpperMedian, TheMiddleElementOnceSorted) {
+  EXPECT_DOUBLE_EQ(upper_median({3.0, 1.0, 2.0}), 2.0);
+  EXPECT_DOUBLE_EQ(upper_median({4.0, 1.0, 3.0, 2.0}), 3.0);  // even count: the upper of the two
+  EXPECT_DOUBLE_EQ(upper_median({5.0}), 5.0);
+  EXPECT_THROW(upper_median({}), std::invalid_argument);
+}
+
 TEST(SizingLaunch, MedianOfTheWarmUpNotItsLastLaunch) {
   // Session 43 on GPU-cc6011d6: 1 x 4096's warm-up ended on a ~25 us host hiccup; its launches took ~6 us.
   const std::vector<double> warm_up = {0.0061, 0.0058, 0.0063, 0.0060, 0.0250};

@@ -195,17 +195,16 @@ std::size_t resident_budget(double keep_inputs_gib, double default_share) {
 }
 
 // What a case's first repetition decides from its warm-up, kept for all its repetitions, so that each times
-// the same protocol and none is skipped where another ran (Google Benchmark 1.8.3 aborts on repetitions
-// with different iteration counts, and a skip before the loop counts 0). With the repetitions interleaved
-// (kDefaultFlags) a case's repetitions are not consecutive: each warms up and settles again, since its
-// clock depends on what ran before it, but decides nothing again. Before this, Google Benchmark aborted an
-// interleaved run (session 40, c198) without naming the case; the likeliest is a hot launch near
-// kHotMaxLaunchMs (torch_manual_composite at b8 h32 s2048 D 64, 9.3 ms) skipped in one repetition only.
+// the same protocol (and a case refused in its first, e.g. a hot launch over kHotMaxLaunchMs, is not run
+// again: register_case). With the repetitions interleaved (kDefaultFlags) a case's repetitions are not
+// consecutive: each warms up and settles again, since its clock depends on what ran before it, but decides
+// nothing again. Before this, Google Benchmark aborted an interleaved run (session 40, c198) without naming
+// the case; the likeliest is a hot launch near kHotMaxLaunchMs (torch_manual_composite at b8 h32 s2048 D 64,
+// 9.3 ms) skipped in one repetition only.
 struct CaseDecision {
   int cold_batch = 1;
   double hold_ms = 0;
   int hot_launches = 0;
-  std::string unsupported = {};  // set when the first repetition found the case cannot run in this mode
 };
 
 // The case whose launches are warm: its decision, and its hot graph (captured once per run of consecutive
@@ -230,7 +229,7 @@ void run_timed(benchmark::State& state, Mode mode, const Timed& t) {
   if (current.name != t.case_name || current.mode != mode) try {
     timer.drain();  // nothing of an earlier case (or of one that threw) still in flight
     current = CaseState{t.case_name, mode, nullptr};
-    const auto known = decided.find({t.case_name, mode});  // refused ones do not come back (register_case)
+    const auto known = decided.find({t.case_name, mode});
     // Warm-up, first part (kWarmUpMs): module load, allocator caches, the launch's time.
     const auto warm_up_start = std::chrono::steady_clock::now();
     double warm_ms = 0;
@@ -250,17 +249,15 @@ void run_timed(benchmark::State& state, Mode mode, const Timed& t) {
     } else {
       CaseDecision& d = current.decision;
       // Twice the median host time of a launch, held on the GPU before each cold start event.
-      std::nth_element(enqueue_ms.begin(), enqueue_ms.begin() + enqueue_ms.size() / 2, enqueue_ms.end());
       // SOLBENCH_MIN_HOLD_US (experiments): at least that long.
-      d.hold_ms = std::max(std::min(2 * enqueue_ms[enqueue_ms.size() / 2], kMaxHoldMs), timer.min_hold_ms());
+      d.hold_ms = std::max(std::min(2 * upper_median(std::move(enqueue_ms)), kMaxHoldMs), timer.min_hold_ms());
       d.cold_batch = g_profile ? 1 : cold_batch_count(single_ms);
       d.hot_launches = g_profile ? kProfileLaunches : hot_launch_count(single_ms);
       if (mode == Mode::hot && single_ms > kHotMaxLaunchMs)
-        d.unsupported = "hot mode is for launches that L2 residency and launch overhead can change; this one takes " +
-                        fmt(single_ms, "%.1f") + " ms (over " + fmt(kHotMaxLaunchMs, "%.0f") +
-                        " ms), the same cold or hot, and K of them in one graph only multiply its memory";
+        throw Unsupported("hot mode is for launches that L2 residency and launch overhead can change; this one takes " +
+                          fmt(single_ms, "%.1f") + " ms (over " + fmt(kHotMaxLaunchMs, "%.0f") +
+                          " ms), the same cold or hot, and K of them in one graph only multiply its memory");
       decided.emplace(std::pair{t.case_name, mode}, d);
-      if (!d.unsupported.empty()) throw Unsupported(d.unsupported);
     }
     const CaseDecision& d = current.decision;
     const bool marginal = !g_profile && mode == Mode::hot && std::string(timer.hot_timing()) == "marginal";
@@ -291,17 +288,14 @@ void run_timed(benchmark::State& state, Mode mode, const Timed& t) {
         if (marginal) timer.replay_ms(*current.graph_2k);
       }
     }
-  } catch (const Unsupported& e) {
-    // A PyTorch baseline that runs out of memory in its hot graph's capture throws it from the launch;
-    // register_case skips the case's later repetitions with it.
-    current.decision.unsupported = e.what();
-    decided[{t.case_name, mode}] = current.decision;
   } catch (...) {
+    // Unsupported too (a PyTorch baseline out of memory in its hot graph's capture throws it from the
+    // launch): register_case decides what the case's later repetitions do.
+    g_wall.warm_s += seconds_since(warm_start);
     current = CaseState{};  // nothing half-built is reused by the next repetition
     throw;
   }
   g_wall.warm_s += seconds_since(warm_start);
-  if (!current.decision.unsupported.empty()) throw Unsupported(current.decision.unsupported);
   const int launches = mode == Mode::hot ? current.graph->launches() : 1;
 
   // One iteration: cold, the median launch of a queued batch (timer.h says why batches); hot, one replay / K.
@@ -310,9 +304,7 @@ void run_timed(benchmark::State& state, Mode mode, const Timed& t) {
   for (auto _ : state) {
     double ms = 0;
     if (mode == Mode::cold) {
-      std::vector<double> batch = timer.cold_batch_ms(t.launch, current.decision.cold_batch, current.decision.hold_ms);
-      std::nth_element(batch.begin(), batch.begin() + batch.size() / 2, batch.end());
-      ms = batch[batch.size() / 2];
+      ms = upper_median(timer.cold_batch_ms(t.launch, current.decision.cold_batch, current.decision.hold_ms));
     } else if (current.graph_2k) {  // SOLBENCH_HOT_TIMING=marginal
       const double k_ms = timer.replay_ms(*current.graph);
       ms = marginal_launch_ms(k_ms, timer.replay_ms(*current.graph_2k), launches);

@@ -258,12 +258,16 @@ double GpuTimer::replay_ms(Replay& r) {
   return elapsed_ms();
 }
 
+double upper_median(std::vector<double> v) {
+  if (v.empty()) throw std::invalid_argument("upper_median: no values");
+  const auto mid = v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2);
+  std::nth_element(v.begin(), mid, v.end());
+  return *mid;
+}
+
 double sizing_launch_ms(std::vector<double> launches_ms, bool median) {
   if (launches_ms.empty()) throw std::invalid_argument("sizing_launch_ms: no warm-up launch times");
-  if (!median) return launches_ms.back();
-  const auto mid = launches_ms.begin() + static_cast<std::ptrdiff_t>(launches_ms.size() / 2);
-  std::nth_element(launches_ms.begin(), mid, launches_ms.end());
-  return *mid;
+  return median ? upper_median(std::move(launches_ms)) : launches_ms.back();
 }
 
 double marginal_launch_ms(double replay_k_ms, double replay_2k_ms, int k) {

@@ -176,6 +176,11 @@ class GpuTimer {
   DeviceBuffer hold_totals_;  // the holds' summed cycles and nanoseconds (hold_totals)
 };
 
+// The element at index size / 2 once sorted: the median of an odd count, the upper one of an even count
+// (a cold batch's iteration time, the hold's host time, sizing_launch_ms). Throws std::invalid_argument
+// for no values.
+double upper_median(std::vector<double> v);
+
 // The launch time a case's decisions (cold batch, hot K, hot's upper limit) are sized from: of a warm-up's
 // event-timed launches after its first (which pays one-time set-up), the median (median = true; the upper
 // one of an even count) or the last. Each time includes the host's launch call, which dominates a
