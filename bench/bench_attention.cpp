@@ -130,8 +130,8 @@ AttentionDims dims_of(const AttentionShape& s) {
 }
 
 // The inputs of (shape, dtype), with a workspace sized for the hungriest implementation that supports the
-// shape; a shape that does not fit in the free device memory is null with the reason in *why (a skip, not a
-// failure). By default only the running shape's inputs are kept (--keep-inputs=GIB keeps others resident,
+// shape; a shape that does not fit in the free device memory throws Unsupported with the reason (a skip, not
+// a failure). By default only the running shape's inputs are kept (--keep-inputs=GIB keeps others resident,
 // harness/resident.h). Kept resident within a third of the H200's memory (session 43), the decode set took
 // 362 s against 361 s one shape at a time (c213 against session 42's c208, two H200s), and in
 // the prefill set torch_manual_composite at b1 h32 s16384 causal, which asks PyTorch for 32 GiB at once,
@@ -141,19 +141,16 @@ AttentionDims dims_of(const AttentionShape& s) {
 // computed again for each implementation's first verification under the interleaved repetitions (protocol
 // v58), it made the decode set run past 575 s where about 245 s sufficed in registered order (session 41:
 // c203; in c206, 350 of the first 397 s went outside the timed calls).
-AttentionData* data_for(const AttentionShape& shape, DType dtype, const std::vector<Impl>& impls, double keep_inputs_gib,
-                        std::string* why) {
+AttentionData& data_for(const AttentionShape& shape, DType dtype, const std::vector<Impl>& impls,
+                        double keep_inputs_gib) {
   static std::map<std::string, AttentionData::Reference> references;
   static ResidentSet<AttentionData> inputs(resident_budget(keep_inputs_gib, 0.0),
                                            [](const std::string& key, AttentionData& data) {
                                              references[key] = data.take_reference();
                                            });
   const std::string k = shape.name() + std::string(name(dtype));
-  if (AttentionData* kept = inputs.find(k)) return kept;
-  const std::size_t bytes =
-      (2 * static_cast<std::size_t>(shape.batch * shape.heads_q * shape.q_len * shape.head_dim) +
-       2 * static_cast<std::size_t>(shape.batch * shape.heads_kv * shape.kv_len * shape.head_dim)) *
-      size_bytes(dtype);
+  if (AttentionData* kept = inputs.find(k)) return *kept;
+  const std::size_t bytes = problem_of(dims_of(shape), dtype).bytes();  // Q, K, V and O
   std::size_t free_bytes = 0, total = 0;
   for (bool alone : {false, true}) {
     if (alone) inputs.clear();
@@ -164,11 +161,9 @@ AttentionData* data_for(const AttentionShape& shape, DType dtype, const std::vec
     SB_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total));
     if (bytes <= free_bytes || inputs.size() == 0) break;
   }
-  if (bytes > free_bytes) {
-    *why = "Q, K, V and O need " + std::to_string(bytes >> 20) + " MiB, " + std::to_string(free_bytes >> 20) +
-           " MiB free";
-    return nullptr;
-  }
+  if (bytes > free_bytes)
+    throw Unsupported("Q, K, V and O need " + std::to_string(bytes >> 20) + " MiB, " + std::to_string(free_bytes >> 20) +
+                      " MiB free");
   auto data = std::make_unique<AttentionData>(dims_of(shape), dtype, std::hash<std::string>{}(k), env().stream.get());
   if (const auto known = references.find(k); known != references.end()) data->adopt_reference(std::move(known->second));
   const attention::Problem p = data->problem();
@@ -176,7 +171,7 @@ AttentionData* data_for(const AttentionShape& shape, DType dtype, const std::vec
   for (const Impl& i : impls)
     if (i.supports(p).empty()) workspace = std::max(workspace, i.workspace_bytes(p));
   data->reserve_workspace(workspace);
-  return inputs.insert(k, std::move(data), bytes + workspace);
+  return *inputs.insert(k, std::move(data), bytes + workspace);
 }
 
 // decode_splitk's launch floor at a decode shape: empty kernels with its plan's grids, clusters and shared
@@ -194,10 +189,7 @@ void register_launch_floor(const AttentionShape& shape, DType dtype, const std::
     const std::string case_name = "floor/decode_splitk_launch/" + std::string(name(dtype)) + "/decode/" +
                                   shape.name() + "/" + mode_name(mode);
     register_case(case_name, [=, &impls](benchmark::State& st) {
-      std::string no_room;
-      AttentionData* data = data_for(shape, dtype, impls, keep_inputs_gib, &no_room);
-      if (!data) throw Unsupported(no_room);
-      const attention::Problem p = data->problem();
+      const attention::Problem p = data_for(shape, dtype, impls, keep_inputs_gib).problem();
       if (const std::string why = ds::launch_floor_supports(p); !why.empty()) throw Unsupported(why);
       const ds::Plan plan = ds::make_plan(p, env().device.sm_count);
       const int64_t clusters = plan.cluster_combine ? p.batch * p.heads_kv * plan.row_blocks : 0;
@@ -227,21 +219,19 @@ void register_cases(const Options& opt) {
           if (impl.sweep_only && mode == Mode::hot) continue;  // the sweep compares split counts, cold
           const std::string case_name = base + "/" + mode_name(mode);
           register_case(case_name, [=, &impl](benchmark::State& st) {
-            std::string no_room;
-            AttentionData* data = data_for(shape, dtype, impls, keep_inputs_gib, &no_room);
-            if (!data) throw Unsupported(no_room);
-            const attention::Problem p = data->problem();
+            AttentionData& data = data_for(shape, dtype, impls, keep_inputs_gib);
+            const attention::Problem p = data.problem();
             if (const std::string why = impl.supports(p); !why.empty()) throw Unsupported(why);
             auto it = verified.find(base);
             if (it == verified.end()) {
-              data->poison_output();
+              data.poison_output();
               Check c;
               if (impl.check) {
                 c = impl.check(p, env().stream.get());
               } else if (const std::string refused = impl.write_o(p, env().stream.get()); !refused.empty()) {
                 c.message = "skipped: " + refused;
               } else {
-                c = data->verify();
+                c = data.verify();
               }
               it = verified.emplace(base, c).first;
             }

@@ -45,7 +45,7 @@ bool verification_pending(const Layer& layer, const std::string& key) {
   return false;
 }
 
-// The layer of (shape, dtype); null with the reason in *why when it cannot be built (fp32, or PyTorch out of
+// The layer of (shape, dtype); Unsupported with the reason when it cannot be built (fp32, or PyTorch out of
 // memory). Layers stay resident within --keep-inputs' budget (harness/resident.h): the interleaved repetitions
 // (protocol v58) run a shape's cases far apart, and with one layer kept at a time nearly every repetition
 // rebuilt its weights and caches (151 s for the bf16 run against 49 s in registered order, session 42). A
@@ -53,7 +53,7 @@ bool verification_pending(const Layer& layer, const std::string& key) {
 // fingerprint of its weights and inputs with them) for the layer rebuilt from the same seed to adopt: without
 // that, bench_attention's decode set, which computed its references again after each rebuild, ran past 575 s
 // (session 41, c203, c206). A layer that does not fit beside the others is built again after all are dropped.
-Layer* layer_for(const LayerShape& shape, DType dtype, double keep_inputs_gib, std::string* why) {
+Layer& layer_for(const LayerShape& shape, DType dtype, double keep_inputs_gib) {
   static std::map<std::string, std::shared_ptr<torch_ref::LayerReferences>> references;
   static ResidentSet<Layer> layers(resident_budget(keep_inputs_gib, kResidentShare), [](const std::string& key, Layer& layer) {
     if (verification_pending(layer, key))
@@ -62,7 +62,7 @@ Layer* layer_for(const LayerShape& shape, DType dtype, double keep_inputs_gib, s
       references.erase(key);
   });
   const std::string k = layer_key(shape, dtype);
-  if (Layer* kept = layers.find(k)) return kept;
+  if (Layer* kept = layers.find(k)) return *kept;
   const std::size_t bytes = shape.bytes(dtype);
   for (int attempt = 0;; ++attempt) {
     layers.make_room(bytes);
@@ -71,17 +71,15 @@ Layer* layer_for(const LayerShape& shape, DType dtype, double keep_inputs_gib, s
       auto layer = std::make_unique<Layer>(shape, dtype, std::hash<std::string>{}(k), env().stream.get());
       if (const auto known = references.find(k); known != references.end())
         layer->adopt_references(std::move(known->second), env().stream.get());
-      return layers.insert(k, std::move(layer), bytes);
+      return *layers.insert(k, std::move(layer), bytes);
     } catch (const std::invalid_argument& e) {  // fp32: no layer to build
-      *why = e.what();
-      return nullptr;
+      throw Unsupported(e.what());
     } catch (const std::exception& e) {
       if (attempt == 0 && layers.size() > 0) {  // out of memory beside the resident layers: again, alone
         layers.clear();
         continue;
       }
-      *why = e.what();
-      return nullptr;
+      throw Unsupported(e.what());
     }
   }
 }
@@ -103,9 +101,7 @@ void register_cases(const Options& opt) {
         for (Mode mode : {Mode::cold, Mode::hot}) {
           const std::string case_name = base + "/" + mode_name(mode);
           register_case(case_name, [=](benchmark::State& st) {
-            std::string why;
-            Layer* layer = layer_for(shape, dtype, keep_inputs_gib, &why);
-            if (!layer) throw Unsupported(why);
+            Layer* layer = &layer_for(shape, dtype, keep_inputs_gib);
             if (const std::string no = layer->supports(impl); !no.empty()) throw Unsupported(no);
             const std::string verified_key = layer_key(shape, dtype) + "/" + impl_name;
             auto it = verified.find(verified_key);

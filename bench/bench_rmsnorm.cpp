@@ -72,7 +72,7 @@ RmsNormData& data_for(const RmsNormShape& shape, DType dtype, double keep_inputs
   static ResidentSet<RmsNormData> inputs(resident_budget(keep_inputs_gib, kResidentShare));
   const std::string k = shape.name() + std::string(name(dtype));
   if (RmsNormData* kept = inputs.find(k)) return *kept;
-  const std::size_t bytes = static_cast<std::size_t>(2 * shape.rows * shape.hidden + shape.hidden) * size_bytes(dtype);
+  const std::size_t bytes = rmsnorm::Problem{shape.rows, shape.hidden, 1e-6, dtype}.bytes();  // x, w and y
   inputs.make_room(bytes);
   const uint64_t seed = static_cast<uint64_t>(shape.rows) * 1000003u ^ static_cast<uint64_t>(shape.hidden) * 7919u ^
                         static_cast<uint64_t>(dtype);
