@@ -164,12 +164,15 @@ TEST(TimingProtocol, DefaultTextIsPinnedAndEachSettingHasItsVersion) {
             "batches of <= 4 launches, flush + hold + events each, the hold's cycles counted (hold_mhz); hot = "
             "CUDA graph of K launches");
   std::set<std::string> seen;  // every combination of settings has a version of its own
-  for (int setting = 0; setting < 4; ++setting) {
-    const bool median = setting & 1, marginal = setting & 2;
+  for (int setting = 0; setting < 6; ++setting) {
+    const bool median = setting & 1;
+    const HotTiming hot = setting < 2 ? HotTiming::graph : setting < 4 ? HotTiming::marginal : HotTiming::net;
+    const bool marginal = hot == HotTiming::marginal, net = hot == HotTiming::net;
     for (const auto& [reset, interleaved] : {std::pair{false, false}, {true, false}, {false, true}, {true, true}}) {
-      const int base = (reset ? 26 : 10) + (interleaved ? 32 : 0) + (median ? 64 : 0) + (marginal ? 128 : 0);
+      const int base =
+          (reset ? 26 : 10) + (interleaved ? 32 : 0) + (median ? 64 : 0) + (marginal ? 128 : 0) + (net ? 256 : 0);
       auto version = [&](bool before, bool continuous, double rest, double min_hold) {
-        const std::string t = timing_protocol(before, continuous, rest, min_hold, reset, interleaved, median, marginal);
+        const std::string t = timing_protocol(before, continuous, rest, min_hold, reset, interleaved, median, hot);
         return t.substr(0, t.find(':'));
       };
       EXPECT_EQ(version(false, false, 0, 0), "v" + std::to_string(base));
@@ -182,16 +185,18 @@ TEST(TimingProtocol, DefaultTextIsPinnedAndEachSettingHasItsVersion) {
       EXPECT_EQ(version(true, true, 100, 40), "v" + std::to_string(base + 15));
       for (int bits = 0; bits < 16; ++bits)
         EXPECT_TRUE(seen.insert(version(bits & 1, bits & 2, bits & 4 ? 100 : 0, bits & 8 ? 40 : 0)).second);
-      const std::string t = timing_protocol(false, false, 0, 0, reset, interleaved, median, marginal);
+      const std::string t = timing_protocol(false, false, 0, 0, reset, interleaved, median, hot);
       EXPECT_EQ(t.find("reset") != std::string::npos, reset);
       EXPECT_EQ(t.find("random order") != std::string::npos, interleaved);
       EXPECT_EQ(t.find("median warm-up launch") != std::string::npos, median);
       EXPECT_EQ(t.find("graphs of 2K and K launches") != std::string::npos, marginal);
-      EXPECT_EQ(t.find("hot = CUDA graph of K launches") != std::string::npos, !marginal);
+      EXPECT_EQ(t.find("net of the graph's own launch") != std::string::npos, net);
+      EXPECT_NE(t.find(marginal ? "; hot = CUDA graphs of 2K" : "; hot = CUDA graph of K launches"), std::string::npos);
     }
   }
-  EXPECT_EQ(seen.size(), 256u);
-  EXPECT_EQ(timing_protocol(false, false, 0, 0, true, true, true, true).substr(0, 5), "v250:");
+  EXPECT_EQ(seen.size(), 384u);
+  EXPECT_EQ(timing_protocol(false, false, 0, 0, true, true, true, HotTiming::marginal).substr(0, 5), "v250:");
+  EXPECT_EQ(timing_protocol(false, false, 0, 0, true, true, true, HotTiming::net).substr(0, 5), "v378:");
   EXPECT_NE(timing_protocol(true, false).find("hold + flush + events"), std::string::npos);
   EXPECT_NE(timing_protocol(false, true).find("continuous queue of batches"), std::string::npos);
   EXPECT_EQ(timing_protocol(false, false, 0), timing_protocol(false, false));
@@ -214,6 +219,16 @@ TEST(MarginalLaunch, TheGraphsOwnLaunchCancels) {
   EXPECT_NEAR(marginal_launch_ms(graph_us(2), graph_us(4), 2), 0.50, 1e-12);
   EXPECT_DOUBLE_EQ(marginal_launch_ms(1.0, 1.0, 4), 0.0);
   EXPECT_THROW(marginal_launch_ms(1.0, 2.0, 0), std::invalid_argument);
+}
+
+// SOLBENCH_HOT_TIMING=net: the graph's own launch from one pair of replays, then each replay of K net of it.
+TEST(NetLaunch, TheGraphsOwnLaunchMeasuredOnceThenTakenOff) {
+  auto graph_us = [](int k) { return 3.5 + 0.50 * k; };
+  EXPECT_NEAR(graph_launch_ms(graph_us(8), graph_us(16)), 3.5, 1e-12);
+  EXPECT_NEAR(graph_launch_ms(graph_us(3), graph_us(6)), 3.5, 1e-12);
+  EXPECT_NEAR(net_launch_ms(graph_us(8), 3.5, 8), 0.50, 1e-12);
+  EXPECT_NEAR(net_launch_ms(graph_us(8), 3.1, 8), 0.55, 1e-12);  // G 0.4 us off at K 8: 0.05 us a launch
+  EXPECT_THROW(net_launch_ms(1.0, 0.5, 0), std::invalid_argument);
 }
 
 TEST(UpperMedian, TheMiddleElementOnceSorted) {
@@ -256,7 +271,7 @@ TEST(TimerSettings, DefaultsWithoutTheVariables) {
   EXPECT_EQ(s.min_hold_us, 0.0);
   EXPECT_TRUE(s.reset_persisting);
   EXPECT_TRUE(s.size_from_median);
-  EXPECT_FALSE(s.hot_marginal);
+  EXPECT_EQ(s.hot_timing, HotTiming::graph);
 }
 
 TEST(TimerSettings, EachValueParses) {
@@ -277,8 +292,9 @@ TEST(TimerSettings, EachValueParses) {
   EXPECT_EQ(s.min_hold_us, 40.0);
   EXPECT_FALSE(s.reset_persisting);
   EXPECT_FALSE(s.size_from_median);
-  EXPECT_TRUE(s.hot_marginal);
-  EXPECT_FALSE(settings_of({{"SOLBENCH_HOT_TIMING", "graph"}}).hot_marginal);
+  EXPECT_EQ(s.hot_timing, HotTiming::marginal);
+  for (const char* h : {"graph", "marginal", "net"})
+    EXPECT_STREQ(hot_timing_name(settings_of({{"SOLBENCH_HOT_TIMING", h}}).hot_timing), h);
   EXPECT_TRUE(settings_of({{"SOLBENCH_PERSISTING_RESET", "on"}}).reset_persisting);
   EXPECT_TRUE(settings_of({{"SOLBENCH_WARMUP_SIZING", "median"}}).size_from_median);
   for (const char* m : {"memset", "kernel", "read"})

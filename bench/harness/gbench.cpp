@@ -128,7 +128,7 @@ void add_context(const Env& e, const BenchSpec& spec, const std::vector<std::pai
   benchmark::AddCustomContext("min_hold_us", fmt(1e3 * e.timer.min_hold_ms(), "%.0f"));
   benchmark::AddCustomContext("persisting_reset", e.timer.persisting_reset());
   benchmark::AddCustomContext("warmup_sizing", e.timer.warmup_sizing());
-  benchmark::AddCustomContext("hot_timing", e.timer.hot_timing());
+  benchmark::AddCustomContext("hot_timing", hot_timing_name(e.timer.hot_timing()));
   {
     std::size_t persisting = 0;
     SB_CUDA_CHECK(cudaDeviceGetLimit(&persisting, cudaLimitPersistingL2CacheSize));
@@ -141,7 +141,7 @@ void add_context(const Env& e, const BenchSpec& spec, const std::vector<std::pai
                                                                  std::string(e.timer.persisting_reset()) == "on",
                                                                  random_interleaving,
                                                                  std::string(e.timer.warmup_sizing()) == "median",
-                                                                 std::string(e.timer.hot_timing()) == "marginal"));
+                                                                 e.timer.hot_timing()));
   for (const auto& [name, value] : op_context) benchmark::AddCustomContext(name, value);
   benchmark::AddCustomContext("profile_mode", g_profile ? "true" : "false");
   benchmark::AddCustomContext("binary_command", command);
@@ -154,7 +154,7 @@ void add_context(const Env& e, const BenchSpec& spec, const std::vector<std::pai
 
 std::string timing_protocol(bool hold_before_flush, bool continuous_queue, double rest_ms, double min_hold_us,
                             bool reset_persisting, bool random_interleaving, bool size_from_median,
-                            bool hot_marginal) {
+                            HotTiming hot_timing) {
   // The recorded text is compared across runs as is (the CPU test pins it); the figures in it are these
   // constants'.
   static_assert(GpuTimer::kMaxColdBatch == 4 && kSettleMs == 100.0 && kWarmUpMs == 1.0,
@@ -163,7 +163,7 @@ std::string timing_protocol(bool hold_before_flush, bool continuous_queue, doubl
   const bool min_hold = min_hold_us > 0;
   const int version = (reset_persisting ? 26 : 10) + (hold_before_flush ? 1 : 0) + (continuous_queue ? 2 : 0) +
                       (rest ? 4 : 0) + (min_hold ? 8 : 0) + (random_interleaving ? 32 : 0) + (size_from_median ? 64 : 0) +
-                      (hot_marginal ? 128 : 0);
+                      (hot_timing == HotTiming::marginal ? 128 : 0) + (hot_timing == HotTiming::net ? 256 : 0);
   const std::string rest_text =
       rest ? "; launches of >= " + fmt(GpuTimer::kRestMinLaunchMs, "%.0f") + " ms: " + fmt(rest_ms, "%.0f") +
                  " ms of GPU idle between the warm-up and the timed loop"
@@ -176,8 +176,11 @@ std::string timing_protocol(bool hold_before_flush, bool continuous_queue, doubl
          (hold_before_flush ? "hold + flush" : "flush + hold") +
          " + events each, the hold's cycles counted (hold_mhz)" +
          (min_hold ? ", the hold at least " + fmt(min_hold_us, "%.0f") + " us" : "") +
-         (hot_marginal ? "; hot = CUDA graphs of 2K and K launches, the difference of their replays over K"
-                       : "; hot = CUDA graph of K launches") +
+         (hot_timing == HotTiming::marginal ? "; hot = CUDA graphs of 2K and K launches, the difference of their replays over K"
+          : hot_timing == HotTiming::net
+              ? "; hot = CUDA graph of K launches net of the graph's own launch (the median of 2 t(K) - t(2K) over the "
+                "settling's replays), over K"
+              : "; hot = CUDA graph of K launches") +
          rest_text +
          (random_interleaving ? "; the repetitions of all cases in random order, each warmed up and settled" : "") +
          (size_from_median ? "; the batch and K sized from the median warm-up launch" : "");
@@ -213,7 +216,9 @@ struct CaseState {
   std::string name;
   Mode mode = Mode::cold;
   std::unique_ptr<Replay> graph = nullptr;
-  std::unique_ptr<Replay> graph_2k = nullptr;  // SOLBENCH_HOT_TIMING=marginal: the same launches, twice as many
+  // SOLBENCH_HOT_TIMING=marginal or net: the same launches, twice as many (net: during the settling only).
+  std::unique_ptr<Replay> graph_2k = nullptr;
+  double graph_ms = 0;  // SOLBENCH_HOT_TIMING=net: the graph's own launch, measured during the settling
   CaseDecision decision = {};
 };
 
@@ -260,12 +265,12 @@ void run_timed(benchmark::State& state, Mode mode, const Timed& t) {
       decided.emplace(std::pair{t.case_name, mode}, d);
     }
     const CaseDecision& d = current.decision;
-    const bool marginal = !g_profile && mode == Mode::hot && std::string(timer.hot_timing()) == "marginal";
+    const HotTiming hot = g_profile || mode != Mode::hot ? HotTiming::graph : timer.hot_timing();
     if (mode == Mode::hot) {
       current.graph = t.capture(s, d.hot_launches, t.launch);
       current.graph->replay(s);
     }
-    if (marginal) {
+    if (hot != HotTiming::graph) {
       current.graph_2k = t.capture(s, 2 * d.hot_launches, t.launch);
       current.graph_2k->replay(s);
     }
@@ -279,14 +284,24 @@ void run_timed(benchmark::State& state, Mode mode, const Timed& t) {
     }
     // Second part (kSettleMs): the timed loop itself, times discarded, so that the SM clock settles at the
     // level this mode's duty cycle (flush, hold and batch synchronization, or graph replays) gives it.
+    // SOLBENCH_HOT_TIMING=net: the graph's own launch from the settling's pairs of replays (at least 3).
+    std::vector<double> graph_ms;
     while (!g_profile &&
-           std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - settle_start).count() < kSettleMs) {
+           (std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - settle_start).count() < kSettleMs ||
+            (hot == HotTiming::net && graph_ms.size() < 3))) {
       if (mode == Mode::cold) {
         timer.cold_batch_ms(t.launch, d.cold_batch, d.hold_ms);
       } else {
-        timer.replay_ms(*current.graph);
-        if (marginal) timer.replay_ms(*current.graph_2k);
+        const double k_ms = timer.replay_ms(*current.graph);
+        if (hot != HotTiming::graph) {
+          const double k2_ms = timer.replay_ms(*current.graph_2k);
+          if (hot == HotTiming::net) graph_ms.push_back(graph_launch_ms(k_ms, k2_ms));
+        }
       }
+    }
+    if (hot == HotTiming::net) {
+      current.graph_ms = upper_median(std::move(graph_ms));
+      current.graph_2k.reset();  // its memory is not held through the timed loop
     }
   } catch (...) {
     // Unsupported too (a PyTorch baseline out of memory in its hot graph's capture throws it from the
@@ -308,6 +323,8 @@ void run_timed(benchmark::State& state, Mode mode, const Timed& t) {
     } else if (current.graph_2k) {  // SOLBENCH_HOT_TIMING=marginal
       const double k_ms = timer.replay_ms(*current.graph);
       ms = marginal_launch_ms(k_ms, timer.replay_ms(*current.graph_2k), launches);
+    } else if (timer.hot_timing() == HotTiming::net && !g_profile) {
+      ms = net_launch_ms(timer.replay_ms(*current.graph), current.graph_ms, launches);
     } else {
       ms = timer.replay_ms(*current.graph) / launches;
     }
@@ -334,6 +351,9 @@ void run_timed(benchmark::State& state, Mode mode, const Timed& t) {
     // The SM clock during the timed launches' holds (GpuTimer::hold_totals), beside sm_mhz after them.
     if (hold_mhz > 0) state.counters["hold_mhz"] = hold_mhz;
   }
+  // SOLBENCH_HOT_TIMING=net: the graph's own launch that each replay's time was taken net of.
+  if (mode == Mode::hot && !g_profile && timer.hot_timing() == HotTiming::net)
+    state.counters["graph_launch_us"] = 1e3 * current.graph_ms;
   for (const auto& [key, value] : t.counters) state.counters[key] = value;
 }
 

@@ -91,10 +91,12 @@ struct BenchSpec {
 // graph from the median warm-up launch instead of the last (SOLBENCH_WARMUP_SIZING=median, the default
 // since session 44: v122; the last gave 1 x 4096 a hot graph of 2 launches on one H200, 8 on another).
 // +128 times hot launches as the difference of graphs of 2K and K launches (SOLBENCH_HOT_TIMING=marginal,
-// experiments: v250 with the defaults). regress.py warns when two runs' texts differ.
+// experiments: v250 with the defaults); +256 times them as a graph of K net of the graph's own launch,
+// measured during the settling (SOLBENCH_HOT_TIMING=net, experiments: v378). regress.py warns when two
+// runs' texts differ.
 std::string timing_protocol(bool hold_before_flush, bool continuous_queue, double rest_ms = 0, double min_hold_us = 0,
                             bool reset_persisting = true, bool random_interleaving = true, bool size_from_median = true,
-                            bool hot_marginal = false);
+                            HotTiming hot_timing = HotTiming::graph);
 
 // Parses flags (exit 2 on error), registers cases, lists them without a GPU if asked, otherwise needs
 // a GPU (exit 77 without one), measures the ceilings, records the run context, runs, and returns 1 if

@@ -93,7 +93,7 @@ GpuTimer::GpuTimer(cudaStream_t stream) : stream_(stream) {
   min_hold_ms_ = 1e-3 * settings.min_hold_us;
   reset_persisting_ = settings.reset_persisting;
   size_from_median_ = settings.size_from_median;
-  hot_marginal_ = settings.hot_marginal;
+  hot_timing_ = settings.hot_timing;
   int dev = 0, l2 = 0;
   SB_CUDA_CHECK(cudaGetDevice(&dev));
   SB_CUDA_CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, dev));
@@ -273,6 +273,13 @@ double sizing_launch_ms(std::vector<double> launches_ms, bool median) {
 double marginal_launch_ms(double replay_k_ms, double replay_2k_ms, int k) {
   if (k < 1) throw std::invalid_argument("marginal_launch_ms: k must be at least 1, got " + std::to_string(k));
   return (replay_2k_ms - replay_k_ms) / k;
+}
+
+double graph_launch_ms(double replay_k_ms, double replay_2k_ms) { return 2 * replay_k_ms - replay_2k_ms; }
+
+double net_launch_ms(double replay_k_ms, double graph_ms, int k) {
+  if (k < 1) throw std::invalid_argument("net_launch_ms: k must be at least 1, got " + std::to_string(k));
+  return (replay_k_ms - graph_ms) / k;
 }
 
 int hot_launch_count(double single_launch_ms) {

@@ -110,10 +110,15 @@ class GpuTimer {
   const char* warmup_sizing() const { return size_from_median_ ? "median" : "last"; }
   // How a hot case's time per launch is taken: "graph", the default (one replay of a graph of K launches,
   // over K, so that the graph's own launch, ~3.5 us on the H200s, is spread over its K kernels: session 44
-  // fitted 0.50 us a launch for the PDL floor and 0.95 for 1 x 4096 under K of 6-10), or "marginal"
-  // (SOLBENCH_HOT_TIMING=marginal, for experiments: a graph of K and one of 2K replayed back to back, their
-  // difference over K, marginal_launch_ms: what one more launch costs inside a long graph, without it).
-  const char* hot_timing() const { return hot_marginal_ ? "marginal" : "graph"; }
+  // fitted 0.50 us a launch for the PDL floor and 0.95 for 1 x 4096 under K of 6-10); for experiments
+  // (SOLBENCH_HOT_TIMING): "marginal" (a graph of K and one of 2K replayed back to back each iteration, their
+  // difference over K, marginal_launch_ms: what one more launch costs inside a long graph, without the
+  // graph's own launch; session 45, c220: K-independent and stable to 1%, but 3K launches an iteration and
+  // about 2.5x a graph pass's wall time), or "net" (the graph's own launch measured once per case, during the
+  // settling, as the median of graph_launch_ms over pairs of replays of K and 2K, then each iteration one
+  // replay of K net of it, net_launch_ms: marginal's estimate at graph's cost per iteration, if the graph's
+  // own launch holds still between the settling and the timed loop; not yet run on a GPU).
+  HotTiming hot_timing() const { return hot_timing_; }
   static constexpr double kRestMinLaunchMs = 1.0;
 
   void flush_l2();                         // enqueue the flush
@@ -168,7 +173,7 @@ class GpuTimer {
   double min_hold_ms_ = 0;
   bool reset_persisting_ = true;
   bool size_from_median_ = true;
-  bool hot_marginal_ = false;
+  HotTiming hot_timing_ = HotTiming::graph;
   bool has_persisting_set_aside_ = true;
   int flush_blocks_ = 0;
   int sm_clock_khz_ = 0;
@@ -192,6 +197,12 @@ double sizing_launch_ms(std::vector<double> launches_ms, bool median);
 // Marginal hot time per launch (SOLBENCH_HOT_TIMING=marginal): (replay of 2k launches - replay of k) / k.
 // Throws std::invalid_argument for k < 1.
 double marginal_launch_ms(double replay_k_ms, double replay_2k_ms, int k);
+// A graph's own launch, apart from its kernels (SOLBENCH_HOT_TIMING=net): with t(k) = G + k f, it is
+// 2 t(k) - t(2k) = G.
+double graph_launch_ms(double replay_k_ms, double replay_2k_ms);
+// Net hot time per launch (SOLBENCH_HOT_TIMING=net): (replay of k launches - the graph's own launch) / k.
+// Throws std::invalid_argument for k < 1.
+double net_launch_ms(double replay_k_ms, double graph_ms, int k);
 
 // How many cold launches one batch queues, from one warm launch's time: about 0.25 ms of kernel time,
 // at least 1, at most GpuTimer::kMaxColdBatch.

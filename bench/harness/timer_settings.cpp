@@ -19,6 +19,15 @@ const char* flush_method_name(FlushMethod m) {
   return "memset";  // not reached: every FlushMethod is named above
 }
 
+const char* hot_timing_name(HotTiming h) {
+  switch (h) {
+    case HotTiming::graph: return "graph";
+    case HotTiming::marginal: return "marginal";
+    case HotTiming::net: return "net";
+  }
+  return "graph";  // not reached: every HotTiming is named above
+}
+
 TimerSettings TimerSettings::from_env(const std::function<const char*(const char*)>& get) {
   TimerSettings s;
   if (const char* v = get("SOLBENCH_FLUSH_BYTES"))
@@ -58,8 +67,10 @@ TimerSettings TimerSettings::from_env(const std::function<const char*(const char
   }
   if (const char* v = get("SOLBENCH_HOT_TIMING")) {
     const std::string h = v;
-    if (h != "graph" && h != "marginal") bad_setting("SOLBENCH_HOT_TIMING", "'graph' or 'marginal'", v);
-    s.hot_marginal = h == "marginal";
+    if (h == "graph") s.hot_timing = HotTiming::graph;
+    else if (h == "marginal") s.hot_timing = HotTiming::marginal;
+    else if (h == "net") s.hot_timing = HotTiming::net;
+    else bad_setting("SOLBENCH_HOT_TIMING", "'graph', 'marginal' or 'net'", v);
   }
   // The reset waits for the launch before it; the continuous queue keeps one batch in flight.
   if (s.reset_persisting && s.continuous_queue)

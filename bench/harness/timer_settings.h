@@ -12,6 +12,10 @@ namespace sb::bench {
 enum class FlushMethod { memset, kernel, read };
 const char* flush_method_name(FlushMethod m);  // "memset", "kernel", "read"
 
+// How a hot case's time per launch is taken (GpuTimer::hot_timing, timer.h, says what each does).
+enum class HotTiming { graph, marginal, net };
+const char* hot_timing_name(HotTiming h);  // "graph", "marginal", "net"
+
 struct TimerSettings {
   std::size_t flush_bytes = 0;  // SOLBENCH_FLUSH_BYTES: a positive byte count; 0 = the L2's size
   FlushMethod flush_method = FlushMethod::memset;  // SOLBENCH_FLUSH_METHOD
@@ -21,7 +25,7 @@ struct TimerSettings {
   double min_hold_us = 0;                          // SOLBENCH_MIN_HOLD_US: whole microseconds, 0 to 1000
   bool reset_persisting = true;                    // SOLBENCH_PERSISTING_RESET: on | off
   bool size_from_median = true;                    // SOLBENCH_WARMUP_SIZING: median | last
-  bool hot_marginal = false;                       // SOLBENCH_HOT_TIMING: graph | marginal
+  HotTiming hot_timing = HotTiming::graph;         // SOLBENCH_HOT_TIMING: graph | marginal | net
 
   // Each variable that `get` returns (std::getenv by default) parsed; an empty or bad value, or two
   // settings that exclude each other, throws std::invalid_argument naming the variable, what it takes
