@@ -216,7 +216,9 @@ struct CaseState {
   std::string name;
   Mode mode = Mode::cold;
   std::unique_ptr<Replay> graph = nullptr;
-  // SOLBENCH_HOT_TIMING=marginal or net: the same launches, twice as many (net: during the settling only).
+  // How its hot launches are timed: SOLBENCH_HOT_TIMING's way (graph for cold cases and --profile).
+  HotTiming hot = HotTiming::graph;
+  // marginal or net: the same launches, twice as many (net: during the settling only).
   std::unique_ptr<Replay> graph_2k = nullptr;
   double graph_ms = 0;  // SOLBENCH_HOT_TIMING=net: the graph's own launch, measured during the settling
   CaseDecision decision = {};
@@ -233,7 +235,7 @@ void run_timed(benchmark::State& state, Mode mode, const Timed& t) {
   const auto warm_start = std::chrono::steady_clock::now();
   if (current.name != t.case_name || current.mode != mode) try {
     timer.drain();  // nothing of an earlier case (or of one that threw) still in flight
-    current = CaseState{t.case_name, mode, nullptr};
+    current = CaseState{t.case_name, mode};
     const auto known = decided.find({t.case_name, mode});
     // Warm-up, first part (kWarmUpMs): module load, allocator caches, the launch's time.
     const auto warm_up_start = std::chrono::steady_clock::now();
@@ -265,7 +267,7 @@ void run_timed(benchmark::State& state, Mode mode, const Timed& t) {
       decided.emplace(std::pair{t.case_name, mode}, d);
     }
     const CaseDecision& d = current.decision;
-    const HotTiming hot = g_profile || mode != Mode::hot ? HotTiming::graph : timer.hot_timing();
+    const HotTiming hot = current.hot = g_profile || mode != Mode::hot ? HotTiming::graph : timer.hot_timing();
     if (mode == Mode::hot) {
       current.graph = t.capture(s, d.hot_launches, t.launch);
       current.graph->replay(s);
@@ -285,22 +287,22 @@ void run_timed(benchmark::State& state, Mode mode, const Timed& t) {
     // Second part (kSettleMs): the timed loop itself, times discarded, so that the SM clock settles at the
     // level this mode's duty cycle (flush, hold and batch synchronization, or graph replays) gives it.
     // SOLBENCH_HOT_TIMING=net: the graph's own launch from the settling's pairs of replays (at least 3).
-    std::vector<double> graph_ms;
+    std::vector<double> graph_launch_samples;
     while (!g_profile &&
            (std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - settle_start).count() < kSettleMs ||
-            (hot == HotTiming::net && graph_ms.size() < 3))) {
+            (hot == HotTiming::net && graph_launch_samples.size() < 3))) {
       if (mode == Mode::cold) {
         timer.cold_batch_ms(t.launch, d.cold_batch, d.hold_ms);
       } else {
         const double k_ms = timer.replay_ms(*current.graph);
         if (hot != HotTiming::graph) {
           const double k2_ms = timer.replay_ms(*current.graph_2k);
-          if (hot == HotTiming::net) graph_ms.push_back(graph_launch_ms(k_ms, k2_ms));
+          if (hot == HotTiming::net) graph_launch_samples.push_back(graph_launch_ms(k_ms, k2_ms));
         }
       }
     }
     if (hot == HotTiming::net) {
-      current.graph_ms = upper_median(std::move(graph_ms));
+      current.graph_ms = upper_median(std::move(graph_launch_samples));
       current.graph_2k.reset();  // its memory is not held through the timed loop
     }
   } catch (...) {
@@ -320,10 +322,10 @@ void run_timed(benchmark::State& state, Mode mode, const Timed& t) {
     double ms = 0;
     if (mode == Mode::cold) {
       ms = upper_median(timer.cold_batch_ms(t.launch, current.decision.cold_batch, current.decision.hold_ms));
-    } else if (current.graph_2k) {  // SOLBENCH_HOT_TIMING=marginal
+    } else if (current.hot == HotTiming::marginal) {
       const double k_ms = timer.replay_ms(*current.graph);
       ms = marginal_launch_ms(k_ms, timer.replay_ms(*current.graph_2k), launches);
-    } else if (timer.hot_timing() == HotTiming::net && !g_profile) {
+    } else if (current.hot == HotTiming::net) {
       ms = net_launch_ms(timer.replay_ms(*current.graph), current.graph_ms, launches);
     } else {
       ms = timer.replay_ms(*current.graph) / launches;
@@ -352,8 +354,7 @@ void run_timed(benchmark::State& state, Mode mode, const Timed& t) {
     if (hold_mhz > 0) state.counters["hold_mhz"] = hold_mhz;
   }
   // SOLBENCH_HOT_TIMING=net: the graph's own launch that each replay's time was taken net of.
-  if (mode == Mode::hot && !g_profile && timer.hot_timing() == HotTiming::net)
-    state.counters["graph_launch_us"] = 1e3 * current.graph_ms;
+  if (current.hot == HotTiming::net) state.counters["graph_launch_us"] = 1e3 * current.graph_ms;
   for (const auto& [key, value] : t.counters) state.counters[key] = value;
 }
 
