@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "common/check.h"
+#include "common/device.h"
 #include "gpu.h"
 #include "pdl_probe.h"
 #include "rmsnorm/rmsnorm.h"
@@ -24,11 +25,13 @@ struct Shape {
 // or 4 vectors a lane, partial rows over 8 or 16 warps, full ones at 256 rows, and 257 rows (bandwidth);
 // 301 rows of 16384 (the bandwidth regime's longest 16-bit rows, 32 KB, in an odd number of rows); rows of
 // 8-16 KB in the bandwidth regime (4 vectors a thread, w in registers: 16-bit 6000, 750 vectors over 256
-// threads, and 8192, full; fp32 4096 at 257 rows).
+// threads, and 8192, full; fp32 4096 at 257 rows). On an H200 (132 SMs) vectorized's decode kernel splits a
+// row over 4 blocks at 1 x 4096 and 7 x 4096, and over 2 at 64 x 8192 and 40 x 1024 (one warp of 4 vectors
+// a lane in 16-bit, two in fp32): vectorized_blocks_per_row.
 const Shape kShapes[] = {{1, 1},      {1, 7},     {3, 127},   {5, 769},    {2, 5125},    {1, 4096},
                          {7, 4096},   {2, 32768}, {1, 65536}, {2, 65537}, {1000, 768}, {4099, 1024}, {8193, 128},
                          {2, 256},    {3, 392},   {5, 6000},  {256, 8192}, {257, 4096}, {301, 16384},
-                         {300, 6000}, {260, 8192}};
+                         {300, 6000}, {260, 8192}, {64, 8192}, {40, 1024}};
 
 using Param = std::tuple<std::string, DType, Shape>;
 
@@ -178,6 +181,41 @@ TEST_P(RmsNormGpuSpecial, WaitsForTheKernelAheadThatWritesX) {
     const Check c = d.verify();
     EXPECT_TRUE(c.ok) << sh.rows << " x " << sh.hidden << ": " << c.message;
   }
+}
+
+// vectorized's decode kernel splits a row over 2 or 4 blocks when rows leave SMs spare; each block sums the
+// whole row's squares in the order of one block a row, so a row's output is the same bits split or not. The
+// rows of a problem are independent, so the first rows of one x give, as problems of sm/4 rows (4 blocks a
+// row), sm/2 rows (2) and sm/2 + 1 rows (1), the same bytes.
+TEST(RmsNormVectorizedSplit, ASplitRowIsTheSameBitsAsOneBlockARow) {
+  SB_REQUIRE_GPU();
+  Stream s;
+  const int sms = device_sm_count();
+  const int64_t by[3] = {sms / 4, sms / 2, sms / 2 + 1};  // rows for 4, 2 and 1 blocks a row
+  const int expect_split[3] = {4, 2, 1};
+  for (DType t : kAllDTypes)
+    for (int64_t hidden : {1024, 4096, 8192}) {
+      SCOPED_TRACE(std::string(name(t)) + " hidden " + std::to_string(hidden));
+      RmsNormData d(by[2], hidden, t, 1e-6, 21, s.get());
+      const rmsnorm::VectorizedConfig c = rmsnorm::vectorized_config(by[2], hidden, t);
+      ASSERT_EQ(c.regime, rmsnorm::VectorizedRegime::decode);
+      const std::size_t row_bytes = hidden * size_bytes(t);
+      std::vector<unsigned char> out[3];
+      for (int k = 0; k < 3; ++k) {
+        ASSERT_EQ(rmsnorm::vectorized_blocks_per_row(c, by[k], hidden, sms), expect_split[k]) << by[k] << " rows";
+        rmsnorm::Problem p = d.problem();
+        p.rows = by[k];
+        d.poison_output();
+        rmsnorm::run(rmsnorm::variant("vectorized"), p, s.get());
+        out[k].resize(by[0] * row_bytes);
+        SB_CUDA_CHECK(cudaMemcpyAsync(out[k].data(), p.y, out[k].size(), cudaMemcpyDeviceToHost, s.get()));
+        s.sync();
+      }
+      EXPECT_EQ(out[0], out[2]) << "4 blocks a row against 1";
+      EXPECT_EQ(out[1], out[2]) << "2 blocks a row against 1";
+      const Check c1 = d.verify();  // the last run: all rows, one block a row
+      EXPECT_TRUE(c1.ok) << c1.message;
+    }
 }
 
 INSTANTIATE_TEST_SUITE_P(AllVariants, RmsNormGpuSpecial,

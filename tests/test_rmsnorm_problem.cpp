@@ -147,6 +147,41 @@ TEST(RmsNormVectorized, LaunchShapeFromShape) {
   }
 }
 
+// A decode row is split over 4 blocks where rows x 4 fit the SMs, else over 2 where rows x 2 fit, and only
+// a row of exactly threads_per_row x 4 vectors (kernels/rmsnorm/vectorized.cu says why).
+TEST(RmsNormVectorized, DecodeRowSplitWhereSmsAreSpare) {
+  struct Split {
+    int64_t rows, hidden;
+    DType dtype;
+    int sms, blocks;
+    const char* what;
+  };
+  const Split kSplits[] = {
+      {1, 4096, DType::bf16, 132, 4, "Llama-3-8B decode on an H200"},
+      {33, 4096, DType::bf16, 132, 4, "33 x 4 = 132 blocks: the last count split 4 ways"},
+      {34, 4096, DType::bf16, 132, 2, "34 x 4 > 132: 2 ways"},
+      {66, 4096, DType::bf16, 132, 2, "66 x 2 = 132"},
+      {67, 4096, DType::bf16, 132, 1, "67 x 2 > 132: one block a row"},
+      {64, 8192, DType::bf16, 132, 2, "Llama-3-70B decode of 64: 8 warps x 4, 2 ways"},
+      {64, 8192, DType::bf16, 114, 1, "the same on 114 SMs (H100 PCIe): 128 > 114"},
+      {1, 8192, DType::f32, 132, 4, "16 warps x 4"},
+      {40, 1024, DType::f16, 132, 2, "one warp of 4 vectors a lane"},
+      {256, 4096, DType::bf16, 132, 1, "256 rows: no SM to spare"},
+      {1, 4096, DType::bf16, 0, 1, "no SM count: not split"},
+      {1, 512, DType::bf16, 132, 1, "64 vectors: one warp of 2 a lane"},
+      {1, 4104, DType::bf16, 132, 1, "513 vectors: 8 warps x 4 with bounds checks, not whole"},
+      {1, 8200, DType::bf16, 132, 1, "the latency regime"},
+      {4096, 4096, DType::bf16, 132, 1, "the bandwidth regime"},
+      {1, 65536, DType::bf16, 132, 1, "the two-pass regime"},
+  };
+  for (const Split& e : kSplits) {
+    SCOPED_TRACE(std::to_string(e.rows) + " x " + std::to_string(e.hidden) + " " + std::string(name(e.dtype)) + ", " +
+                 std::to_string(e.sms) + " SMs: " + e.what);
+    EXPECT_EQ(vectorized_blocks_per_row(vectorized_config(e.rows, e.hidden, e.dtype), e.rows, e.hidden, e.sms),
+              e.blocks);
+  }
+}
+
 TEST(RmsNormVectorized, EveryLaunchShapeCoversItsRow) {
   for (DType t : kAllDTypes)
     for (int64_t rows : {1, 7, 64, 256, 257})
@@ -170,6 +205,13 @@ TEST(RmsNormVectorized, EveryLaunchShapeCoversItsRow) {
         EXPECT_EQ(c.rows_per_block, 1);
         EXPECT_FALSE(c.stage_w);
         EXPECT_LT(int64_t{c.threads_per_row} / 2 * c.vectors_per_thread * c.vec, h);
+        // A split row: whole 4-vector lanes, and every block of every row resident at once on 132 SMs.
+        const int split = vectorized_blocks_per_row(c, rows, h, 132);
+        EXPECT_TRUE(split == 1 || split == 2 || split == 4) << split;
+        if (split > 1) {
+          EXPECT_EQ(int64_t{c.threads_per_row} * 4 * c.vec, h);
+          EXPECT_LE(rows * split, 132);
+        }
       }
 }
 

@@ -59,5 +59,9 @@ struct VectorizedConfig {
   bool stage_w = false;  // w copied to shared memory with cp.async alongside the x loads (16-byte vectors only)
 };
 VectorizedConfig vectorized_config(int64_t rows, int64_t hidden, DType dtype);
+// The blocks a decode row is split over on a GPU of sm_count SMs: 4 where rows x 4 <= sm_count, else 2 where
+// rows x 2 <= sm_count, for a row of exactly threads_per_row x 4 16-byte vectors; 1 otherwise (and in the
+// other regimes). Each block of a row reads all of x and writes its part of y (kernels/rmsnorm/vectorized.cu).
+int vectorized_blocks_per_row(const VectorizedConfig& c, int64_t rows, int64_t hidden, int sm_count);
 
 }  // namespace sb::rmsnorm

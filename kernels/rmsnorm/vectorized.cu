@@ -2,8 +2,10 @@
 // the reduction and the output; the launch shape comes from the problem (vectorized_config, below: a
 // decode, latency, bandwidth or two-pass regime). A group of threads owns a row, each thread up to 8
 // vectors of it (128 B in flight); short rows share a block. Traffic: x read and y written once, w once
-// per block (staged in shared memory, or with x in registers for rows longer than 8 KB). x is loaded with
-// an L2 evict-last policy (load_x, below).
+// per block (staged in shared memory, or with x in registers for rows longer than 8 KB); a decode row split
+// over S blocks (vectorized_blocks_per_row) has its x read by each of them: S times from L2, once from
+// memory if the lines stay in L2 between them (expected, not profiled). x is loaded with an L2 evict-last
+// policy (load_x, below).
 // Constraint: x, w, y aligned to the access width (16 B, or the element when hidden is not a multiple
 // of 16 B); supports() says so otherwise.
 // Against block_reduce (H200, bf16, cold; results/h200/history/2026-11-30_3c259c32afb2.json.gz):
@@ -14,6 +16,7 @@
 #include <type_traits>
 
 #include "common/check.h"
+#include "common/device.h"
 #include "common/dispatch.cuh"
 #include "common/pdl.cuh"
 #include "common/reduce.cuh"
@@ -73,7 +76,8 @@ constexpr std::integral_constant<int, N> kInt{};
 
 // The regime and launch shape (host code, pinned by tests/test_rmsnorm_problem.cpp):
 // - decode (<= 256 rows of 16-byte vectors, 32 vectors to 8192 elements): kernel_decode, one row a block
-//   of the fewest whole warps that hold it in <= 4 vectors a lane (1 x 4096 bf16: 4 warps; 64 x 8192: 8).
+//   of the fewest whole warps that hold it in <= 4 vectors a lane (1 x 4096 bf16: 4 warps; 64 x 8192: 8),
+//   a row split over 2 or 4 such blocks when there are SMs to spare (vectorized_blocks_per_row).
 // - latency (the other problems of <= 256 rows): kernel with the fewest vectors a thread (one where the
 //   row fits 512 threads) and w staged in shared memory by cp.async in the same memory round trip as x.
 // - bandwidth (> 256 rows): kernel with the fewest threads that hold the row in <= 8 vectors each (the
@@ -125,6 +129,24 @@ VectorizedConfig vectorized_config(int64_t rows, int64_t hidden, DType dtype) {
   c.block_threads = std::max(c.threads_per_row, kMinBlockThreads);
   c.rows_per_block = c.block_threads / c.threads_per_row;
   return c;
+}
+
+// A decode launch of fewer rows than SMs leaves SMs idle while each busy one pulls its row's x, w and y
+// through its own load path: 48 KB an SM at 64 x 8192 bf16, on 64 of 132 SMs. Split over S blocks, a row's
+// blocks each read all of x (the sum of squares) but only their 1/S of w and y: 32 KB an SM at S = 2. No
+// cluster and no exchange: session 36's row over a cluster of 2 or 4 blocks, which shared partial sums
+// through distributed shared memory, lost 11-23% hot to the cluster's launch. Measured (H200 GPU-9182ad70,
+// time / one block a row in the same pass; c221-c223, results/h200/history/2026-12-02_session45_experiments/):
+// bf16 64 x 8192 (S 2) cold 0.923-0.970 (5.2 -> 4.7-4.9 us), hot 0.870-0.892 by marginal cost (1.72 -> 1.50
+// us); 1 x 4096 (S 4) hot 0.888-0.952, cold 0.959-1.018; 1 x 8192 hot 0.80; fp32 0.79-0.97. S 2 where 4 fit:
+// 1 x 8192 hot 0.875, against S 4's 0.799.
+int vectorized_blocks_per_row(const VectorizedConfig& c, int64_t rows, int64_t hidden, int sm_count) {
+  const bool whole = c.regime == VectorizedRegime::decode && c.vectors_per_thread == kDecodeVectors &&
+                     int64_t{c.threads_per_row} * kDecodeVectors * c.vec == hidden;
+  if (!whole || rows < 1) return 1;
+  for (const int s : {4, 2})
+    if (rows * s <= sm_count) return s;
+  return 1;
 }
 
 namespace vectorized {
@@ -332,35 +354,46 @@ __device__ inline float tree_sum(const float* a) {
 // shared-memory staging. Cache hints: x is read once (ld.global.cs, evict-first), w through the
 // read-only path (ld.global.nc: every row and every call reuses it), y written once (st.global.cs).
 // Full: the row is exactly 32 * Warps * VectorsPerThread vectors (no bounds checks, no zero fill).
+// Split (vectorized_blocks_per_row, above): a row over Split consecutive blocks; each loads all of x's
+// vectors for the sum of squares, its own part's first, and only its part's w, and writes its part of y.
+// The sum is taken in the order of one block a row (a tree over the parts of the trees within each), so
+// every block of a row computes the same rstd and the output is the same bits as unsplit.
 // Launched with programmatic dependent launch (SB_RMSNORM_PDL, common/pdl.cuh), as inference runtimes
 // launch their norms: it lets the next kernel launch at once and waits for the kernel ahead of it before
 // its first load, so the launch and block dispatch overlap the kernel ahead, which is most of the time
 // of a kernel this small when kernels run back to back.
-template <typename T, int VectorsPerThread, int Warps, bool Full>
+template <typename T, int VectorsPerThread, int Warps, bool Full, int Split = 1>
 __global__ void __launch_bounds__(Warps * 32, 1)
     kernel_decode(const T* __restrict__ x, const T* __restrict__ w, T* __restrict__ y, int hidden, float eps,
                   float inv_hidden) {
   constexpr int kThreads = Warps * 32, kPairs = 8 / static_cast<int>(sizeof(T));  // element pairs a vector
+  static_assert(Split == 1 || (Full && VectorsPerThread % Split == 0), "a split row is whole vectors a part");
+  constexpr int kOwn = VectorsPerThread / Split;  // the vectors a thread writes
   if (SB_RMSNORM_PDL) {
     pdl_launch_dependents();
     pdl_wait();  // before any access: the kernel ahead may write x or w, or read y
   }
   const int t = threadIdx.x;
   const int left = hidden / kVec16<T> - t;  // vectors of the row from this thread's first on
-  const int64_t base = static_cast<int64_t>(blockIdx.x) * hidden;
+  const int part = Split == 1 ? 0 : static_cast<int>(blockIdx.x % Split);
+  const int64_t base = static_cast<int64_t>(blockIdx.x / Split) * hidden;
+  // Slot i holds the row's vector t + kThreads * v(i): the part's own vectors first (i < kOwn), then the
+  // other parts' in turn, v(i) = ((part + i / kOwn) % Split) * kOwn + i % kOwn. Split 1: v(i) = i.
+  auto vec_of = [&](int i) { return ((part + i / kOwn) % Split) * kOwn + i % kOwn; };
   const uint4* xt = reinterpret_cast<const uint4*>(x + base) + t;
   const uint4* wt = reinterpret_cast<const uint4*>(w) + t;
   uint4* yt = reinterpret_cast<uint4*>(y + base) + t;
 
   // Every load of the thread is issued before the first use of any of them.
-  uint32_t xr[VectorsPerThread][4], wr[VectorsPerThread][4];
+  uint32_t xr[VectorsPerThread][4], wr[kOwn][4];
 #pragma unroll
   for (int i = 0; i < VectorsPerThread; ++i) {
     const bool in = Full || i * kThreads < left;
-    const uint4 a = in ? load_evict_first(xt + i * kThreads) : make_uint4(0, 0, 0, 0);
-    const uint4 b = in ? load_read_only(wt + i * kThreads) : make_uint4(0, 0, 0, 0);
+    const int v = vec_of(i);
+    const uint4 a = in ? load_evict_first(xt + v * kThreads) : make_uint4(0, 0, 0, 0);
+    const uint4 b = in && i < kOwn ? load_read_only(wt + v * kThreads) : make_uint4(0, 0, 0, 0);
     xr[i][0] = a.x, xr[i][1] = a.y, xr[i][2] = a.z, xr[i][3] = a.w;
-    wr[i][0] = b.x, wr[i][1] = b.y, wr[i][2] = b.z, wr[i][3] = b.w;
+    if (i < kOwn) wr[i][0] = b.x, wr[i][1] = b.y, wr[i][2] = b.z, wr[i][3] = b.w;
   }
   // Sum of squares in fp32: two chains of kPairs per vector, then a tree over the vectors (not one
   // chain of VectorsPerThread * 8 dependent FMAs in bf16).
@@ -382,8 +415,26 @@ __global__ void __launch_bounds__(Warps * 32, 1)
   const uint32_t zero = static_cast<uint32_t>(hidden) >> 31;
   uint32_t dep = 0;
 #pragma unroll
-  for (int i = 0; i < VectorsPerThread; ++i) dep |= wr[i][0] & zero;
-  float sum = warp_sum(tree_sum<VectorsPerThread>(acc) + __uint_as_float(dep));
+  for (int i = 0; i < kOwn; ++i) dep |= wr[i][0] & zero;
+  float thread_sum;
+  if constexpr (Split == 1) {
+    thread_sum = tree_sum<VectorsPerThread>(acc);
+  } else {
+    // The default's pairwise tree over v = 0..VectorsPerThread-1 is a tree over the parts of trees over
+    // each part's kOwn: the parts' sums put back in part order give the same bits in every part's block.
+    float by_slot[Split], by_part[Split];
+#pragma unroll
+    for (int m = 0; m < Split; ++m) by_slot[m] = tree_sum<kOwn>(acc + m * kOwn);
+#pragma unroll
+    for (int q = 0; q < Split; ++q) {
+      by_part[q] = by_slot[0];
+#pragma unroll
+      for (int m = 1; m < Split; ++m)
+        if ((part + m) % Split == q) by_part[q] = by_slot[m];
+    }
+    thread_sum = tree_sum<Split>(by_part);
+  }
+  float sum = warp_sum(thread_sum + __uint_as_float(dep));
   if constexpr (Warps > 1) {  // the only barrier: one partial per warp, summed in the same order by all
     __shared__ __align__(16) float partial[Warps];
     if (t % 32 == 0) partial[t / 32] = sum;
@@ -394,7 +445,7 @@ __global__ void __launch_bounds__(Warps * 32, 1)
   }
   const float rstd = rsqrtf(sum * inv_hidden + eps);
 #pragma unroll
-  for (int i = 0; i < VectorsPerThread; ++i) {
+  for (int i = 0; i < kOwn; ++i) {
     if (Full || i * kThreads < left) {
       if constexpr (sizeof(T) == 2) {
         // Opaque until rstd is known: x and w are converted to fp32 here again, instead of the fp32
@@ -409,7 +460,7 @@ __global__ void __launch_bounds__(Warps * 32, 1)
         const float2 xf = unpack_pair<T>(xr[i], p), wf = unpack_pair<T>(wr[i], p);
         pack_pair<T>(out, p, make_float2(xf.x * rstd * wf.x, xf.y * rstd * wf.y));
       }
-      __stcs(yt + i * kThreads, make_uint4(out[0], out[1], out[2], out[3]));
+      __stcs(yt + vec_of(i) * kThreads, make_uint4(out[0], out[1], out[2], out[3]));
     }
   }
 }
@@ -421,11 +472,16 @@ void launch_decode(const T* x, const T* w, T* y, const Problem& p, const Vectori
   const int hidden = static_cast<int>(p.hidden);
   const float eps = static_cast<float>(p.eps), inv_hidden = 1.0f / static_cast<float>(hidden);
   const bool full = int64_t{c.threads_per_row} * c.vectors_per_thread * kVec16<T> == p.hidden;
+  const int split = vectorized_blocks_per_row(c, p.rows, p.hidden, device_sm_count());
   auto go = [&](auto vectors, auto warps) {
     constexpr int kVectors = decltype(vectors)::value, kWarps = decltype(warps)::value;
     auto* kern = full ? kernel_decode<T, kVectors, kWarps, true> : kernel_decode<T, kVectors, kWarps, false>;
-    launch_pdl(SB_RMSNORM_PDL != 0, kern, dim3(static_cast<unsigned>(p.rows)), dim3(kWarps * 32), 0, stream, x, w,
-               y, hidden, eps, inv_hidden);
+    if constexpr (kVectors == kDecodeVectors) {  // a split row is whole (vectorized_blocks_per_row)
+      if (split == 2) kern = kernel_decode<T, kVectors, kWarps, true, 2>;
+      if (split == 4) kern = kernel_decode<T, kVectors, kWarps, true, 4>;
+    }
+    launch_pdl(SB_RMSNORM_PDL != 0, kern, dim3(static_cast<unsigned>(p.rows * split)), dim3(kWarps * 32), 0, stream,
+               x, w, y, hidden, eps, inv_hidden);
   };
   static_assert(kDecodeVectors == 4, "the switch below instantiates 1, 2 and 4 vectors a lane");
   switch (c.threads_per_row / 32) {
