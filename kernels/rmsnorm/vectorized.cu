@@ -135,11 +135,14 @@ VectorizedConfig vectorized_config(int64_t rows, int64_t hidden, DType dtype) {
 // through its own load path: 48 KB an SM at 64 x 8192 bf16, on 64 of 132 SMs. Split over S blocks, a row's
 // blocks each read all of x (the sum of squares) but only their 1/S of w and y: 32 KB an SM at S = 2. No
 // cluster and no exchange: session 36's row over a cluster of 2 or 4 blocks, which shared partial sums
-// through distributed shared memory, lost 11-23% hot to the cluster's launch. Measured (H200 GPU-9182ad70,
-// time / one block a row in the same pass; c221-c223, results/h200/history/2026-12-02_session45_experiments/):
-// bf16 64 x 8192 (S 2) cold 0.923-0.970 (5.2 -> 4.7-4.9 us), hot 0.870-0.892 by marginal cost (1.72 -> 1.50
-// us); 1 x 4096 (S 4) hot 0.888-0.952, cold 0.959-1.018; 1 x 8192 hot 0.80; fp32 0.79-0.97. S 2 where 4 fit:
-// 1 x 8192 hot 0.875, against S 4's 0.799.
+// through distributed shared memory, lost 11-23% hot to the cluster's launch. Measured, bf16, one block a
+// row's time / the split's, in one command with ref_copy at the same shapes as the control (session 46, c228,
+// H200 GPU-6ac15b3c, results/h200/history/2026-12-02_session46_full_run/): cold 1.080 at 64 x 8192 (S 2;
+// control 1.028), 1.087 at 1 x 8192 (S 4; 1.027), 1.041 at 1 x 4096 (S 4; 1.038); hot by graph / K 1.043,
+// 1.209 and 1.007: about 5% cold where a row's share of the load path is large, nothing at 1 x 4096. Session
+// 45 (c221-c223, GPU-9182ad70) read the split's time at 0.923-0.970 of one block a row's cold at 64 x 8192
+// with its control moving 0.965-0.968, hot 0.870-0.892 by marginal cost, fp32 0.79-0.97; S 2 where 4 fit:
+// 1 x 8192 hot 0.875 of one block a row's, against S 4's 0.799.
 int vectorized_blocks_per_row(const VectorizedConfig& c, int64_t rows, int64_t hidden, int sm_count) {
   const bool whole = c.regime == VectorizedRegime::decode && c.vectors_per_thread == kDecodeVectors &&
                      int64_t{c.threads_per_row} * kDecodeVectors * c.vec == hidden;
