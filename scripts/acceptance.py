@@ -103,11 +103,17 @@ def rmsnorm(run: sbresults.Run, anchors: dict) -> list:
     # `vectorized`'s decode-sized kernel is launched with programmatic dependent launch: the floor measured
     # the same way is the empty kernel launched so (a run before it has only the plain one). The plain
     # floor is shown beside it.
-    # Each hot figure with its graph's launch count K (the `launches` counter), where the run records it: a
-    # microsecond kernel's hot time moves with K (the graph's own launch is spread over its K kernels).
+    # Each hot figure with its graph's launch count K (the `launches` counter), where the run records it,
+    # and the graph's own launch G it was taken net of (protocol v378's `graph_launch_us`, where
+    # `graph_launch_off` is 1): under v122 a microsecond kernel's hot time moved with K (G spread over its K
+    # kernels); net of G it does not.
     def at_k(case):
         k = case.counters.get("launches")
-        return f" at K {k:.0f}" if k else ""
+        text = f" at K {k:.0f}" if k else ""
+        if "graph_launch_off" in case.counters:
+            g = case.counters.get("graph_launch_us", 0.0)
+            text += f" net of G {g:.2f} µs" if case.counters["graph_launch_off"] >= 0.5 else f" (G {g:.2f} µs unresolved)"
+        return text
 
     plain = c.get("floor/empty_kernel/hot")
     pdl = c.get("floor/empty_kernel_pdl/hot")

@@ -142,24 +142,32 @@ TEST(HoldTotals, ClockIsCyclesOverNanosecondsSinceTheEarlierRead) {
   EXPECT_EQ(before.mhz_since(after), 0.0);  // reads taken out of order give no clock
 }
 
-// The text every run records as timing_protocol, pinned: regress.py compares it as is across runs. v122 is
-// the default since session 44: v58 (sessions 40-43: v26 with the repetitions in random order) with the
-// cold batch and hot K sized from the median warm-up launch. Each setting has its version, with the
-// median sizing (v74-v137) and without it (v10-v73); the runs committed before keep their texts.
+// The text every run records as timing_protocol, pinned: regress.py compares it as is across runs. v378 is
+// the default since session 47: v122 (sessions 44-46: v58 with the cold batch and hot K sized from the
+// median warm-up launch; v58, sessions 40-43: v26 with the repetitions in random order) with hot launches
+// net of the graph's own launch. Each setting has its version, with the median sizing (v74-v137) and
+// without it (v10-v73), +128 marginal, +256 net; the runs committed before keep their texts.
 TEST(TimingProtocol, DefaultTextIsPinnedAndEachSettingHasItsVersion) {
   const std::string v58 =
       "v58: warm-up = >= 3 launches and 1 ms, then the timed loop until 100 ms of wall time; cold = queued "
       "batches of <= 4 launches, the previous launch waited for and the L2's persisting lines reset, then "
       "flush + hold + events each, the hold's cycles counted (hold_mhz); hot = CUDA graph of K launches; "
       "the repetitions of all cases in random order, each warmed up and settled";
-  EXPECT_EQ(timing_protocol(false, false), "v122" + v58.substr(3) + "; the batch and K sized from the median warm-up launch");
-  EXPECT_EQ(timing_protocol(false, false, 0, 0, true, true, false), v58);  // sessions 40-43
+  const std::string v122 = "v122" + v58.substr(3) + "; the batch and K sized from the median warm-up launch";
+  EXPECT_EQ(timing_protocol(false, false, 0, 0, true, true, true, HotTiming::graph), v122);  // sessions 44-46
+  EXPECT_EQ(timing_protocol(false, false),
+            "v378" + v58.substr(3, v58.find("; the repetitions") - 3) +
+                " net of the graph's own launch (the median of 2 t(K) - t(2K) over the settling's replays, where over"
+                " 3 standard errors), over K"
+                "; the repetitions of all cases in random order, each warmed up and settled"
+                "; the batch and K sized from the median warm-up launch");
+  EXPECT_EQ(timing_protocol(false, false, 0, 0, true, true, false, HotTiming::graph), v58);  // sessions 40-43
   // The runs of sessions 24-39 (registered order) and those before session 24 keep their texts.
-  EXPECT_EQ(timing_protocol(false, false, 0, 0, true, false, false),
+  EXPECT_EQ(timing_protocol(false, false, 0, 0, true, false, false, HotTiming::graph),
             "v26: warm-up = >= 3 launches and 1 ms, then the timed loop until 100 ms of wall time; cold = queued "
             "batches of <= 4 launches, the previous launch waited for and the L2's persisting lines reset, then "
             "flush + hold + events each, the hold's cycles counted (hold_mhz); hot = CUDA graph of K launches");
-  EXPECT_EQ(timing_protocol(false, false, 0, 0, false, false, false),
+  EXPECT_EQ(timing_protocol(false, false, 0, 0, false, false, false, HotTiming::graph),
             "v10: warm-up = >= 3 launches and 1 ms, then the timed loop until 100 ms of wall time; cold = queued "
             "batches of <= 4 launches, flush + hold + events each, the hold's cycles counted (hold_mhz); hot = "
             "CUDA graph of K launches");
@@ -231,6 +239,33 @@ TEST(NetLaunch, TheGraphsOwnLaunchMeasuredOnceThenTakenOff) {
   EXPECT_THROW(net_launch_ms(1.0, 0.5, 0), std::invalid_argument);
 }
 
+// net takes the graph's own launch off only where the settling resolved it: hundreds of samples close
+// together (a microsecond kernel), not 3 or 4 scattered by a millisecond replay's jitter.
+TEST(NetLaunch, TheGraphsOwnLaunchTakenOffOnlyWhereResolved) {
+  std::vector<double> us_kernel;  // G 3.5 us, samples within +-0.4 us
+  for (int i = 0; i < 300; ++i) us_kernel.push_back(1e-3 * (3.5 + 0.4 * ((i % 9) - 4) / 4.0));
+  const GraphLaunch fast = estimate_graph_launch(us_kernel);
+  EXPECT_NEAR(fast.median_ms, 3.5e-3, 1e-12);
+  EXPECT_TRUE(fast.resolved);
+  EXPECT_DOUBLE_EQ(fast.taken_off_ms(), fast.median_ms);
+  EXPECT_LT(fast.standard_error_ms, 0.05e-3);
+  // A 5 ms kernel at K 2: 2 t(2) - t(4) off by tens of microseconds either way.
+  const GraphLaunch slow = estimate_graph_launch({0.041, -0.030, 0.012, -0.018});
+  EXPECT_DOUBLE_EQ(slow.median_ms, 0.012);
+  EXPECT_FALSE(slow.resolved);
+  EXPECT_EQ(slow.taken_off_ms(), 0.0);
+  EXPECT_NEAR(net_launch_ms(10.0, slow.taken_off_ms(), 2), 5.0, 1e-12);  // graph / K
+  // Three equal samples: no spread, resolved if positive; never a negative launch taken off.
+  EXPECT_TRUE(estimate_graph_launch({0.003, 0.003, 0.003}).resolved);
+  EXPECT_FALSE(estimate_graph_launch({-0.001, -0.001, -0.001}).resolved);
+  // The median's standard error: 1.2533 x 1.4826 x MAD / sqrt(n).
+  const GraphLaunch g = estimate_graph_launch({1.0, 2.0, 3.0, 4.0});  // upper median 3, MAD 1
+  EXPECT_NEAR(g.standard_error_ms, 1.2533 * 1.4826 / 2.0, 1e-12);
+  EXPECT_TRUE(g.resolved);  // 3 > 3 x 0.929
+  EXPECT_FALSE(estimate_graph_launch({1.0, 2.0, 3.0, 6.0}).resolved);  // MAD 2: 3 < 3 x 1.858
+  EXPECT_THROW(estimate_graph_launch({}), std::invalid_argument);
+}
+
 TEST(UpperMedian, TheMiddleElementOnceSorted) {
   EXPECT_DOUBLE_EQ(upper_median({3.0, 1.0, 2.0}), 2.0);
   EXPECT_DOUBLE_EQ(upper_median({4.0, 1.0, 3.0, 2.0}), 3.0);  // even count: the upper of the two
@@ -271,7 +306,7 @@ TEST(TimerSettings, DefaultsWithoutTheVariables) {
   EXPECT_EQ(s.min_hold_us, 0.0);
   EXPECT_TRUE(s.reset_persisting);
   EXPECT_TRUE(s.size_from_median);
-  EXPECT_EQ(s.hot_timing, HotTiming::graph);
+  EXPECT_EQ(s.hot_timing, HotTiming::net);  // since session 47 (v378); graph until then
 }
 
 TEST(TimerSettings, EachValueParses) {

@@ -157,8 +157,9 @@ std::string timing_protocol(bool hold_before_flush, bool continuous_queue, doubl
                             HotTiming hot_timing) {
   // The recorded text is compared across runs as is (the CPU test pins it); the figures in it are these
   // constants'.
-  static_assert(GpuTimer::kMaxColdBatch == 4 && kSettleMs == 100.0 && kWarmUpMs == 1.0,
-                "the protocol text states 4 launches a batch, 1 ms and 100 ms: change it, and its version");
+  static_assert(GpuTimer::kMaxColdBatch == 4 && kSettleMs == 100.0 && kWarmUpMs == 1.0 && kGraphLaunchResolvedSe == 3.0,
+                "the protocol text states 4 launches a batch, 1 ms, 100 ms and 3 standard errors: change it, and its "
+                "version");
   const bool rest = rest_ms > 0;
   const bool min_hold = min_hold_us > 0;
   const int version = (reset_persisting ? 26 : 10) + (hold_before_flush ? 1 : 0) + (continuous_queue ? 2 : 0) +
@@ -179,7 +180,7 @@ std::string timing_protocol(bool hold_before_flush, bool continuous_queue, doubl
          (hot_timing == HotTiming::marginal ? "; hot = CUDA graphs of 2K and K launches, the difference of their replays over K"
           : hot_timing == HotTiming::net
               ? "; hot = CUDA graph of K launches net of the graph's own launch (the median of 2 t(K) - t(2K) over the "
-                "settling's replays), over K"
+                "settling's replays, where over 3 standard errors), over K"
               : "; hot = CUDA graph of K launches") +
          rest_text +
          (random_interleaving ? "; the repetitions of all cases in random order, each warmed up and settled" : "") +
@@ -220,7 +221,7 @@ struct CaseState {
   HotTiming hot = HotTiming::graph;
   // marginal or net: the same launches, twice as many (net: during the settling only).
   std::unique_ptr<Replay> graph_2k = nullptr;
-  double graph_ms = 0;  // SOLBENCH_HOT_TIMING=net: the graph's own launch, measured during the settling
+  GraphLaunch graph_launch = {};  // SOLBENCH_HOT_TIMING=net: the graph's own launch, measured during the settling
   CaseDecision decision = {};
 };
 
@@ -302,7 +303,7 @@ void run_timed(benchmark::State& state, Mode mode, const Timed& t) {
       }
     }
     if (hot == HotTiming::net) {
-      current.graph_ms = upper_median(std::move(graph_launch_samples));
+      current.graph_launch = estimate_graph_launch(std::move(graph_launch_samples));
       current.graph_2k.reset();  // its memory is not held through the timed loop
     }
   } catch (...) {
@@ -326,7 +327,7 @@ void run_timed(benchmark::State& state, Mode mode, const Timed& t) {
       const double k_ms = timer.replay_ms(*current.graph);
       ms = marginal_launch_ms(k_ms, timer.replay_ms(*current.graph_2k), launches);
     } else if (current.hot == HotTiming::net) {
-      ms = net_launch_ms(timer.replay_ms(*current.graph), current.graph_ms, launches);
+      ms = net_launch_ms(timer.replay_ms(*current.graph), current.graph_launch.taken_off_ms(), launches);
     } else {
       ms = timer.replay_ms(*current.graph) / launches;
     }
@@ -353,8 +354,14 @@ void run_timed(benchmark::State& state, Mode mode, const Timed& t) {
     // The SM clock during the timed launches' holds (GpuTimer::hold_totals), beside sm_mhz after them.
     if (hold_mhz > 0) state.counters["hold_mhz"] = hold_mhz;
   }
-  // SOLBENCH_HOT_TIMING=net: the graph's own launch that each replay's time was taken net of.
-  if (current.hot == HotTiming::net) state.counters["graph_launch_us"] = 1e3 * current.graph_ms;
+  // SOLBENCH_HOT_TIMING=net: the graph's own launch as measured (its median and standard error over the
+  // settling's pairs of replays), and whether each replay's time was taken net of it (1) or not (0: not
+  // resolved, estimate_graph_launch).
+  if (current.hot == HotTiming::net) {
+    state.counters["graph_launch_us"] = 1e3 * current.graph_launch.median_ms;
+    state.counters["graph_launch_se_us"] = 1e3 * current.graph_launch.standard_error_ms;
+    state.counters["graph_launch_off"] = current.graph_launch.resolved ? 1 : 0;
+  }
   for (const auto& [key, value] : t.counters) state.counters[key] = value;
 }
 

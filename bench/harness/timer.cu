@@ -277,6 +277,18 @@ double marginal_launch_ms(double replay_k_ms, double replay_2k_ms, int k) {
 
 double graph_launch_ms(double replay_k_ms, double replay_2k_ms) { return 2 * replay_k_ms - replay_2k_ms; }
 
+GraphLaunch estimate_graph_launch(std::vector<double> samples_ms) {
+  if (samples_ms.empty()) throw std::invalid_argument("estimate_graph_launch: no samples");
+  GraphLaunch g;
+  const double n = static_cast<double>(samples_ms.size());
+  g.median_ms = upper_median(samples_ms);
+  for (double& v : samples_ms) v = std::abs(v - g.median_ms);
+  const double sigma = 1.4826 * upper_median(std::move(samples_ms));
+  g.standard_error_ms = 1.2533 * sigma / std::sqrt(n);
+  g.resolved = g.median_ms > kGraphLaunchResolvedSe * g.standard_error_ms;
+  return g;
+}
+
 double net_launch_ms(double replay_k_ms, double graph_ms, int k) {
   if (k < 1) throw std::invalid_argument("net_launch_ms: k must be at least 1, got " + std::to_string(k));
   return (replay_k_ms - graph_ms) / k;

@@ -108,17 +108,16 @@ class GpuTimer {
   // v73, where one slow host launch at the end of the warm-up gave a microsecond kernel a hot graph of 2
   // launches instead of 8; session 43, hot 1 x 4096 2.71 against 1.36 us).
   const char* warmup_sizing() const { return size_from_median_ ? "median" : "last"; }
-  // How a hot case's time per launch is taken: "graph", the default (one replay of a graph of K launches,
-  // over K, so that the graph's own launch, ~3.5 us on the H200s, is spread over its K kernels: session 44
-  // fitted 0.50 us a launch for the PDL floor and 0.95 for 1 x 4096 under K of 6-10); for experiments
-  // (SOLBENCH_HOT_TIMING): "marginal" (a graph of K and one of 2K replayed back to back each iteration, their
-  // difference over K, marginal_launch_ms: what one more launch costs inside a long graph, without the
-  // graph's own launch; session 45, c220: K-independent and stable to 1%, but 3K launches an iteration and
-  // about 2.5x a graph pass's wall time), or "net" (the graph's own launch measured once per case, during the
-  // settling, as the median of graph_launch_ms over pairs of replays of K and 2K, then each iteration one
-  // replay of K net of it, net_launch_ms: marginal's estimate at graph's cost per iteration, if the graph's
-  // own launch holds still between the settling and the timed loop; session 46, c225: within 0-3% of marginal's
-  // figures at about 1.3x a graph pass's wall time).
+  // How a hot case's time per launch is taken: "net", the default since protocol v378 (session 47): the
+  // graph's own launch G measured once per case, during the settling, as the median of graph_launch_ms over
+  // pairs of replays of K and 2K, then each iteration one replay of K net of it, over K (net_launch_ms; the
+  // run records G as the graph_launch_us counter). Session 46, c225: within 0-3% of marginal's figures at
+  // about 1.3x a graph pass's wall time. For experiments (SOLBENCH_HOT_TIMING): "graph" (one replay of K
+  // launches over K, v122's: G, 2.7-4.8 us on the H200s, is spread over the K kernels, so a kernel and the
+  // floor it is compared with read differently at different K; session 44 fitted 0.50 us a launch for the
+  // PDL floor and 0.95 for 1 x 4096 under K of 6-10), or "marginal" (a graph of K and one of 2K replayed
+  // back to back each iteration, their difference over K, marginal_launch_ms; session 45, c220:
+  // K-independent and stable to 1%, but 3K launches an iteration and about 2.5x a graph pass's wall time).
   HotTiming hot_timing() const { return hot_timing_; }
   static constexpr double kRestMinLaunchMs = 1.0;
 
@@ -174,7 +173,7 @@ class GpuTimer {
   double min_hold_ms_ = 0;
   bool reset_persisting_ = true;
   bool size_from_median_ = true;
-  HotTiming hot_timing_ = HotTiming::graph;
+  HotTiming hot_timing_ = HotTiming::net;
   bool has_persisting_set_aside_ = true;
   int flush_blocks_ = 0;
   int sm_clock_khz_ = 0;
@@ -201,6 +200,20 @@ double marginal_launch_ms(double replay_k_ms, double replay_2k_ms, int k);
 // A graph's own launch, apart from its kernels (SOLBENCH_HOT_TIMING=net): with t(k) = G + k f, it is
 // 2 t(k) - t(2k) = G.
 double graph_launch_ms(double replay_k_ms, double replay_2k_ms);
+// The graph's own launch as SOLBENCH_HOT_TIMING=net takes it off, from the settling's graph_launch_ms samples:
+// their median, and its standard error (1.2533 sigma / sqrt(n), sigma the samples' median absolute deviation
+// x 1.4826). It is taken off only where resolved, the median over kGraphLaunchResolvedSe standard errors: a
+// microsecond kernel's settling gives hundreds of samples within ~1 us of each other, G 2.7-4.8 us on the
+// H200s (resolved); a 5 ms kernel's gives 3 or 4, each off by its replays' jitter (tens of microseconds at
+// a clock moving by a percent) against a G that is 0.04% of the replay, so taking it off would add noise
+// and remove no bias worth the name (not resolved: graph / K). Throws std::invalid_argument for no samples.
+struct GraphLaunch {
+  double median_ms = 0, standard_error_ms = 0;
+  bool resolved = false;
+  double taken_off_ms() const { return resolved ? median_ms : 0.0; }
+};
+constexpr double kGraphLaunchResolvedSe = 3.0;
+GraphLaunch estimate_graph_launch(std::vector<double> samples_ms);
 // Net hot time per launch (SOLBENCH_HOT_TIMING=net): (replay of k launches - the graph's own launch) / k.
 // Throws std::invalid_argument for k < 1.
 double net_launch_ms(double replay_k_ms, double graph_ms, int k);

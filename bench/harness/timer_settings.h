@@ -25,7 +25,7 @@ struct TimerSettings {
   double min_hold_us = 0;                          // SOLBENCH_MIN_HOLD_US: whole microseconds, 0 to 1000
   bool reset_persisting = true;                    // SOLBENCH_PERSISTING_RESET: on | off
   bool size_from_median = true;                    // SOLBENCH_WARMUP_SIZING: median | last
-  HotTiming hot_timing = HotTiming::graph;         // SOLBENCH_HOT_TIMING: graph | marginal | net
+  HotTiming hot_timing = HotTiming::net;           // SOLBENCH_HOT_TIMING: net | graph | marginal
 
   // Each variable that `get` returns (std::getenv by default) parsed; an empty or bad value, or two
   // settings that exclude each other, throws std::invalid_argument naming the variable, what it takes

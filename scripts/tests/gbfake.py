@@ -106,6 +106,8 @@ def _row(case, rep_index, reps, us, family):
 def _with_counters(row, case, us, err):
     if case.get("launches"):  # a hot graph's launch count, where a test sets one
         row["launches"] = float(case["launches"])
+    for key, value in case.get("counters", {}).items():  # other harness counters a test sets
+        row[key] = float(value)
     if not case["bytes"]:
         return row
     row["GB/s"] = case["bytes"] / us / 1e3

@@ -13,7 +13,7 @@ import acceptance  # noqa: E402
 import gbfake  # noqa: E402
 
 
-def cases(pdl_floor_us=None, hot_launches=None):
+def cases(pdl_floor_us=None, hot_launches=None, counters=None):
     out = gbfake.rmsnorm_grid(impls=("vectorized", "torch_rms_norm"))
     out += [gbfake.rmsnorm(i, "bf16", 64, 8192, "cold") for i in ("vectorized", "torch_rms_norm")]
     out += [gbfake.rmsnorm("vectorized", "bf16", r, h, "hot") for r, h in ((1, 4096), (64, 8192))]
@@ -24,6 +24,8 @@ def cases(pdl_floor_us=None, hot_launches=None):
         k = (hot_launches or {}).get(c["name"])
         if k:
             c["launches"] = k
+        if c["name"] in (counters or {}):
+            c["counters"] = counters[c["name"]]
     return out + [c for c in gbfake.attention_set() if "/decode/" in c["name"]]
 
 
@@ -33,9 +35,9 @@ def anchor(shape, value, unit):
 
 
 class Acceptance(unittest.TestCase):
-    def results(self, tmp, scale=None, crosscheck=True, pdl_floor_us=None, hot_launches=None):
+    def results(self, tmp, scale=None, crosscheck=True, pdl_floor_us=None, hot_launches=None, counters=None):
         d = Path(tmp)
-        run_cases = cases(pdl_floor_us, hot_launches)
+        run_cases = cases(pdl_floor_us, hot_launches, counters)
         quiet = {c["name"]: 0.0 for c in run_cases}  # no noise: near the floor the model's impls differ by < 1%
         gbfake.write(d / "latest.json", gbfake.run(run_cases, seed=3, sigma=quiet, scale=scale))
         # 4096 x 2048: an anchor 10% faster than ours (behind); 1 x 4096: an anchor in µs well above ours.
@@ -95,6 +97,19 @@ class Acceptance(unittest.TestCase):
             hot = self.results(tmp, pdl_floor_us=0.45, hot_launches=k)["the same two hot ≤ 1.5× the empty-kernel floor"]
         self.assertIn("× at K 9, `t64_h8192` ", hot.measured)
         self.assertIn("(floor 0.45 µs hot at K 8, launched with PDL", hot.measured)
+
+    def test_the_hot_item_says_what_the_graphs_own_launch_was_net_of(self):
+        # Protocol v378: each hot figure net of its graph's own launch G where the settling resolved it.
+        g = {"rmsnorm/vectorized/bf16/t1_h4096/hot": {"graph_launch_us": 3.41, "graph_launch_off": 1},
+             "rmsnorm/vectorized/bf16/t64_h8192/hot": {"graph_launch_us": 2.9, "graph_launch_off": 0},
+             "floor/empty_kernel_pdl/hot": {"graph_launch_us": 3.05, "graph_launch_off": 1}}
+        k = {"rmsnorm/vectorized/bf16/t1_h4096/hot": 7, "floor/empty_kernel_pdl/hot": 10}
+        with tempfile.TemporaryDirectory() as tmp:
+            hot = self.results(tmp, pdl_floor_us=0.45, hot_launches=k,
+                               counters=g)["the same two hot ≤ 1.5× the empty-kernel floor"]
+        self.assertIn("× at K 7 net of G 3.41 µs, `t64_h8192` ", hot.measured)
+        self.assertIn("× (G 2.90 µs unresolved)", hot.measured)
+        self.assertIn("(floor 0.45 µs hot at K 10 net of G 3.05 µs, launched with PDL", hot.measured)
 
     def test_a_planted_regression_is_named(self):
         slow = {"rmsnorm/vectorized/bf16/t256_h4096/cold": 2.0,
