@@ -115,8 +115,7 @@ TEST_F(HarnessGpu, HotMarginalTimeLeavesOutTheGraphsOwnLaunch) {
   GpuTimer timer(s.get());
   const long long cycles = 20'000;  // ~10 us at 1980 MHz
   auto spin = [&](cudaStream_t st) { launch_spin_kernel(st, cycles, nullptr); };
-  enum class Way { graph, marginal, net };
-  auto per_launch = [&](const LaunchFn& launch, int k, Way way) {
+  auto per_launch = [&](const LaunchFn& launch, int k, HotTiming way) {
     auto g = capture_cuda_graph(s.get(), k, launch);
     auto g2 = capture_cuda_graph(s.get(), 2 * k, launch);
     std::vector<double> g_ms, t;
@@ -127,24 +126,24 @@ TEST_F(HarnessGpu, HotMarginalTimeLeavesOutTheGraphsOwnLaunch) {
     // As the harness takes it: the median, off only where resolved, which these graphs of microsecond
     // kernels (20 pairs) must be.
     const GraphLaunch g_launch = estimate_graph_launch(g_ms);
-    if (way == Way::net) {
+    if (way == HotTiming::net) {
       EXPECT_TRUE(g_launch.resolved) << "G " << 1e3 * g_launch.median_ms << " us, standard error "
                                      << 1e3 * g_launch.standard_error_ms << " us at K " << k;
     }
     const double graph_ms = g_launch.taken_off_ms();
     for (int i = 0; i < 30; ++i) {
       const double k_ms = timer.replay_ms(*g);
-      const double k2_ms = way == Way::marginal ? timer.replay_ms(*g2) : 0.0;
-      t.push_back(1e3 * (way == Way::marginal ? marginal_launch_ms(k_ms, k2_ms, k)
-                         : way == Way::net    ? net_launch_ms(k_ms, graph_ms, k)
+      const double k2_ms = way == HotTiming::marginal ? timer.replay_ms(*g2) : 0.0;
+      t.push_back(1e3 * (way == HotTiming::marginal ? marginal_launch_ms(k_ms, k2_ms, k)
+                         : way == HotTiming::net    ? net_launch_ms(k_ms, graph_ms, k)
                                               : k_ms / k));  // us
     }
     return median(t);
   };
   for (int i = 0; i < 20; ++i) spin(s.get());  // clocks up
-  const double empty_graph = per_launch(launch_empty_kernel, 8, Way::graph);
-  for (const Way way : {Way::marginal, Way::net}) {
-    const char* name = way == Way::marginal ? "marginal" : "net";
+  const double empty_graph = per_launch(launch_empty_kernel, 8, HotTiming::graph);
+  for (const HotTiming way : {HotTiming::marginal, HotTiming::net}) {
+    const char* name = hot_timing_name(way);
     const double empty_4 = per_launch(launch_empty_kernel, 4, way), empty_8 = per_launch(launch_empty_kernel, 8, way),
                  empty_16 = per_launch(launch_empty_kernel, 16, way);
     const double spin_8 = per_launch(spin, 8, way);
