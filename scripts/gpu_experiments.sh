@@ -6,9 +6,12 @@
 # PATCH (optional, space-separated): candidates not yet measured live as patches in experiments/, outside kernels/, so
 # the committed results always describe the committed kernels. The DEFINE builds compile a copy of
 # the tree with the patch applied (patch -p1); the default build compiles the tree as it is.
-# Builds the default tree (Release, with the PyTorch baselines when PyTorch is installed) and one
-# build per DEFINE (-D<DEFINE> for the CUDA and the C++ sources: a plan in a .cpp must see the switch
-# too; no PyTorch), all in parallel; then runs each build's GPU tests named by TEST_FILTER, then PASSES
+# Builds the default tree (Release) and one build per DEFINE (-D<DEFINE> for the CUDA and the C++ sources:
+# a plan in a .cpp must see the switch too; no PyTorch), all in parallel. The default build links
+# libtorch (when installed) only where BENCH_FILTER names a PyTorch baseline ("torch"); otherwise it is
+# built without, as the DEFINE builds are, so that the binaries differ in the switch alone (session 48:
+# an unchanged RMSNorm kernel read 0.97-1.08x hot between a libtorch default build and a switch build).
+# DEFAULT_TORCH (AUTO, ON or OFF) overrides that choice; then runs each build's GPU tests named by TEST_FILTER, then PASSES
 # (default 2) passes of the cases of BENCH (bench_attention or bench_rmsnorm) named by BENCH_FILTER over
 # SHAPES in DTYPES, with REPETITIONS, every build once a pass, the order of the builds reversed every other
 # pass. A TEST_FILTER that names no test of test_gpu fails the build (it is not benchmarked), and a
@@ -54,6 +57,11 @@ case $bench in
     test_filter=${TEST_FILTER:-*RmsNorm*}
     bench_filter=${BENCH_FILTER:-^rmsnorm/(vectorized|torch_rms_norm)/.*/cold} ;;
   *) echo "gpu_experiments.sh: BENCH must be bench_attention or bench_rmsnorm, got '$bench'" >&2; exit 2 ;;
+esac
+case ${DEFAULT_TORCH:-} in
+  "") case $bench_filter in *torch*) default_torch=AUTO ;; *) default_torch=OFF ;; esac ;;
+  AUTO | ON | OFF) default_torch=$DEFAULT_TORCH ;;
+  *) echo "gpu_experiments.sh: DEFAULT_TORCH must be AUTO, ON or OFF, got '${DEFAULT_TORCH}'" >&2; exit 2 ;;
 esac
 passes=${PASSES:-2}
 [[ $passes =~ ^[1-9][0-9]*$ ]] || { echo "gpu_experiments.sh: PASSES must be a positive integer, got '$passes'" >&2; exit 2; }
@@ -118,7 +126,7 @@ if [ -n "${PATCH:-}" ]; then
 fi
 
 builds=(default)
-configure_build "$root" "$root/build/exp_default" AUTO "" "$out/default_build.log" &
+configure_build "$root" "$root/build/exp_default" "$default_torch" "" "$out/default_build.log" &
 for d in "$@"; do
   n=$(name_of "$d")
   builds+=("$n")

@@ -54,7 +54,8 @@ class WithoutGpu(unittest.TestCase):
                                     ("SANITIZE", "memcheck,initcheck",
                                      "SANITIZE must list memcheck and/or racecheck, got 'memcheck,initcheck'"),
                                     ("SANITIZE_SHARDS", "0", "SANITIZE_SHARDS must be a positive integer, got '0'"),
-                                    ("SANITIZE_TIMEOUT", "5m", "SANITIZE_TIMEOUT must be a positive integer, got '5m'")):
+                                    ("SANITIZE_TIMEOUT", "5m", "SANITIZE_TIMEOUT must be a positive integer, got '5m'"),
+                                    ("DEFAULT_TORCH", "yes", "DEFAULT_TORCH must be AUTO, ON or OFF, got 'yes'")):
             with self.subTest(var=var):
                 r = self.run_script(SCRIPTS / "gpu_experiments.sh", Path(self.tmp.name) / "out", "SB_X=1",
                                     env=dict(self.env, **{var: value}))
@@ -76,6 +77,7 @@ class ExperimentFilters(unittest.TestCase):
     # unless the filter says Nothing) and bench_attention (it leaves a `ran` mark and prints one median).
     FAKE_CMAKE = "\n".join([
         "#!/bin/bash",
+        'echo "$*" >> "$(dirname "$0")/cmake_calls"',
         '[ "$1" = --build ] || exit 0',
         'mkdir -p "$2/tests" "$2/bench"',
         "cat > \"$2/tests/test_gpu\" <<'END'",
@@ -114,7 +116,25 @@ class ExperimentFilters(unittest.TestCase):
             r = subprocess.run(["bash", str(root / "scripts" / "gpu_experiments.sh"), str(Path(tmp) / "out"),
                                 "SB_DECODE_EXPERIMENT=1"], capture_output=True, text=True, env=env, timeout=60)
             benched = sorted(p.parent.parent.name for p in (root / "build").glob("exp_*/bench/ran"))
+            self.cmake_calls = (tools / "cmake_calls").read_text().splitlines()
             return r, benched
+
+    def torch_setting(self, build):  # the SOLBENCH_WITH_TORCH a build was configured with
+        for call in self.cmake_calls:
+            if call.startswith("-S ") and f"/build/exp_{build} " in call:
+                return [a for a in call.split() if a.startswith("-DSOLBENCH_WITH_TORCH=")]
+        self.fail(f"exp_{build} was not configured: {self.cmake_calls}")
+
+    def test_the_default_build_links_libtorch_only_where_the_filter_names_a_pytorch_baseline(self):
+        # The binaries of an A/B differ in the switch alone unless a PyTorch row is asked for.
+        for settings, default in (({}, "AUTO"),  # bench_attention's default filter names the SDPA backends
+                                  ({"BENCH_FILTER": "^attention/decode_splitk/"}, "OFF"),
+                                  ({"BENCH_FILTER": "^attention/decode_splitk/", "DEFAULT_TORCH": "ON"}, "ON")):
+            with self.subTest(**settings):
+                r, _ = self.run_experiments(**settings)
+                self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+                self.assertEqual(self.torch_setting("default"), [f"-DSOLBENCH_WITH_TORCH={default}"])
+                self.assertEqual(self.torch_setting("SB_DECODE_EXPERIMENT_1"), ["-DSOLBENCH_WITH_TORCH=OFF"])
 
     def test_a_test_filter_naming_no_test_fails_and_nothing_is_benchmarked(self):
         r, benched = self.run_experiments(TEST_FILTER="*Nothing*")
