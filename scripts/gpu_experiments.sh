@@ -3,19 +3,29 @@
 #   scripts/gpu_experiments.sh OUTDIR DEFINE...
 #   scripts/gpu_experiments.sh out SB_TILED_FLASH_EXPERIMENT=2 SB_TILED_FLASH_EXPERIMENT=3
 #   BENCH=bench_rmsnorm PATCH=experiments/<candidate>.patch scripts/gpu_experiments.sh out <SWITCH>=1 <SWITCH>=2
+#   BENCH=bench_rmsnorm PATCH=experiments/<candidate>.patch SAME_BINARY=vectorized_candidate:vectorized \
+#     scripts/gpu_experiments.sh out
 # PATCH (optional, space-separated): candidates not yet measured live as patches in experiments/, outside kernels/, so
 # the committed results always describe the committed kernels. The DEFINE builds compile a copy of
-# the tree with the patch applied (patch -p1); the default build compiles the tree as it is.
+# the tree with the patch applied (patch -p1); the default build compiles the tree as it is (under
+# SAME_BINARY, the patched copy).
 # Builds the default tree (Release) and one build per DEFINE (-D<DEFINE> for the CUDA and the C++ sources:
 # a plan in a .cpp must see the switch too; no PyTorch), all in parallel. The default build links
 # libtorch (when installed) only where BENCH_FILTER names a PyTorch baseline ("torch"); otherwise it is
 # built without, as the DEFINE builds are, so that the binaries differ in the switch alone (session 48:
 # an unchanged RMSNorm kernel read 0.97-1.08x hot between a libtorch default build and a switch build).
-# DEFAULT_TORCH (AUTO, ON or OFF) overrides that choice; then runs each build's GPU tests named by TEST_FILTER, then PASSES
-# (default 2) passes of the cases of BENCH (bench_attention or bench_rmsnorm) named by BENCH_FILTER over
-# SHAPES in DTYPES, with REPETITIONS, every build once a pass, the order of the builds reversed every other
-# pass. A TEST_FILTER that names no test of test_gpu fails the build (it is not benchmarked), and a
-# sanitizer filter that names none fails that tool's run: a filter with a typo would otherwise pass 0 tests.
+# DEFAULT_TORCH (AUTO, ON or OFF) overrides that choice.
+# SAME_BINARY=CANDIDATE:BASELINE (variant names; no DEFINE then): one build, of the tree with PATCH applied,
+# whose registry holds both variants (a patch adds the candidate as a variant of its own); each pass times both
+# in one process, the cases interleaved by the harness, and the summary compares CANDIDATE's cases with
+# BASELINE's of the same process (in timings.txt they read as build CANDIDATE, named as BASELINE's cases).
+# Session 48 measured why: between two builds and passes, an unchanged hot microsecond kernel moved 0.90-1.08x.
+# BENCH_FILTER then defaults to both variants' cases, cold and hot.
+# Then runs each build's GPU tests named by TEST_FILTER, then PASSES (default 2) passes of the cases of BENCH
+# (bench_attention or bench_rmsnorm) named by BENCH_FILTER over SHAPES in DTYPES, with REPETITIONS, every build once a
+# pass, the order of the builds reversed every other pass. A TEST_FILTER that names no test of test_gpu fails the
+# build (it is not benchmarked), and a sanitizer filter that names none fails that tool's run: a filter with a typo
+# would otherwise pass 0 tests.
 # Writes OUTDIR/<name>.json (pass 1; <name>_pass<k>.json after; name: default, or the DEFINE with
 # '=' as '_'), OUTDIR/<name>_test.log, timings.txt (one line per pass, build and case: pass, build, case,
 # median µs), gpu_state.txt (the GPU's UUID, SM and memory clocks, temperature and power as each timing starts) and
@@ -33,18 +43,26 @@
 # which the harness times at 9.3 us cold). For the cold state use NCU_CACHE=none NCU_REPLAY=application
 # with a short NCU_METRICS list (each pass then follows the harness's flush).
 # SANITIZE (optional): memcheck, racecheck, or both (comma-separated): after the passes (and Nsight Compute),
-# compute-sanitizer over the GPU tests SANITIZE_FILTER (default TEST_FILTER; racecheck: RACECHECK_FILTER if
-# set, e.g. a selection of the tests whose kernels race-prone code runs in) of the builds SANITIZE_BUILDS
-# (space-separated names as in the output files; default every tested build but the default, whose tree
-# run_suite.sh checks), each tool's run split by GoogleTest's sharding into SANITIZE_SHARDS concurrent
+# compute-sanitizer over the GPU tests SANITIZE_FILTER (default TEST_FILTER; racecheck: RACECHECK_FILTER if set, e.g.
+# a selection of the tests whose kernels race-prone code runs in) of the builds SANITIZE_BUILDS (space-separated names
+# as in the output files; default every tested build but the default, whose tree run_suite.sh checks; under
+# SAME_BINARY, the one build), each tool's run split by GoogleTest's sharding into SANITIZE_SHARDS concurrent
 # processes (default 4: a sanitized test keeps a CPU core busy and leaves the GPU mostly idle), each cut at
-# SANITIZE_TIMEOUT seconds (default 300). OUTDIR/<name>_<tool>_<k>.log. A shard fails unless it ends with a
-# summary of 0 errors (memcheck) or 0 hazards, warnings included (racecheck); a cut shard fails.
+# SANITIZE_TIMEOUT seconds (default 300). OUTDIR/<name>_<tool>_<k>.log. A shard fails unless it ends with a summary of
+# 0 errors (memcheck) or 0 hazards, warnings included (racecheck); a cut shard fails.
 # Exit status: 1 if any build, test, profile or sanitizer run failed.
 set -uo pipefail
 out=${1:?usage: scripts/gpu_experiments.sh OUTDIR DEFINE...}
 shift
-[ $# -gt 0 ] || { echo "gpu_experiments.sh: name at least one DEFINE (e.g. SB_DECODE_EXPERIMENT=3)" >&2; exit 2; }
+cand= base=
+if [ -n "${SAME_BINARY:-}" ]; then
+  [[ $SAME_BINARY =~ ^([a-z0-9_]+):([a-z0-9_]+)$ ]] && [ "${BASH_REMATCH[1]}" != "${BASH_REMATCH[2]}" ] ||
+    { echo "gpu_experiments.sh: SAME_BINARY must be CANDIDATE:BASELINE, two variant names, got '$SAME_BINARY'" >&2; exit 2; }
+  cand=${BASH_REMATCH[1]} base=${BASH_REMATCH[2]}
+  [ $# -eq 0 ] || { echo "gpu_experiments.sh: SAME_BINARY times two variants of one build: name no DEFINE" >&2; exit 2; }
+else
+  [ $# -gt 0 ] || { echo "gpu_experiments.sh: name at least one DEFINE (e.g. SB_DECODE_EXPERIMENT=3)" >&2; exit 2; }
+fi
 root=$(cd "$(dirname "$0")/.." && pwd)
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
@@ -52,10 +70,12 @@ bench=${BENCH:-bench_attention}
 case $bench in
   bench_attention)
     test_filter=${TEST_FILTER:-*Attention*:*DecodeSplitk*:*TiledFlash*}
-    bench_filter=${BENCH_FILTER:-^attention/(tiled_flash|wgmma_flash|decode_splitk|torch_sdpa_flash|torch_sdpa_cudnn)/.*/cold} ;;
+    bench_filter=${BENCH_FILTER:-^attention/(tiled_flash|wgmma_flash|decode_splitk|torch_sdpa_flash|torch_sdpa_cudnn)/.*/cold}
+    [ -n "$cand" ] && bench_filter=${BENCH_FILTER:-^attention/($cand|$base)/} ;;
   bench_rmsnorm)
     test_filter=${TEST_FILTER:-*RmsNorm*}
-    bench_filter=${BENCH_FILTER:-^rmsnorm/(vectorized|torch_rms_norm)/.*/cold} ;;
+    bench_filter=${BENCH_FILTER:-^rmsnorm/(vectorized|torch_rms_norm)/.*/cold}
+    [ -n "$cand" ] && bench_filter=${BENCH_FILTER:-^rmsnorm/($cand|$base)/} ;;
   *) echo "gpu_experiments.sh: BENCH must be bench_attention or bench_rmsnorm, got '$bench'" >&2; exit 2 ;;
 esac
 case ${DEFAULT_TORCH:-} in
@@ -126,7 +146,9 @@ if [ -n "${PATCH:-}" ]; then
 fi
 
 builds=(default)
-configure_build "$root" "$root/build/exp_default" "$default_torch" "" "$out/default_build.log" &
+default_src=$root
+[ -n "$cand" ] && default_src=$src  # SAME_BINARY: the one build holds the candidate variant
+configure_build "$default_src" "$root/build/exp_default" "$default_torch" "" "$out/default_build.log" &
 for d in "$@"; do
   n=$(name_of "$d")
   builds+=("$n")
@@ -168,7 +190,15 @@ for ((k = 1; k <= passes; k++)); do
     "$root/build/exp_$n/bench/$bench" --shapes="${SHAPES:-anchors}" --dtypes="${DTYPES:-bf16}" --benchmark_filter="$bench_filter" \
       --benchmark_repetitions="${REPETITIONS:-3}" --benchmark_display_aggregates_only=true \
       --benchmark_out="$json" --benchmark_out_format=json 2>&1 |
-      awk -v n="$n" -v k="$k" '/_median/ {sub("/manual_time_median", "", $1); print k, n, $1, $2}' |
+      awk -v n="$n" -v k="$k" -v cand="$cand" -v base="$base" '/_median/ {
+        sub("/manual_time_median", "", $1); b = n
+        # SAME_BINARY: a case of the candidate variant reads as build CANDIDATE, named as the baseline case.
+        if (cand != "" && (m = split($1, p, "/")) > 1 && p[2] == cand) {
+          b = cand; name = p[1] "/" base
+          for (i = 3; i <= m; i++) name = name "/" p[i]
+          $1 = name
+        }
+        print k, b, $1, $2 }' |
       tee -a "$out/timings.txt" || status=1
   done
   # A summary after every pass, so that a command cut by its time limit still leaves one (marked where
@@ -198,7 +228,7 @@ if ((${#sanitize_tools[@]} > 0)); then
     read -ra san_builds <<<"$SANITIZE_BUILDS"
   else
     san_builds=()
-    for n in "${tested[@]}"; do [ "$n" = default ] || san_builds+=("$n"); done
+    for n in "${tested[@]}"; do [ "$n" = default ] && [ -z "$cand" ] || san_builds+=("$n"); done
   fi
   pids=() logs=()
   for n in "${san_builds[@]}"; do

@@ -96,11 +96,12 @@ class ExperimentFilters(unittest.TestCase):
         "#!/bin/bash",
         'touch "$(dirname "$0")/ran"',
         'echo "attention/decode_splitk/bf16/decode/b1_hq32_hkv8_d128_q1_kv4096/cold/manual_time_median 11.0 us"',
+        'echo "attention/decode_candidate/bf16/decode/b1_hq32_hkv8_d128_q1_kv4096/cold/manual_time_median 9.9 us"',
         "END",
         'chmod +x "$2/tests/test_gpu" "$2/bench/bench_attention"',
         ""])
 
-    def run_experiments(self, **settings):
+    def run_experiments(self, defines=("SB_DECODE_EXPERIMENT=1",), **settings):
         import shutil
         with tempfile.TemporaryDirectory() as tmp:
             root, tools = Path(tmp) / "repo", Path(tmp) / "bin"
@@ -114,9 +115,13 @@ class ExperimentFilters(unittest.TestCase):
                 f.chmod(0o755)
             env = dict(os.environ, PATH=f"{tools}:{os.environ['PATH']}", PASSES="1", **settings)
             r = subprocess.run(["bash", str(root / "scripts" / "gpu_experiments.sh"), str(Path(tmp) / "out"),
-                                "SB_DECODE_EXPERIMENT=1"], capture_output=True, text=True, env=env, timeout=60)
+                                *defines], capture_output=True, text=True, env=env, timeout=60)
             benched = sorted(p.parent.parent.name for p in (root / "build").glob("exp_*/bench/ran"))
             self.cmake_calls = (tools / "cmake_calls").read_text().splitlines()
+            summary = Path(tmp) / "out" / "summary.txt"
+            self.summary = summary.read_text() if summary.exists() else ""
+            timings = Path(tmp) / "out" / "timings.txt"
+            self.timings = timings.read_text().splitlines() if timings.exists() else []
             return r, benched
 
     def torch_setting(self, build):  # the SOLBENCH_WITH_TORCH a build was configured with
@@ -135,6 +140,28 @@ class ExperimentFilters(unittest.TestCase):
                 self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
                 self.assertEqual(self.torch_setting("default"), [f"-DSOLBENCH_WITH_TORCH={default}"])
                 self.assertEqual(self.torch_setting("SB_DECODE_EXPERIMENT_1"), ["-DSOLBENCH_WITH_TORCH=OFF"])
+
+    def test_same_binary_compares_two_variants_of_one_process(self):
+        # One build; the candidate's cases read as build CANDIDATE under the baseline's names, so each pass's
+        # ratio is candidate / baseline from the same process.
+        r, benched = self.run_experiments(defines=(), SAME_BINARY="decode_candidate:decode_splitk")
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertEqual(benched, ["exp_default"])
+        case = "attention/decode_splitk/bf16/decode/b1_hq32_hkv8_d128_q1_kv4096/cold"
+        self.assertEqual(self.timings, [f"1 default {case} 11.0", f"1 decode_candidate {case} 9.9"])
+        self.assertRegex(self.summary, rf"{case}\s+decode_candidate\s+9\.90\s+x0\.900")
+        self.assertEqual(self.torch_setting("default"), ["-DSOLBENCH_WITH_TORCH=OFF"])
+
+    def test_same_binary_with_a_define_or_a_bad_pair_is_a_usage_error(self):
+        for defines, pair, message in (
+                (["SB_DECODE_EXPERIMENT=1"], "decode_candidate:decode_splitk", "name no DEFINE"),
+                ([], "decode_splitk:decode_splitk", "SAME_BINARY must be CANDIDATE:BASELINE, two variant names"),
+                ([], "decode_candidate", "SAME_BINARY must be CANDIDATE:BASELINE, two variant names")):
+            with self.subTest(pair=pair, defines=defines):
+                r = subprocess.run(["bash", str(SCRIPTS / "gpu_experiments.sh"), "/nonexistent/out", *defines],
+                                   capture_output=True, text=True, env=dict(os.environ, SAME_BINARY=pair), timeout=60)
+                self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+                self.assertIn(message, r.stderr)
 
     def test_a_test_filter_naming_no_test_fails_and_nothing_is_benchmarked(self):
         r, benched = self.run_experiments(TEST_FILTER="*Nothing*")
