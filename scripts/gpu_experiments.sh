@@ -54,7 +54,7 @@
 set -uo pipefail
 out=${1:?usage: scripts/gpu_experiments.sh OUTDIR DEFINE...}
 shift
-cand= base=
+cand='' base=''
 if [ -n "${SAME_BINARY:-}" ]; then
   [[ $SAME_BINARY =~ ^([a-z0-9_]+):([a-z0-9_]+)$ ]] && [ "${BASH_REMATCH[1]}" != "${BASH_REMATCH[2]}" ] ||
     { echo "gpu_experiments.sh: SAME_BINARY must be CANDIDATE:BASELINE, two variant names, got '$SAME_BINARY'" >&2; exit 2; }
