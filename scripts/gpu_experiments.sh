@@ -22,10 +22,10 @@
 # Session 48 measured why: between two builds and passes, an unchanged hot microsecond kernel moved 0.90-1.08x.
 # BENCH_FILTER then defaults to both variants' cases, cold and hot.
 # Then runs each build's GPU tests named by TEST_FILTER, then PASSES (default 2) passes of the cases of BENCH
-# (bench_attention or bench_rmsnorm) named by BENCH_FILTER over SHAPES in DTYPES, with REPETITIONS, every build once a
-# pass, the order of the builds reversed every other pass. A TEST_FILTER that names no test of test_gpu fails the
-# build (it is not benchmarked), and a sanitizer filter that names none fails that tool's run: a filter with a typo
-# would otherwise pass 0 tests.
+# (bench_attention or bench_rmsnorm) named by BENCH_FILTER over SHAPES in DTYPES, with REPETITIONS, every
+# build once a pass, the order of the builds reversed every other pass. A TEST_FILTER that names no test of
+# test_gpu fails the build (it is not benchmarked), and a sanitizer filter that names none fails that tool's
+# run: a filter with a typo would otherwise pass 0 tests.
 # Writes OUTDIR/<name>.json (pass 1; <name>_pass<k>.json after; name: default, or the DEFINE with
 # '=' as '_'), OUTDIR/<name>_test.log, timings.txt (one line per pass, build and case: pass, build, case,
 # median µs), gpu_state.txt (the GPU's UUID, SM and memory clocks, temperature and power as each timing starts) and
@@ -43,13 +43,14 @@
 # which the harness times at 9.3 us cold). For the cold state use NCU_CACHE=none NCU_REPLAY=application
 # with a short NCU_METRICS list (each pass then follows the harness's flush).
 # SANITIZE (optional): memcheck, racecheck, or both (comma-separated): after the passes (and Nsight Compute),
-# compute-sanitizer over the GPU tests SANITIZE_FILTER (default TEST_FILTER; racecheck: RACECHECK_FILTER if set, e.g.
-# a selection of the tests whose kernels race-prone code runs in) of the builds SANITIZE_BUILDS (space-separated names
-# as in the output files; default every tested build but the default, whose tree run_suite.sh checks; under
-# SAME_BINARY, the one build), each tool's run split by GoogleTest's sharding into SANITIZE_SHARDS concurrent
-# processes (default 4: a sanitized test keeps a CPU core busy and leaves the GPU mostly idle), each cut at
-# SANITIZE_TIMEOUT seconds (default 300). OUTDIR/<name>_<tool>_<k>.log. A shard fails unless it ends with a summary of
-# 0 errors (memcheck) or 0 hazards, warnings included (racecheck); a cut shard fails.
+# compute-sanitizer over the GPU tests SANITIZE_FILTER (default TEST_FILTER; racecheck: RACECHECK_FILTER if
+# set, e.g. a selection of the tests whose kernels race-prone code runs in) of the builds SANITIZE_BUILDS
+# (space-separated names as in the output files; default every tested build but the default, whose tree
+# run_suite.sh checks; under SAME_BINARY, the one build), each tool's run split by GoogleTest's sharding into
+# SANITIZE_SHARDS concurrent processes (default 4: a sanitized test keeps a CPU core busy and leaves the GPU
+# mostly idle), each cut at SANITIZE_TIMEOUT seconds (default 300). OUTDIR/<name>_<tool>_<k>.log. A shard fails
+# unless it ends with a summary of 0 errors (memcheck) or 0 hazards, warnings included (racecheck); a cut shard
+# fails.
 # Exit status: 1 if any build, test, profile or sanitizer run failed.
 set -uo pipefail
 out=${1:?usage: scripts/gpu_experiments.sh OUTDIR DEFINE...}
@@ -193,11 +194,7 @@ for ((k = 1; k <= passes; k++)); do
       awk -v n="$n" -v k="$k" -v cand="$cand" -v base="$base" '/_median/ {
         sub("/manual_time_median", "", $1); b = n
         # SAME_BINARY: a case of the candidate variant reads as build CANDIDATE, named as the baseline case.
-        if (cand != "" && (m = split($1, p, "/")) > 1 && p[2] == cand) {
-          b = cand; name = p[1] "/" base
-          for (i = 3; i <= m; i++) name = name "/" p[i]
-          $1 = name
-        }
+        if (cand != "" && split($1, p, "/") > 1 && p[2] == cand) { b = cand; sub("/" cand "/", "/" base "/", $1) }
         print k, b, $1, $2 }' |
       tee -a "$out/timings.txt" || status=1
   done

@@ -73,8 +73,9 @@ class ExperimentFilters(unittest.TestCase):
     a copy of scripts/: a TEST_FILTER or sanitizer filter that names no test fails loudly instead of passing 0
     tests (session 30's filter '*Harness*' named none of test_gpu's tests and read as a pass)."""
 
-    # cmake's stand-in: configuring does nothing; --build DIR writes the build's test_gpu (it lists two tests
-    # unless the filter says Nothing) and bench_attention (it leaves a `ran` mark and prints one median).
+    # cmake's stand-in: each call is logged to cmake_calls; configuring does nothing else; --build DIR writes the
+    # build's test_gpu (it lists two tests unless the filter says Nothing) and bench_attention (it leaves a `ran`
+    # mark and prints a median for decode_splitk and one for a variant decode_candidate).
     FAKE_CMAKE = "\n".join([
         "#!/bin/bash",
         'echo "$*" >> "$(dirname "$0")/cmake_calls"',
