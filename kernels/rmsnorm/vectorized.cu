@@ -354,7 +354,7 @@ __device__ inline float tree_sum(const float* a) {
 
 // Decode shapes: one row per block of Warps warps; thread t holds 16-byte vectors t, t + 32 * Warps, ...
 // of x and of w (up to VectorsPerThread each), every load issued before any use; one barrier, no
-// shared-memory staging. Cache hints: x is read once (ld.global.cs, evict-first), w through the
+// shared-memory staging of x or w. Cache hints: x is read once (ld.global.cs, evict-first), w through the
 // read-only path (ld.global.nc: every row and every call reuses it), y written once (st.global.cs).
 // Full: the row is exactly 32 * Warps * VectorsPerThread vectors (no bounds checks, no zero fill).
 // Split (vectorized_blocks_per_row, above): a row over Split consecutive blocks; each loads all of x's
@@ -437,14 +437,44 @@ __global__ void __launch_bounds__(Warps * 32, 1)
     }
     thread_sum = tree_sum<Split>(by_part);
   }
-  float sum = warp_sum(thread_sum + __uint_as_float(dep));
-  if constexpr (Warps > 1) {  // the only barrier: one partial per warp, summed in the same order by all
-    __shared__ __align__(16) float partial[Warps];
-    if (t % 32 == 0) partial[t / 32] = sum;
-    __syncthreads();
-    sum = partial[0];
+  // The sum over the block, the same bits in every thread; the only barrier.
+  // 2 and 4 warps: shuffles only down to 16 / Warps partials a warp (lane l < 16 / Warps holds the sum over
+  // the warp's lanes l mod 16 / Warps: three levels at 4 warps), the block's 16 partials through shared
+  // memory, and every thread sums them as the same tree of depth 4. 8 and 16 warps: five levels, one partial
+  // a warp, summed in warp order. Measured (session 48, c232-c235, H200s GPU-26fe6b4b and GPU-9b023813, bf16,
+  // hot, this against five levels and a serial sum of the warps' partials in the same pass, 6-9 passes over
+  // four commands; results/h200/history/2026-12-02_session48_experiments/): 1 x 4096 median 0.911 -> 0.816
+  // us (0.895; 6 of 9 passes 0.81-0.92, 3 at 0.98-1.16), 7 x 4096 0.912 (0.885-0.938 in all 6), 64 x 4096
+  // 0.944; cold 0.97-1.01 (the empty kernel, the same code in both builds, 0.968 cold and 0.948 hot).
+  // Predicted 0.02-0.025 us (two shuffle levels and two dependent adds fewer, three shared loads more);
+  // the ~0.09 us it saved was not explained. At 8 warps (4 levels, 2 partials a warp) the passes read 0.91-0.98
+  // at 1 x 8192 and 0.97-1.12 at 64 x 8192, where the unchanged 8-warp kernel read 0.97-1.08 between the two
+  // builds: not resolved from that noise, so not adopted there.
+  float sum = thread_sum + __uint_as_float(dep);
+  if constexpr (Warps == 2 || Warps == 4) {
+    constexpr int kKeep = 16 / Warps;
 #pragma unroll
-    for (int i = 1; i < Warps; ++i) sum += partial[i];
+    for (int o = 16; o >= kKeep; o /= 2) sum += __shfl_xor_sync(0xffffffffu, sum, o);
+    __shared__ __align__(16) float partial[16];
+    if (t % 32 < kKeep) partial[t / 32 * kKeep + t % 32] = sum;
+    __syncthreads();
+    float p[16];
+#pragma unroll
+    for (int i = 0; i < 16; i += 4) {
+      const float4 q = *reinterpret_cast<const float4*>(&partial[i]);
+      p[i] = q.x, p[i + 1] = q.y, p[i + 2] = q.z, p[i + 3] = q.w;
+    }
+    sum = tree_sum<16>(p);
+  } else {
+    sum = warp_sum(sum);
+    if constexpr (Warps > 1) {
+      __shared__ __align__(16) float partial[Warps];
+      if (t % 32 == 0) partial[t / 32] = sum;
+      __syncthreads();
+      sum = partial[0];
+#pragma unroll
+      for (int i = 1; i < Warps; ++i) sum += partial[i];
+    }
   }
   const float rstd = rsqrtf(sum * inv_hidden + eps);
 #pragma unroll
