@@ -111,6 +111,22 @@ class Acceptance(unittest.TestCase):
         self.assertIn("× (G 2.90 µs unresolved)", hot.measured)
         self.assertIn("(floor 0.45 µs hot at K 10 net of G 3.05 µs, launched with PDL", hot.measured)
 
+    def test_the_hot_item_reads_graph_per_launch_beside_where_both_graphs_have_one_k(self):
+        # Session 49: a change to a kernel's latency moved time between G and the net figure, so the ratio by
+        # graph / K is shown beside the net one, but only where both graphs have the same K and G was taken off
+        # both: (1.90 + 3.41 / 10) / (0.45 + 3.05 / 10) = 2.97.
+        g = {"rmsnorm/vectorized/bf16/t1_h4096/hot": {"graph_launch_us": 3.41, "graph_launch_off": 1},
+             "rmsnorm/vectorized/bf16/t64_h8192/hot": {"graph_launch_us": 2.9, "graph_launch_off": 1},
+             "floor/empty_kernel_pdl/hot": {"graph_launch_us": 3.05, "graph_launch_off": 1}}
+        k = {"rmsnorm/vectorized/bf16/t1_h4096/hot": 10, "rmsnorm/vectorized/bf16/t64_h8192/hot": 8,
+             "floor/empty_kernel_pdl/hot": 10}
+        with tempfile.TemporaryDirectory() as tmp:
+            hot = self.results(tmp, pdl_floor_us=0.45, hot_launches=k,
+                               counters=g)["the same two hot ≤ 1.5× the empty-kernel floor"]
+        self.assertIn("`t1_h4096` 4.23× (graph / K 2.97×) at K 10 net of G 3.41 µs", hot.measured)
+        self.assertIn("`t64_h8192` 7.25× at K 8 net of G 2.90 µs", hot.measured)  # another K: net alone
+        self.assertIs(hot.met, False)
+
     def test_a_planted_regression_is_named(self):
         slow = {"rmsnorm/vectorized/bf16/t256_h4096/cold": 2.0,
                 "attention/decode_splitk/bf16/decode/b8_hq32_hkv8_d128_q1_kv4096/cold": 2.0}
