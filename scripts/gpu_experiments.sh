@@ -20,7 +20,11 @@
 # in one process, the cases interleaved by the harness, and the summary compares CANDIDATE's cases with
 # BASELINE's of the same process (in timings.txt they read as build CANDIDATE, named as BASELINE's cases).
 # Session 48 measured why: between two builds and passes, an unchanged hot microsecond kernel moved 0.90-1.08x.
-# BENCH_FILTER then defaults to both variants' cases, cold and hot.
+# Several candidates, comma-separated (SAME_BINARY=CANDIDATE,CONTROL:BASELINE), each read as a build of its
+# own: a patch can add a control, BASELINE's source compiled again unchanged under another name, whose ratio
+# is the A/A noise the candidate's must exceed (session 49, c239: two variants running the same code read
+# 1.013-1.233 a pass, hot 1 x 4096, in one process). BENCH_FILTER then defaults to every named variant's cases,
+# cold and hot.
 # Then runs each build's GPU tests named by TEST_FILTER, then PASSES (default 2) passes of the cases of BENCH
 # (bench_attention or bench_rmsnorm) named by BENCH_FILTER over SHAPES in DTYPES, with REPETITIONS, every
 # build once a pass, the order of the builds reversed every other pass. A TEST_FILTER that names no test of
@@ -57,9 +61,10 @@ out=${1:?usage: scripts/gpu_experiments.sh OUTDIR DEFINE...}
 shift
 cand='' base=''
 if [ -n "${SAME_BINARY:-}" ]; then
-  [[ $SAME_BINARY =~ ^([a-z0-9_]+):([a-z0-9_]+)$ ]] && [ "${BASH_REMATCH[1]}" != "${BASH_REMATCH[2]}" ] ||
-    { echo "gpu_experiments.sh: SAME_BINARY must be CANDIDATE:BASELINE, two variant names, got '$SAME_BINARY'" >&2; exit 2; }
-  cand=${BASH_REMATCH[1]} base=${BASH_REMATCH[2]}
+  [[ $SAME_BINARY =~ ^([a-z0-9_]+(,[a-z0-9_]+)*):([a-z0-9_]+)$ ]] &&
+    [ "$(tr ',' '\n' <<<"${BASH_REMATCH[1]},${BASH_REMATCH[3]}" | sort | uniq -d)" = "" ] ||
+    { echo "gpu_experiments.sh: SAME_BINARY must be CANDIDATE[,CANDIDATE...]:BASELINE, distinct variant names, got '$SAME_BINARY'" >&2; exit 2; }
+  cand=${BASH_REMATCH[1]} base=${BASH_REMATCH[3]}
   [ $# -eq 0 ] || { echo "gpu_experiments.sh: SAME_BINARY times two variants of one build: name no DEFINE" >&2; exit 2; }
 else
   [ $# -gt 0 ] || { echo "gpu_experiments.sh: name at least one DEFINE (e.g. SB_DECODE_EXPERIMENT=3)" >&2; exit 2; }
@@ -72,11 +77,11 @@ case $bench in
   bench_attention)
     test_filter=${TEST_FILTER:-*Attention*:*DecodeSplitk*:*TiledFlash*}
     bench_filter=${BENCH_FILTER:-^attention/(tiled_flash|wgmma_flash|decode_splitk|torch_sdpa_flash|torch_sdpa_cudnn)/.*/cold}
-    [ -n "$cand" ] && bench_filter=${BENCH_FILTER:-^attention/($cand|$base)/} ;;
+    [ -n "$cand" ] && bench_filter=${BENCH_FILTER:-^attention/(${cand//,/|}|$base)/} ;;
   bench_rmsnorm)
     test_filter=${TEST_FILTER:-*RmsNorm*}
     bench_filter=${BENCH_FILTER:-^rmsnorm/(vectorized|torch_rms_norm)/.*/cold}
-    [ -n "$cand" ] && bench_filter=${BENCH_FILTER:-^rmsnorm/($cand|$base)/} ;;
+    [ -n "$cand" ] && bench_filter=${BENCH_FILTER:-^rmsnorm/(${cand//,/|}|$base)/} ;;
   *) echo "gpu_experiments.sh: BENCH must be bench_attention or bench_rmsnorm, got '$bench'" >&2; exit 2 ;;
 esac
 case ${DEFAULT_TORCH:-} in
@@ -193,8 +198,8 @@ for ((k = 1; k <= passes; k++)); do
       --benchmark_out="$json" --benchmark_out_format=json 2>&1 |
       awk -v n="$n" -v k="$k" -v cand="$cand" -v base="$base" '/_median/ {
         sub("/manual_time_median", "", $1); b = n
-        # SAME_BINARY: a case of the candidate variant reads as build CANDIDATE, named as the baseline case.
-        if (cand != "" && split($1, p, "/") > 1 && p[2] == cand) { b = cand; sub("/" cand "/", "/" base "/", $1) }
+        # SAME_BINARY: a case of a candidate variant reads as a build of that name, named as the baseline case.
+        if (cand != "" && split($1, p, "/") > 1 && index("," cand ",", "," p[2] ",")) { b = p[2]; sub("/" p[2] "/", "/" base "/", $1) }
         print k, b, $1, $2 }' |
       tee -a "$out/timings.txt" || status=1
   done

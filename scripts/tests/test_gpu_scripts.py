@@ -98,6 +98,7 @@ class ExperimentFilters(unittest.TestCase):
         'touch "$(dirname "$0")/ran"',
         'echo "attention/decode_splitk/bf16/decode/b1_hq32_hkv8_d128_q1_kv4096/cold/manual_time_median 11.0 us"',
         'echo "attention/decode_candidate/bf16/decode/b1_hq32_hkv8_d128_q1_kv4096/cold/manual_time_median 9.9 us"',
+        'case "$*" in *decode_control*) echo "attention/decode_control/bf16/decode/b1_hq32_hkv8_d128_q1_kv4096/cold/manual_time_median 11.55 us";; esac',
         "END",
         'chmod +x "$2/tests/test_gpu" "$2/bench/bench_attention"',
         ""])
@@ -153,11 +154,26 @@ class ExperimentFilters(unittest.TestCase):
         self.assertRegex(self.summary, rf"{case}\s+decode_candidate\s+9\.90\s+x0\.900")
         self.assertEqual(self.torch_setting("default"), ["-DSOLBENCH_WITH_TORCH=OFF"])
 
+    def test_same_binary_reads_each_of_several_candidates_as_a_build_of_its_own(self):
+        # SAME_BINARY=CANDIDATE,CONTROL:BASELINE: a control (the baseline's code under another name) gives the
+        # A/A ratio of the same process beside the candidate's.
+        r, benched = self.run_experiments(defines=(), SAME_BINARY="decode_candidate,decode_control:decode_splitk")
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertEqual(benched, ["exp_default"])
+        case = "attention/decode_splitk/bf16/decode/b1_hq32_hkv8_d128_q1_kv4096/cold"
+        self.assertEqual(self.timings, [f"1 default {case} 11.0", f"1 decode_candidate {case} 9.9",
+                                        f"1 decode_control {case} 11.55"])
+        self.assertRegex(self.summary, rf"{case}\s+decode_candidate\s+9\.90\s+x0\.900")
+        self.assertRegex(self.summary, rf"{case}\s+decode_control\s+11\.55\s+x1\.050")
+
     def test_same_binary_with_a_define_or_a_bad_pair_is_a_usage_error(self):
         for defines, pair, message in (
                 (["SB_DECODE_EXPERIMENT=1"], "decode_candidate:decode_splitk", "name no DEFINE"),
-                ([], "decode_splitk:decode_splitk", "SAME_BINARY must be CANDIDATE:BASELINE, two variant names"),
-                ([], "decode_candidate", "SAME_BINARY must be CANDIDATE:BASELINE, two variant names")):
+                ([], "decode_splitk:decode_splitk", "distinct variant names"),
+                ([], "decode_candidate,decode_splitk:decode_splitk", "distinct variant names"),
+                ([], "decode_candidate,decode_candidate:decode_splitk", "distinct variant names"),
+                ([], "decode_candidate,:decode_splitk", "SAME_BINARY must be CANDIDATE[,CANDIDATE...]:BASELINE"),
+                ([], "decode_candidate", "SAME_BINARY must be CANDIDATE[,CANDIDATE...]:BASELINE")):
             with self.subTest(pair=pair, defines=defines):
                 r = subprocess.run(["bash", str(SCRIPTS / "gpu_experiments.sh"), "/nonexistent/out", *defines],
                                    capture_output=True, text=True, env=dict(os.environ, SAME_BINARY=pair), timeout=60)
