@@ -2,7 +2,7 @@
 """Summarise scripts/gpu_experiments.sh's timings: one row per case, each build's median per pass, and its
 ratio to the default build of the same pass, averaged over the passes.
 
-    python3 scripts/experiment_summary.py TIMINGS.txt
+    python3 scripts/experiment_summary.py TIMINGS.txt [--control BUILD]
 
 TIMINGS.txt holds lines `PASS BUILD CASE MICROSECONDS` (what gpu_experiments.sh writes). Passes alternate
 the order of the builds (forward, then reverse), because the GPU drifts within one command: in one
@@ -14,11 +14,20 @@ A ratio that rests on one pass only (a command cut before its second pass) is ma
 counted in a closing note: the default is then timed first or last, and such a ratio is not evidence
 of a difference of a few percent (session 19 adopted two decode pipelines on one pass, and the full run
 read them slower: results/h200/history/2026-11-30_session19_experiments/).
-Exit 2 on a malformed file, or when no case has a default figure to compare with.
+With --control BUILD (a build that runs the default's code under another name or switch: an A/A
+control), each other build's per-pass ratios are also read against the control's of the same passes: the
+build is `faster than the control` where each of its ratios is below every one of the control's,
+`slower than the control` where each is above, and `within the control` otherwise. Session 49 (c239, c240)
+saw two variants running the same code read 0.945-1.233 of each other a pass, hot, in one process, so a
+mean ratio alone is no verdict. Over fewer than MIN_CONTROL_PASSES shared passes no verdict is given.
+Exit 2 on a malformed file, when no case has a default figure to compare with, or when the control names
+no build of the file.
 """
 import collections
 import statistics
 import sys
+
+MIN_CONTROL_PASSES = 3
 
 
 def parse(lines):
@@ -57,9 +66,29 @@ def summarise(table, builds, default="default"):
     return rows
 
 
+def against_control(by_build, build, control, default="default"):
+    """The verdict on build's per-pass ratios to the default against the control's over the same passes,
+    or None where the case has fewer than MIN_CONTROL_PASSES such passes."""
+    base, runs, ctrl = by_build.get(default, {}), by_build.get(build, {}), by_build.get(control, {})
+    shared = [p for p in runs if p in ctrl and base.get(p, 0) > 0]
+    if len(shared) < MIN_CONTROL_PASSES:
+        return None
+    mine = [runs[p] / base[p] for p in shared]
+    theirs = [ctrl[p] / base[p] for p in shared]
+    if max(mine) < min(theirs):
+        return "faster than the control"
+    if min(mine) > max(theirs):
+        return "slower than the control"
+    return "within the control"
+
+
 def main(argv) -> int:
+    control = None
+    if len(argv) == 4 and argv[2] == "--control":
+        control = argv[3]
+        argv = argv[:2]
     if len(argv) != 2:
-        print("usage: experiment_summary.py TIMINGS.txt", file=sys.stderr)
+        print("usage: experiment_summary.py TIMINGS.txt [--control BUILD]", file=sys.stderr)
         return 2
     try:
         with open(argv[1]) as f:
@@ -67,14 +96,22 @@ def main(argv) -> int:
     except (OSError, ValueError) as e:
         print(f"experiment_summary: {argv[1]}: {e}", file=sys.stderr)
         return 2
+    if control is not None and (control == "default" or control not in builds):
+        print(f"experiment_summary: {argv[1]}: --control {control} names no build other than the default "
+              f"(builds: {' '.join(builds)})", file=sys.stderr)
+        return 2
     rows = summarise(table, builds)
     if not any(r[3] is not None for r in rows):
         print(f"experiment_summary: {argv[1]}: no case has both a default and another build", file=sys.stderr)
         return 2
     print("case, build: median us per pass; time / default's time in the same pass, mean over passes")
     for case, build, runs, ratio, passes in rows:
+        verdict = ""
+        if control is not None and ratio is not None and build != control:
+            v = against_control(table[case], build, control)
+            verdict = f"   {v}" if v else f"   (under {MIN_CONTROL_PASSES} passes with the control: no verdict)"
         print(f"{case:60s} {build:28s} " + " ".join(f"{u:9.2f}" for u in runs)
-              + (f"   x{ratio:.3f}" if ratio is not None else "") + (" (1 pass)" if passes == 1 else ""))
+              + (f"   x{ratio:.3f}" if ratio is not None else "") + (" (1 pass)" if passes == 1 else "") + verdict)
     one_pass = sum(1 for r in rows if r[4] == 1)
     if one_pass:
         print(f"note: {one_pass} of {sum(1 for r in rows if r[3] is not None)} ratios rest on one pass "

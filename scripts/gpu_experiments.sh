@@ -24,7 +24,9 @@
 # own: a patch can add a control, BASELINE's source compiled again unchanged under another name, whose ratio
 # is the A/A noise the candidate's must exceed (session 49, c239: two variants running the same code read
 # 1.013-1.233 a pass, hot 1 x 4096, in one process). BENCH_FILTER then defaults to every named variant's cases,
-# cold and hot.
+# cold and hot. CONTROL=NAME (a build of the command: a SAME_BINARY candidate, or a DEFINE build's name as in the
+# output files) makes the summary read every other build's per-pass ratios against the control's
+# (experiment_summary.py --control: faster than, slower than or within the control).
 # Then runs each build's GPU tests named by TEST_FILTER, then PASSES (default 2) passes of the cases of BENCH
 # (bench_attention or bench_rmsnorm) named by BENCH_FILTER over SHAPES in DTYPES, with REPETITIONS, every
 # build once a pass, the order of the builds reversed every other pass. A TEST_FILTER that names no test of
@@ -68,6 +70,14 @@ if [ -n "${SAME_BINARY:-}" ]; then
   [ $# -eq 0 ] || { echo "gpu_experiments.sh: SAME_BINARY times two variants of one build: name no DEFINE" >&2; exit 2; }
 else
   [ $# -gt 0 ] || { echo "gpu_experiments.sh: name at least one DEFINE (e.g. SB_DECODE_EXPERIMENT=3)" >&2; exit 2; }
+fi
+name_of() { local n=${1// -D/__}; n=${n//=/_}; echo "${n// /_}"; }  # "A=1 -DB=2" -> A_1__B_2
+control=${CONTROL:-}
+if [ -n "$control" ]; then  # a build of this command, named as in the output files
+  names=()
+  if [ -n "$cand" ]; then IFS=, read -ra names <<<"$cand"; else for d in "$@"; do names+=("$(name_of "$d")"); done; fi
+  printf '%s\n' "${names[@]}" | grep -qxF -- "$control" ||
+    { echo "gpu_experiments.sh: CONTROL '$control' names none of this command's builds other than the default (${names[*]})" >&2; exit 2; }
 fi
 root=$(cd "$(dirname "$0")/.." && pwd)
 mkdir -p "$out"
@@ -132,7 +142,6 @@ fi
 count_tests() {  # test binary, gtest filter: how many tests the filter names
   "$1" --gtest_filter="$2" --gtest_list_tests 2>/dev/null | grep -c '^  '
 }
-name_of() { local n=${1// -D/__}; n=${n//=/_}; echo "${n// /_}"; }  # "A=1 -DB=2" -> A_1__B_2
 configure_build() {  # source_dir build_dir torch cuda_flags log
   cmake -S "$1" -B "$2" -G Ninja -DCMAKE_BUILD_TYPE=Release -DSOLBENCH_WITH_TORCH="$3" \
     "-DCMAKE_CUDA_FLAGS=$4" "-DCMAKE_CXX_FLAGS=$4" -DCMAKE_POLICY_VERSION_MINIMUM=3.5 >"$5" 2>&1 &&
@@ -206,10 +215,10 @@ for ((k = 1; k <= passes; k++)); do
   # A summary after every pass, so that a command cut by its time limit still leaves one (marked where
   # its ratios rest on one pass).
   ((k < passes)) && [ -s "$out/timings.txt" ] &&
-    python3 "$root/scripts/experiment_summary.py" "$out/timings.txt" >"$out/summary.txt" 2>&1 || true
+    python3 "$root/scripts/experiment_summary.py" "$out/timings.txt" ${control:+--control "$control"} >"$out/summary.txt" 2>&1 || true
 done
 if [ -s "$out/timings.txt" ]; then
-  python3 "$root/scripts/experiment_summary.py" "$out/timings.txt" | tee "$out/summary.txt" || status=1
+  python3 "$root/scripts/experiment_summary.py" "$out/timings.txt" ${control:+--control "$control"} | tee "$out/summary.txt" || status=1
 fi
 if [ -n "${NCU_SHAPES:-}" ]; then
   for n in "${tested[@]}"; do

@@ -166,6 +166,27 @@ class ExperimentFilters(unittest.TestCase):
         self.assertRegex(self.summary, rf"{case}\s+decode_candidate\s+9\.90\s+x0\.900")
         self.assertRegex(self.summary, rf"{case}\s+decode_control\s+11\.55\s+x1\.050")
 
+    def test_control_passes_to_the_summary_and_a_control_naming_no_build_is_a_usage_error(self):
+        r, _ = self.run_experiments(defines=(), SAME_BINARY="decode_candidate,decode_control:decode_splitk",
+                                    CONTROL="decode_control")
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        case = "attention/decode_splitk/bf16/decode/b1_hq32_hkv8_d128_q1_kv4096/cold"
+        # One pass here (PASSES=1): the summary says it gives no verdict against the control.
+        self.assertRegex(self.summary, rf"{case}\s+decode_candidate\s+9\.90\s+x0\.900 \(1 pass\)\s+\(under 3 passes")
+        r, _ = self.run_experiments(CONTROL="SB_DECODE_EXPERIMENT_1")  # a DEFINE build, named as in the files
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        for defines, same, control in (((), "decode_candidate,decode_control:decode_splitk", "decode_splitk"),
+                                       ((), "decode_candidate:decode_splitk", "decode_control"),
+                                       (("SB_DECODE_EXPERIMENT=1",), "", "SB_DECODE_EXPERIMENT=1")):
+            with self.subTest(control=control):
+                env = dict(os.environ, CONTROL=control)
+                if same:
+                    env["SAME_BINARY"] = same
+                r = subprocess.run(["bash", str(SCRIPTS / "gpu_experiments.sh"), "/nonexistent/out", *defines],
+                                   capture_output=True, text=True, env=env, timeout=60)
+                self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+                self.assertIn(f"CONTROL '{control}' names none of this command's builds", r.stderr)
+
     def test_same_binary_with_a_define_or_a_bad_pair_is_a_usage_error(self):
         for defines, pair, message in (
                 (["SB_DECODE_EXPERIMENT=1"], "decode_candidate:decode_splitk", "name no DEFINE"),
