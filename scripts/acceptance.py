@@ -117,10 +117,10 @@ def rmsnorm(run: sbresults.Run, anchors: dict) -> list:
             return None
         return case.median_us + case.counters.get("graph_launch_us", 0.0) / k
 
-    def both_ways(case, ratio):
-        h, f = graph_per_launch(case), graph_per_launch(floor)
+    def both_ways(case):  # the ratio to the floor net of G, and by graph / K where comparable
+        ratio, h, f = case.median_us / floor.median_us, graph_per_launch(case), graph_per_launch(floor)
         same_k = case.counters.get("launches") == floor.counters.get("launches")
-        return f"{ratio:.2f}× (graph / K {h / f:.2f}×)" if h and f and same_k else f"{ratio:.2f}×"
+        return ratio, f"{ratio:.2f}× (graph / K {h / f:.2f}×)" if h and f and same_k else f"{ratio:.2f}×"
 
     def at_k(case):
         k = case.counters.get("launches")
@@ -140,7 +140,7 @@ def rmsnorm(run: sbresults.Run, anchors: dict) -> list:
             small.append((ours[s].median_us, report.anchor_us(figures[0], ours[s]), s))
         h = c.get(f"rmsnorm/vectorized/bf16/{s}/hot")
         if h and floor:
-            hot.append((h.median_us / floor.median_us, s, at_k(h), both_ways(h, h.median_us / floor.median_us)))
+            hot.append((*both_ways(h), s, at_k(h)))
         if h and pdl and plain:
             vs_plain.append(f"`{s}` {h.median_us / plain.median_us:.2f}×")
     rows.append(Row(3, " and ".join(DECODE_SIZED) + " cold ≤ torch.compile", "ANCHORS.md's figures",
@@ -151,7 +151,7 @@ def rmsnorm(run: sbresults.Run, anchors: dict) -> list:
         beside = f", launched with PDL; plain launch {plain.median_us:.2f} µs: {', '.join(vs_plain)}" if vs_plain else ""
         floor_note = f" (floor {floor.median_us:.2f} µs hot{at_k(floor)}{beside})"
     rows.append(Row(3, "the same two hot ≤ 1.5× the empty-kernel floor", f"{HOT_FLOOR_RATIO}×",
-                    ", ".join(f"`{s}` {text}{k}" for _, s, k, text in hot) + floor_note if hot else "not in the run",
+                    ", ".join(f"`{s}` {text}{k}" for _, text, s, k in hot) + floor_note if hot else "not in the run",
                     len(hot) == len(DECODE_SIZED) and all(r <= HOT_FLOOR_RATIO for r, _, _, _ in hot)))
     return rows
 

@@ -23,6 +23,7 @@ mean ratio alone is no verdict. Over fewer than MIN_CONTROL_PASSES shared passes
 Exit 2 on a malformed file, when no case has a default figure to compare with, or when the control names
 no build of the file.
 """
+import argparse
 import collections
 import statistics
 import sys
@@ -83,26 +84,24 @@ def against_control(by_build, build, control, default="default"):
 
 
 def main(argv) -> int:
-    control = None
-    if len(argv) == 4 and argv[2] == "--control":
-        control = argv[3]
-        argv = argv[:2]
-    if len(argv) != 2:
-        print("usage: experiment_summary.py TIMINGS.txt [--control BUILD]", file=sys.stderr)
-        return 2
+    ap = argparse.ArgumentParser(prog="experiment_summary.py", description=__doc__.split("\n")[0])
+    ap.add_argument("timings", help="gpu_experiments.sh's timings.txt")
+    ap.add_argument("--control", metavar="BUILD", help="an A/A control build to read the others against")
+    args = ap.parse_args(argv[1:])  # bad usage: exit 2
+    control = args.control
     try:
-        with open(argv[1]) as f:
+        with open(args.timings) as f:
             table, builds = parse(f)
     except (OSError, ValueError) as e:
-        print(f"experiment_summary: {argv[1]}: {e}", file=sys.stderr)
+        print(f"experiment_summary: {args.timings}: {e}", file=sys.stderr)
         return 2
     if control is not None and (control == "default" or control not in builds):
-        print(f"experiment_summary: {argv[1]}: --control {control} names no build other than the default "
+        print(f"experiment_summary: {args.timings}: --control {control} names no build other than the default "
               f"(builds: {' '.join(builds)})", file=sys.stderr)
         return 2
     rows = summarise(table, builds)
     if not any(r[3] is not None for r in rows):
-        print(f"experiment_summary: {argv[1]}: no case has both a default and another build", file=sys.stderr)
+        print(f"experiment_summary: {args.timings}: no case has both a default and another build", file=sys.stderr)
         return 2
     print("case, build: median us per pass; time / default's time in the same pass, mean over passes")
     for case, build, runs, ratio, passes in rows:

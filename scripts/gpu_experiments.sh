@@ -67,7 +67,7 @@ if [ -n "${SAME_BINARY:-}" ]; then
     [ "$(tr ',' '\n' <<<"${BASH_REMATCH[1]},${BASH_REMATCH[3]}" | sort | uniq -d)" = "" ] ||
     { echo "gpu_experiments.sh: SAME_BINARY must be CANDIDATE[,CANDIDATE...]:BASELINE, distinct variant names, got '$SAME_BINARY'" >&2; exit 2; }
   cand=${BASH_REMATCH[1]} base=${BASH_REMATCH[3]}
-  [ $# -eq 0 ] || { echo "gpu_experiments.sh: SAME_BINARY times two variants of one build: name no DEFINE" >&2; exit 2; }
+  [ $# -eq 0 ] || { echo "gpu_experiments.sh: SAME_BINARY times variants of one build: name no DEFINE" >&2; exit 2; }
 else
   [ $# -gt 0 ] || { echo "gpu_experiments.sh: name at least one DEFINE (e.g. SB_DECODE_EXPERIMENT=3)" >&2; exit 2; }
 fi
