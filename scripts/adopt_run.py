@@ -16,7 +16,8 @@ copy of the stamped file instead is accepted too. This:
      env and cross-check.
 It refuses to overwrite anything in history/ and changes nothing when a check fails. The regression
 verdict (REGRESSED or not) does not stop it: a new baseline is a human decision, and the filed report
-is its record. What it cannot write is printed at the end: history/README.md's rows and NOTES.md.
+is its record. What it cannot write is printed at the end: history/README.md's rows, NOTES.md (on the new run) and
+NOTES_EARLIER.md (where NOTES.md's entries on the old run go).
 Exit 0 when adopted (or with --dry-run, when it would be), 2 on bad input.
 """
 import argparse
@@ -127,7 +128,8 @@ def main(argv=None) -> int:
     for line in summary:
         print(f"  {line}")
     print(f"\nStill to write by hand: history/README.md rows naming `{old}.json.gz` (with its env and "
-          f"cross-check) and `{regress_file.name}`; NOTES.md; then `python3 scripts/report.py {results}`.")
+          f"cross-check) and `{regress_file.name}`; NOTES.md, its entries on the old run moved to NOTES_EARLIER.md; "
+          f"then `python3 scripts/report.py {results}`.")
     return 0
 
 

@@ -31,7 +31,7 @@ that moved do_bench's ~10 us figures onto the harness's in session 7's probe); t
 recorded after each variant.
 do_bench runs --runs times per case under 1 ms, once past it (median of its medians, with their min and max recorded): at
 ~10 us a single do_bench call moved by up to 8% from run to run on the H200
-(results/h200/NOTES.md), more than the tolerance.
+(results/h200/NOTES_EARLIER.md, the cross-check's earlier runs), more than the tolerance.
 Each row also records the SM clock right after the case's do_bench calls (torch.cuda._sleep timed by
 events) beside the harness's sm_mhz counter, and, from torch.profiler (--no-kernels skips it), the
 GPU kernels one Python call launches and their GPU span after do_bench's flush by CUPTI's timestamps,
@@ -66,7 +66,7 @@ def wants_diagnostics(harness_us, harness_mhz, do_bench_mhz):
     synchronized loop). Launches under L2_FLUSH_DIAGNOSTIC_US, where the flush and the launch path weigh
     most; and launches up to CLOCK_GAP_MAX_US whose SM clock after plain do_bench is more than
     CLOCK_GAP_DIAGNOSTIC below the harness's sm_mhz: on the H200, SDPA flash decode b64 KV 16384 read
-    6% slower under do_bench at a 6% lower clock in two runs (results/h200/NOTES.md), and the L2-sized
+    6% slower under do_bench at a 6% lower clock in two runs (results/h200/NOTES_EARLIER.md), and the L2-sized
     flush says whether do_bench's 256 MB memset before every call is what lowers it."""
     if harness_us < L2_FLUSH_DIAGNOSTIC_US:
         return True
@@ -321,7 +321,7 @@ def main() -> int:
     ap.add_argument("--tolerance", type=float, default=0.05, help="relative difference allowed for RMSNorm (default 0.05)")
     # 5% for attention too: the foundation issue's figure. Until session 10 the default was 10%, a figure
     # chosen when the attention rows were added and never justified by a measurement; at 5% that
-    # session's run had two SDPA cuDNN prefill rows outside (results/h200/NOTES.md).
+    # session's run had two SDPA cuDNN prefill rows outside (results/h200/NOTES_EARLIER.md).
     ap.add_argument("--attention-tolerance", type=float, default=0.05,
                     help="relative difference allowed for attention (default 0.05, as for RMSNorm)")
     ap.add_argument("--runs", type=int, default=5, help="do_bench calls per case (default 5)")
