@@ -54,9 +54,9 @@
 # (space-separated names as in the output files; default every tested build but the default, whose tree
 # run_suite.sh checks; under SAME_BINARY, the one build), each tool's run split by GoogleTest's sharding into
 # SANITIZE_SHARDS concurrent processes (default 4: a sanitized test keeps a CPU core busy and leaves the GPU
-# mostly idle), each cut at SANITIZE_TIMEOUT seconds (default 300). OUTDIR/<name>_<tool>_<k>.log. A shard fails
-# unless it ends with a summary of 0 errors (memcheck) or 0 hazards, warnings included (racecheck); a cut shard
-# fails.
+# mostly idle), each cut at SANITIZE_TIMEOUT seconds (default 300), the builds at once (scripts/sanitize.sh).
+# OUTDIR/<name>_<tool>_<k>.log. A shard fails unless it ends with a summary of 0 errors (memcheck) or 0 hazards,
+# warnings included (racecheck); a cut shard fails.
 # Exit status: 1 if any build, test, profile or sanitizer run failed.
 set -uo pipefail
 out=${1:?usage: scripts/gpu_experiments.sh OUTDIR DEFINE...}
@@ -234,42 +234,21 @@ if [ -n "${NCU_SHAPES:-}" ]; then
   done
 fi
 if ((${#sanitize_tools[@]} > 0)); then
-  shards=${SANITIZE_SHARDS:-4}
   if [ -n "${SANITIZE_BUILDS:-}" ]; then
     read -ra san_builds <<<"$SANITIZE_BUILDS"
   else
     san_builds=()
     for n in "${tested[@]}"; do [ "$n" = default ] && [ -z "$cand" ] || san_builds+=("$n"); done
   fi
-  pids=() logs=()
+  san_pids=()
   for n in "${san_builds[@]}"; do
     if [ ! -x "$root/build/exp_$n/tests/test_gpu" ]; then
       echo "$n: NO TEST BINARY TO SANITIZE (SANITIZE_BUILDS names a build that was not built)"; status=1; continue
     fi
-    for t in "${sanitize_tools[@]}"; do
-      filter=${SANITIZE_FILTER:-$test_filter}
-      [ "$t" = racecheck ] && filter=${RACECHECK_FILTER:-$filter}
-      if [ "$(count_tests "$root/build/exp_$n/tests/test_gpu" "$filter")" -eq 0 ]; then
-        echo "$n: the $t filter '$filter' names no test of test_gpu; nothing sanitized"; status=1; continue
-      fi
-      for ((k = 0; k < shards; k++)); do
-        log=$out/${n}_${t}_$k.log
-        GTEST_TOTAL_SHARDS=$shards GTEST_SHARD_INDEX=$k SOLBENCH_REQUIRE_GPU=1 timeout "${SANITIZE_TIMEOUT:-300}" \
-          compute-sanitizer --tool "$t" --error-exitcode 9 "$root/build/exp_$n/tests/test_gpu" \
-          --gtest_filter="$filter" --gtest_brief=1 >"$log" 2>&1 &
-        pids+=($!) logs+=("$log")
-      done
-    done
+    SHARDS=${SANITIZE_SHARDS:-4} TIMEOUT=${SANITIZE_TIMEOUT:-300} \
+      "$root/scripts/sanitize.sh" "$root/build/exp_$n/tests/test_gpu" "$out/$n" "$SANITIZE" "${SANITIZE_FILTER:-$test_filter}" &
+    san_pids+=($!)
   done
-  for i in "${!pids[@]}"; do
-    wait "${pids[i]}"
-    rc=$? log=${logs[i]} name=$(basename "${logs[i]}" .log)
-    summary=$(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$log" | tail -1)
-    if ((rc == 0)) && [[ $summary =~ (ERROR\ SUMMARY:\ 0\ errors|RACECHECK\ SUMMARY:\ 0\ hazards) ]]; then
-      echo "$name: ${summary#========= }, $(grep -E 'PASSED' "$log" | tail -1)"
-    else
-      echo "$name: SANITIZER FAILED (exit $rc${summary:+, ${summary#========= }}; see $(basename "$log"))"; status=1
-    fi
-  done
+  for p in "${san_pids[@]}"; do wait "$p" || status=1; done
 fi
 exit $status

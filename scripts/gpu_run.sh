@@ -11,7 +11,8 @@
 #   decode-sized RMSNorm cases, from Nsight Compute; NCU_BENCH, NCU_KERNELS, NCU_SHAPES, NCU_FILTER pick others,
 #   NCU_SET=full collects every section instead)
 # Exit status: non-zero if any stage failed (every stage still runs). Stages can be skipped with
-# SKIP_TESTS=1, SKIP_BENCH=1, SKIP_CROSSCHECK=1, SKIP_SANITIZER=1 (SANITIZER_FILTER picks the GPU tests it covers; one that names none fails); BENCH_ARGS adds flags to the bench run
+# SKIP_TESTS=1, SKIP_BENCH=1, SKIP_CROSSCHECK=1, SKIP_SANITIZER=1 (SANITIZER_FILTER picks the GPU tests it covers, one that names none fails; SANITIZER_SHARDS, default 4,
+# the concurrent processes a tool; SANITIZER_TIMEOUT cuts each, default never); BENCH_ARGS adds flags to the bench run
 # (e.g. BENCH_ARGS='--benchmark_filter=vectorized'); SUITE_COMMAND is recorded in the JSON context
 # as the command that reproduces the run. BENCHES (default 'bench_rmsnorm bench_attention bench_e2e') names the
 # binaries to run (the default skips bench_e2e, saying so, when the build has no libtorch; named, its absence fails); the JSON of one not named is removed from OUTDIR, unless CONTINUE_RUN=1 says that this
@@ -38,6 +39,11 @@ for b in $benches; do
   esac
 done
 [ -n "${benches// /}" ] || { echo "gpu_run.sh: BENCHES is empty; name bench_rmsnorm, bench_attention and/or bench_e2e (or set SKIP_BENCH=1)" >&2; exit 2; }
+# The sanitizer's settings are checked now, not after an hour of benchmarks.
+[ -z "${SANITIZER_SHARDS:-}" ] || [[ $SANITIZER_SHARDS =~ ^[1-9][0-9]*$ ]] ||
+  { echo "gpu_run.sh: SANITIZER_SHARDS must be a positive integer, got '$SANITIZER_SHARDS'" >&2; exit 2; }
+[ -z "${SANITIZER_TIMEOUT:-}" ] || [[ $SANITIZER_TIMEOUT =~ ^[0-9]+$ ]] ||
+  { echo "gpu_run.sh: SANITIZER_TIMEOUT must be a whole number of seconds (0: none), got '$SANITIZER_TIMEOUT'" >&2; exit 2; }
 if [[ " $benches " == *" bench_attention_"* ]]; then
   [[ " $benches " != *" bench_attention "* ]] ||
     { echo "gpu_run.sh: BENCHES names bench_attention and a part of it; its parts are its decode and prefill sets" >&2; exit 2; }
@@ -144,11 +150,14 @@ if [ -z "${SKIP_SANITIZER:-}" ]; then
   if [ "$("$build/tests/test_gpu" --gtest_filter="$san_filter" --gtest_list_tests 2>/dev/null | grep -c '^  ')" -eq 0 ]; then
     fail "compute-sanitizer: SANITIZER_FILTER '$san_filter' names no test of test_gpu"
   else
-    for tool in memcheck racecheck; do
-      compute-sanitizer --tool "$tool" --error-exitcode 1 "$build/tests/test_gpu" --gtest_filter="$san_filter" \
-        --gtest_brief=1 >>"$out/sanitizer.log" 2>&1 || fail "compute-sanitizer $tool"
-      echo "$tool: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/sanitizer.log" | tail -1)" >&2
-    done
+    # Each tool's run split into SANITIZER_SHARDS concurrent processes (scripts/sanitize.sh; default 4), each
+    # cut at SANITIZER_TIMEOUT seconds (default 0: never); sanitizer.log has one line a process, its log beside it.
+    SHARDS=${SANITIZER_SHARDS:-4} TIMEOUT=${SANITIZER_TIMEOUT:-0} \
+      "$root/scripts/sanitize.sh" "$build/tests/test_gpu" "$out/sanitizer" memcheck,racecheck "$san_filter" \
+      >"$out/sanitizer.log" 2>&1
+    san_rc=$?
+    cat "$out/sanitizer.log" >&2
+    ((san_rc == 0)) || fail "compute-sanitizer (sanitizer.log)"
   fi
 fi
 if [ -n "${NCU:-}" ]; then

@@ -109,7 +109,7 @@ class ExperimentFilters(unittest.TestCase):
             root, tools = Path(tmp) / "repo", Path(tmp) / "bin"
             (root / "scripts").mkdir(parents=True)
             tools.mkdir()
-            for name in ("gpu_experiments.sh", "experiment_summary.py"):
+            for name in ("gpu_experiments.sh", "experiment_summary.py", "sanitize.sh"):
                 shutil.copy(SCRIPTS / name, root / "scripts" / name)
             (tools / "nvidia-smi").write_text("#!/bin/sh\necho 'GPU 0: NVIDIA H200'\n")
             (tools / "cmake").write_text(self.FAKE_CMAKE)
@@ -277,7 +277,7 @@ class GpuRunBenchStage(unittest.TestCase):
     the stage drops that file and says so (session 20: the empty file failed the merge and the cross-check of
     a prefill-only run), while a binary that fails still fails the run."""
 
-    def run_stage(self, rmsnorm_body, before=None, test_gpu=None, **settings):
+    def run_stage(self, rmsnorm_body, before=None, test_gpu=None, tools_extra=None, **settings):
         with tempfile.TemporaryDirectory() as tmp:
             tools, build, out = Path(tmp) / "bin", Path(tmp) / "build", Path(tmp) / "out"
             (build / "bench").mkdir(parents=True)
@@ -288,6 +288,8 @@ class GpuRunBenchStage(unittest.TestCase):
                 (build / "tests" / "test_gpu").chmod(0o755)
             (tools / "nvidia-smi").write_text("#!/bin/sh\necho 'GPU 0: NVIDIA H200'\n")
             (tools / "cmake").write_text("#!/bin/sh\nexit 0\n")
+            for name, text in (tools_extra or {}).items():
+                (tools / name).write_text(text)
             writes_out = 'for a in "$@"; do case $a in --benchmark_out=*) f=${a#--benchmark_out=} ;; esac; done\n'
             (build / "bench" / "bench_rmsnorm").write_text("#!/bin/bash\n" + writes_out + rmsnorm_body)
             (build / "bench" / "bench_attention").write_text(  # its flags in the context, for the tests to read
@@ -372,6 +374,31 @@ class GpuRunBenchStage(unittest.TestCase):
         self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
         self.assertIn("FAILED: compute-sanitizer: SANITIZER_FILTER '*Nothing*' names no test of test_gpu", r.stderr)
 
+    def test_the_sanitizer_stage_runs_each_tool_in_shards(self):
+        # Both tools, SANITIZER_SHARDS processes each, one line a process in sanitizer.log (shown on stderr);
+        # a shard with errors fails the run.
+        listing = ('for a in "$@"; do [ "$a" = --gtest_list_tests ] && { printf \'RmsNormGpu.\\n  A\\n  B\\n\'; exit 0; }; '
+                   'done\necho "[  PASSED  ] 1 tests."\n')
+        fake = {"compute-sanitizer": SanitizeShards.FAKE_SANITIZER}
+        r, _ = self.run_stage('echo \'{"context": {}, "benchmarks": []}\' > "$f"\n', test_gpu=listing,
+                              tools_extra=fake, SKIP_SANITIZER="", SANITIZER_SHARDS="2")
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        for name in ("sanitizer_memcheck_0", "sanitizer_memcheck_1", "sanitizer_racecheck_0", "sanitizer_racecheck_1"):
+            self.assertRegex(r.stderr, name + r": (ERROR SUMMARY: 0 errors|RACECHECK SUMMARY: 0 hazards)")
+        r, _ = self.run_stage('echo \'{"context": {}, "benchmarks": []}\' > "$f"\n', test_gpu=listing,
+                              tools_extra=fake, SKIP_SANITIZER="", SANITIZER_SHARDS="2", FAKE_SAN_ERRORS="racecheck1")
+        self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
+        self.assertIn("sanitizer_racecheck_1: SANITIZER FAILED (exit 9, RACECHECK SUMMARY: 2 hazards", r.stderr)
+        self.assertIn("FAILED: compute-sanitizer (sanitizer.log)", r.stderr)
+
+    def test_a_bad_sanitizer_setting_fails_before_the_benchmarks(self):
+        for var, value in (("SANITIZER_SHARDS", "0"), ("SANITIZER_SHARDS", "four"), ("SANITIZER_TIMEOUT", "-1")):
+            with self.subTest(var=var, value=value):
+                r, jsons = self.run_stage("exit 1\n", **{var: value})
+                self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+                self.assertIn(f"gpu_run.sh: {var} must be", r.stderr)
+                self.assertEqual(jsons, {})
+
     def test_bench_e2e_without_libtorch(self):
         # The stand-in build has no bench_e2e (a build without libtorch): the default BENCHES says so and goes
         # on; BENCHES naming it fails the run.
@@ -391,3 +418,118 @@ class GpuRunBenchStage(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class SanitizeShards(unittest.TestCase):
+    """scripts/sanitize.sh with stand-ins for compute-sanitizer and the test binary: each tool's shards run at once,
+    a process passes only on exit 0 with a clean summary, one cut by TIMEOUT or with errors fails, a filter naming
+    no test fails, and bad usage exits 2."""
+
+    # compute-sanitizer's stand-in: runs the binary, then prints the tool's summary; FAKE_SAN_ERRORS=<tool><shard>
+    # makes that process report hazards or errors and exit with --error-exitcode, FAKE_SAN_SLEEP=<tool><shard> makes
+    # it hang.
+    FAKE_SANITIZER = "\n".join([
+        "#!/bin/bash",
+        "while [ $# -gt 0 ]; do case $1 in --tool) tool=$2; shift 2 ;; --error-exitcode) code=$2; shift 2 ;; *) break ;; esac; done",
+        'echo "========= COMPUTE-SANITIZER"',
+        '"$@"; rc=$?',
+        "me=$tool${GTEST_SHARD_INDEX:-0}",
+        '[ "${FAKE_SAN_SLEEP:-}" = "$me" ] && exec sleep 30',
+        'if [ "${FAKE_SAN_ERRORS:-}" = "$me" ]; then',
+        '  [ "$tool" = memcheck ] && echo "========= ERROR SUMMARY: 3 errors" ||',
+        '    echo "========= RACECHECK SUMMARY: 2 hazards displayed (2 errors, 0 warnings)"',
+        "  exit $code",
+        "fi",
+        '[ "$tool" = memcheck ] && echo "========= ERROR SUMMARY: 0 errors" ||',
+        '  echo "========= RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)"',
+        "exit $rc",
+        ""])
+    # The test binary's stand-in: lists two tests unless the filter says Nothing; a run records its shard and
+    # whether SOLBENCH_REQUIRE_GPU was set, and passes.
+    FAKE_TESTS = "\n".join([
+        "#!/bin/bash",
+        "filter=",
+        'for a in "$@"; do case $a in --gtest_filter=*) filter=${a#--gtest_filter=} ;; esac; done',
+        'for a in "$@"; do',
+        '  if [ "$a" = --gtest_list_tests ]; then',
+        "    case $filter in *Nothing*) ;; *) printf 'RmsNormGpu.\\n  A\\n  B\\n' ;; esac",
+        "    exit 0",
+        "  fi",
+        "done",
+        'echo "shard $GTEST_SHARD_INDEX of $GTEST_TOTAL_SHARDS, filter $filter, require ${SOLBENCH_REQUIRE_GPU:-unset}"',
+        'echo "[  PASSED  ] 1 tests."',
+        ""])
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.addCleanup(self.tmp.cleanup)
+        d = Path(self.tmp.name)
+        (d / "bin").mkdir()
+        (d / "bin" / "compute-sanitizer").write_text(self.FAKE_SANITIZER)
+        (d / "test_gpu").write_text(self.FAKE_TESTS)
+        for f in (d / "bin" / "compute-sanitizer", d / "test_gpu"):
+            f.chmod(0o755)
+        self.out = d / "out" / "build1"
+
+    def sanitize(self, tools="memcheck,racecheck", filt="*RmsNorm*", binary=None, **settings):
+        env = dict(os.environ, PATH=f"{self.tmp.name}/bin:{os.environ['PATH']}", **settings)
+        return subprocess.run(["bash", str(SCRIPTS / "sanitize.sh"), binary or f"{self.tmp.name}/test_gpu",
+                               str(self.out), tools, filt], capture_output=True, text=True, env=env, timeout=60)
+
+    def log(self, tool, k):
+        return (self.out.parent / f"build1_{tool}_{k}.log").read_text()
+
+    def test_every_shard_of_every_tool_runs_and_passes(self):
+        r = self.sanitize(SHARDS="3")
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        lines = r.stdout.splitlines()
+        self.assertEqual(len(lines), 6, r.stdout)
+        for k in range(3):
+            self.assertIn(f"build1_memcheck_{k}: ERROR SUMMARY: 0 errors, [  PASSED  ] 1 tests.", lines)
+            self.assertIn(f"build1_racecheck_{k}: RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings), "
+                          "[  PASSED  ] 1 tests.", lines)
+            self.assertIn(f"shard {k} of 3, filter *RmsNorm*, require 1", self.log("memcheck", k))
+
+    def test_racecheck_filter_replaces_the_filter_for_racecheck_only(self):
+        r = self.sanitize(SHARDS="1", RACECHECK_FILTER="*Decode*")
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertIn("filter *RmsNorm*", self.log("memcheck", 0))
+        self.assertIn("filter *Decode*", self.log("racecheck", 0))
+
+    def test_a_shard_with_errors_fails(self):
+        for tool, summary in (("memcheck", "ERROR SUMMARY: 3 errors"), ("racecheck", "RACECHECK SUMMARY: 2 hazards")):
+            with self.subTest(tool=tool):
+                r = self.sanitize(SHARDS="2", FAKE_SAN_ERRORS=f"{tool}1")
+                self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
+                self.assertIn(f"build1_{tool}_1: SANITIZER FAILED (exit 9, {summary}", r.stdout)
+                self.assertIn(f"build1_{tool}_0: ", r.stdout)
+                self.assertNotIn(f"build1_{tool}_0: SANITIZER FAILED", r.stdout)
+
+    def test_a_shard_cut_by_the_timeout_fails(self):
+        r = self.sanitize(tools="racecheck", SHARDS="2", TIMEOUT="1", FAKE_SAN_SLEEP="racecheck0")
+        self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
+        self.assertIn("build1_racecheck_0: SANITIZER FAILED (cut at TIMEOUT=1 s before its summary", r.stdout)
+        self.assertIn("build1_racecheck_1: RACECHECK SUMMARY: 0 hazards", r.stdout)
+
+    def test_a_filter_naming_no_test_fails_that_tool(self):
+        r = self.sanitize(filt="*Nothing*", RACECHECK_FILTER="*RmsNorm*", SHARDS="1")
+        self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
+        self.assertIn("build1: the memcheck filter '*Nothing*' names no test of test_gpu; nothing sanitized", r.stdout)
+        self.assertIn("build1_racecheck_0: RACECHECK SUMMARY: 0 hazards", r.stdout)
+
+    def test_bad_usage_exits_2_and_says_what(self):
+        for args, settings, message in (
+                ({"tools": "memcheck,initcheck"}, {}, "TOOLS must list memcheck and/or racecheck"),
+                ({"tools": ""}, {}, "TOOLS is empty"),
+                ({"filt": ""}, {}, "FILTER is empty"),
+                ({"binary": "/nonexistent/test_gpu"}, {}, "is not an executable file"),
+                ({}, {"SHARDS": "0"}, "SHARDS must be a positive integer"),
+                ({}, {"TIMEOUT": "soon"}, "TIMEOUT must be a whole number of seconds")):
+            with self.subTest(args=args, settings=settings):
+                r = self.sanitize(**args, **settings)
+                self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+                self.assertIn(message, r.stderr)
+        r = subprocess.run(["bash", str(SCRIPTS / "sanitize.sh"), "only-one"], capture_output=True, text=True)
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("expected 4 arguments, got 1", r.stderr)
+

@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# compute-sanitizer over GPU tests, split by GoogleTest's sharding into concurrent processes.
+#   scripts/sanitize.sh TEST_BINARY OUTPREFIX TOOLS FILTER
+#   SHARDS=4 TIMEOUT=600 scripts/sanitize.sh build/release/tests/test_gpu out/san memcheck,racecheck '*RmsNorm*'
+# TOOLS: memcheck, racecheck, or both, comma-separated. Every shard of every tool runs at once: a sanitized test
+# keeps one CPU core busy and leaves the GPU mostly idle, so SHARDS processes a tool (default 4) finish about
+# SHARDS times sooner on a machine with the cores (session 49, c236: 8 processes over the 519 RMSNorm GPU tests
+# on 16 cores). RACECHECK_FILTER, if set, replaces FILTER for racecheck (racecheck is the slower tool: over all
+# 652 attention GPU tests, 4 shards did not finish in 370 s, session 50, c244). TIMEOUT cuts each process at
+# that many seconds (default 0: never).
+# Writes OUTPREFIX_<tool>_<k>.log (the whole GoogleTest output, so a cut shard's log shows how far it got) and
+# prints one line a process, named by the log: its sanitizer summary and GoogleTest's count, or SANITIZER
+# FAILED and why. A process passes only if it exits 0 and its summary reads 0 errors (memcheck) or 0 hazards,
+# warnings included (racecheck); one cut by TIMEOUT fails. A filter that names no test fails that tool (it
+# would otherwise pass with nothing sanitized). The tests run with SOLBENCH_REQUIRE_GPU=1: without a GPU they
+# fail rather than skip.
+# Exit status: 0 when every process passed, 1 when any failed, 2 on bad usage.
+set -uo pipefail
+usage() { echo "sanitize.sh: $1 (usage: scripts/sanitize.sh TEST_BINARY OUTPREFIX TOOLS FILTER)" >&2; exit 2; }
+[ $# -eq 4 ] || usage "expected 4 arguments, got $#"
+binary=$1 prefix=$2 tools_arg=$3 filter=$4
+[ -x "$binary" ] || usage "TEST_BINARY '$binary' is not an executable file"
+[ -n "$filter" ] || usage "FILTER is empty"
+IFS=, read -ra tools <<<"$tools_arg"
+((${#tools[@]} > 0)) || usage "TOOLS is empty"
+for t in "${tools[@]}"; do
+  case $t in memcheck | racecheck) ;; *) usage "TOOLS must list memcheck and/or racecheck, got '$tools_arg'" ;; esac
+done
+shards=${SHARDS:-4} limit=${TIMEOUT:-0}
+[[ $shards =~ ^[1-9][0-9]*$ ]] || usage "SHARDS must be a positive integer, got '$shards'"
+[[ $limit =~ ^[0-9]+$ ]] || usage "TIMEOUT must be a whole number of seconds (0: none), got '$limit'"
+mkdir -p "$(dirname "$prefix")" || usage "cannot create the folder of OUTPREFIX '$prefix'"
+label=$(basename "$prefix")
+
+status=0 pids=() logs=()
+for t in "${tools[@]}"; do
+  f=$filter
+  [ "$t" = racecheck ] && f=${RACECHECK_FILTER:-$filter}
+  if [ "$("$binary" --gtest_filter="$f" --gtest_list_tests 2>/dev/null | grep -c '^  ')" -eq 0 ]; then
+    echo "$label: the $t filter '$f' names no test of $(basename "$binary"); nothing sanitized"
+    status=1
+    continue
+  fi
+  for ((k = 0; k < shards; k++)); do
+    log=${prefix}_${t}_$k.log
+    GTEST_TOTAL_SHARDS=$shards GTEST_SHARD_INDEX=$k SOLBENCH_REQUIRE_GPU=1 timeout "$limit" \
+      compute-sanitizer --tool "$t" --error-exitcode 9 "$binary" --gtest_filter="$f" >"$log" 2>&1 &
+    pids+=($!) logs+=("$log")
+  done
+done
+for i in "${!pids[@]}"; do
+  wait "${pids[i]}"
+  rc=$? log=${logs[i]}
+  name=$(basename "$log" .log)
+  summary=$(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$log" | tail -1)
+  tests=$(grep -E '^\[  (PASSED|FAILED)  \] [0-9]+ test' "$log" | tr '\n' ' ' | sed 's/ *$//')
+  if ((rc == 0)) && [[ $summary =~ (ERROR\ SUMMARY:\ 0\ errors|RACECHECK\ SUMMARY:\ 0\ hazards) ]]; then
+    echo "$name: ${summary#========= }, ${tests:-no test count}"
+  elif ((rc == 124)); then
+    echo "$name: SANITIZER FAILED (cut at TIMEOUT=$limit s before its summary; see $(basename "$log"))"
+    status=1
+  else
+    echo "$name: SANITIZER FAILED (exit $rc${summary:+, ${summary#========= }}${tests:+, $tests}; see $(basename "$log"))"
+    status=1
+  fi
+done
+exit $status
