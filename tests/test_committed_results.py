@@ -3,7 +3,7 @@
 the run context the report needs, passes the regression gate against its baseline.json, and
 REPORT.md is exactly what scripts/report.py generates from it (nobody edited it by hand);
 scripts/acceptance.py evaluates every item on it; every entry of results/<gpu>/history/ is named in that
-folder's README.md; history/ keeps its large files gzipped, so the tree a GPU run is copied with stays
+folder's README.md, and every history/ path the notes, READMEs and sources cite exists; history/ keeps its large files gzipped, so the tree a GPU run is copied with stays
 under the device tool's 64 MiB.
 
 usage: test_committed_results.py REPO_ROOT
@@ -80,6 +80,46 @@ class CommittedResults(unittest.TestCase):
             undescribed = [p.name for p in sorted(hist.iterdir())
                            if p.name != "README.md" and f"`{p.name}`" not in text and f"`{p.name}/`" not in text]
             self.assertEqual(undescribed, [], f"{readme}: entries not named in its table")
+
+    def test_every_history_path_cited_exists(self):
+        # NOTES.md, NOTES_EARLIER.md, the history READMEs, the README, experiments/README.md and the sources cite
+        # history/ paths as the evidence of their figures; session 50 moved half of NOTES.md into NOTES_EARLIER.md.
+        # Each cited entry must be one history/README.md names, and a path inside an entry must exist where the
+        # entry does (a GPU command's copy of the tree may leave history/'s folders out: tree size).
+        import glob
+        import re
+        cited = re.compile(r"(?:results/([a-z0-9]+)/)?history/(\d{4}-\d{2}-\d{2}_[A-Za-z0-9_.{},*/+-]*)")
+        sources = [ROOT / "README.md", ROOT / "experiments" / "README.md"]
+        for sub in ("kernels", "bench", "scripts", "tests", "ref"):
+            sources += [f for f in (ROOT / sub).rglob("*") if f.is_file() and f.suffix in (".cu", ".cuh", ".h", ".cpp", ".py", ".sh")]
+        for d in result_dirs():
+            sources += sorted(d.glob("*.md")) + sorted((d / "history").glob("*README.md")) + \
+                sorted((d / "history").glob("*/README.md"))
+        missing = []
+        for f in sources:
+            if f.name == "REPORT.md":
+                continue  # it embeds NOTES.md
+            text = f.read_text(errors="replace")
+            for m in cited.finditer(text):
+                gpu = m.group(1) or (f.relative_to(ROOT / "results").parts[0] if "results" in f.parts else "h200")
+                hist = ROOT / "results" / gpu / "history"
+                path = m.group(2).rstrip(".,/")
+                for p in self._expand_braces(path):
+                    entry, _, rest = p.partition("/")
+                    readme = hist / "README.md"
+                    if "*" not in entry and readme.is_file() and f"`{entry}" not in readme.read_text():
+                        missing.append(f"{f.relative_to(ROOT)}: history/{p} (no entry {entry} in {readme.relative_to(ROOT)})")
+                    elif rest and (hist / entry).is_dir() and not glob.glob(str(hist / p)):
+                        missing.append(f"{f.relative_to(ROOT)}: history/{p}")
+        self.assertEqual(missing, [], "cited history paths that do not exist")
+
+    @staticmethod
+    def _expand_braces(p):
+        import re
+        m = re.search(r"\{([^{}]*)\}", p)
+        if not m:
+            return [p]
+        return [q for alt in m.group(1).split(",") for q in CommittedResults._expand_braces(p[:m.start()] + alt + p[m.end():])]
 
     def test_history_keeps_large_files_gzipped(self):
         # Every GPU command travels with the tracked tree, which may not exceed 64 MiB. history/ grows every
