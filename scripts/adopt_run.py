@@ -129,6 +129,7 @@ def main(argv=None) -> int:
         print(f"  {line}")
     print(f"\nStill to write by hand: history/README.md rows naming `{old}.json.gz` (with its env and "
           f"cross-check) and `{regress_file.name}`; NOTES.md, its entries on the old run moved to NOTES_EARLIER.md; "
+          f"history READMEs that cite `../../{old}.json` now cite `../{old}.json.gz`; "
           f"then `python3 scripts/report.py {results}`.")
     return 0
 
