@@ -11,7 +11,7 @@ copy of the stamped file instead is accepted too. This:
   1. compares the new run with baseline.json (scripts/regress.py --fingerprint-check) and files the
      report as history/<new date>_regress_<new commit>_vs_<old commit>.txt.gz;
   2. moves the current run to history/: <stamp>.json.gz, env_<stamp>.txt, <stamp>_crosscheck.json.gz
-     (gzip -9 -n: history/ keeps files over 64 KB compressed, tests/test_committed_results.py);
+     (gzip -9 -n: history/ keeps its logs and JSONs over 8 KB compressed, tests/test_committed_results.py);
   3. installs the new run as <new stamp>.json, links latest.json and baseline.json to it, and installs its
      env and cross-check.
 It refuses to overwrite anything in history/ and changes nothing when a check fails. The regression
