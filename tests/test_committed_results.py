@@ -8,7 +8,9 @@ logs and JSONs over 8 KB gzipped, so the tree a GPU run is copied with stays und
 
 usage: test_committed_results.py REPO_ROOT
 """
+import glob
 import pathlib
+import re
 import shutil
 import subprocess
 import sys
@@ -86,8 +88,6 @@ class CommittedResults(unittest.TestCase):
         # history/ paths as the evidence of their figures; session 50 moved half of NOTES.md into NOTES_EARLIER.md.
         # Each cited entry must be one history/README.md names, and a path inside an entry must exist where the
         # entry does (a GPU command's copy of the tree may leave history/'s folders out: tree size).
-        import glob
-        import re
         cited = re.compile(r"(?:results/([a-z0-9]+)/)?history/(\d{4}-\d{2}-\d{2}_[A-Za-z0-9_.{},*/+-]*)")
         sources = [ROOT / "README.md", ROOT / "experiments" / "README.md"]
         for sub in ("kernels", "bench", "scripts", "tests", "ref"):
@@ -124,7 +124,6 @@ class CommittedResults(unittest.TestCase):
 
     @staticmethod
     def _expand_braces(p):
-        import re
         m = re.search(r"\{([^{}]*)\}", p)
         if not m:
             return [p]

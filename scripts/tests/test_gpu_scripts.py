@@ -372,7 +372,10 @@ class GpuRunBenchStage(unittest.TestCase):
         r, _ = self.run_stage('echo \'{"context": {}, "benchmarks": []}\' > "$f"\n', test_gpu="exit 0\n",
                               SKIP_SANITIZER="", SANITIZER_FILTER="*Nothing*")
         self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
-        self.assertIn("FAILED: compute-sanitizer: SANITIZER_FILTER '*Nothing*' names no test of test_gpu", r.stderr)
+        for tool in ("memcheck", "racecheck"):
+            self.assertIn(f"sanitizer: the {tool} filter '*Nothing*' names no test of test_gpu; nothing sanitized",
+                          r.stderr)
+        self.assertIn("FAILED: compute-sanitizer (sanitizer.log)", r.stderr)
 
     def test_the_sanitizer_stage_runs_each_tool_in_shards(self):
         # Both tools, SANITIZER_SHARDS processes each, one line a process in sanitizer.log (shown on stderr);
