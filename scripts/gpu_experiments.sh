@@ -85,7 +85,7 @@ out=$(cd "$out" && pwd)
 bench=${BENCH:-bench_attention}
 case $bench in
   bench_attention)
-    test_filter=${TEST_FILTER:-*Attention*:*DecodeSplitk*:*TiledFlash*}
+    test_filter=${TEST_FILTER:-*Attention*:*DecodeSplitk*:*TiledFlash*:*WgmmaFlash*}
     bench_filter=${BENCH_FILTER:-^attention/(tiled_flash|wgmma_flash|decode_splitk|torch_sdpa_flash|torch_sdpa_cudnn)/.*/cold}
     [ -n "$cand" ] && bench_filter=${BENCH_FILTER:-^attention/(${cand//,/|}|$base)/} ;;
   bench_rmsnorm)

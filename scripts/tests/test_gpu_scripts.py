@@ -306,6 +306,7 @@ class GpuRunBenchStage(unittest.TestCase):
             r = subprocess.run(["bash", str(SCRIPTS / "gpu_run.sh"), str(out)], capture_output=True, text=True,
                                env=env, timeout=60)
             self.crosscheck_left = (out / "crosscheck.json").exists()
+            self.sanitizer_logs = {p.name: p.read_text() for p in sorted(out.glob("sanitizer_*.log"))}
             return r, {p.name: p.read_text() for p in sorted(out.glob("bench_*.json"))}
 
     def test_a_binary_whose_cases_the_filter_leaves_out_adds_no_json(self):
@@ -372,8 +373,8 @@ class GpuRunBenchStage(unittest.TestCase):
         r, _ = self.run_stage('echo \'{"context": {}, "benchmarks": []}\' > "$f"\n', test_gpu="exit 0\n",
                               SKIP_SANITIZER="", SANITIZER_FILTER="*Nothing*")
         self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
-        for tool in ("memcheck", "racecheck"):
-            self.assertIn(f"sanitizer: the {tool} filter '*Nothing*' names no test of test_gpu; nothing sanitized",
+        for tool, filt in (("memcheck", "*Nothing*"), ("racecheck", "*Nothing*-*RepeatedRunsAreBitIdentical*")):
+            self.assertIn(f"sanitizer: the {tool} filter '{filt}' names no test of test_gpu; nothing sanitized",
                           r.stderr)
         self.assertIn("FAILED: compute-sanitizer (sanitizer.log)", r.stderr)
 
@@ -393,6 +394,26 @@ class GpuRunBenchStage(unittest.TestCase):
         self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
         self.assertIn("sanitizer_racecheck_1: SANITIZER FAILED (exit 9, RACECHECK SUMMARY: 2 hazards", r.stderr)
         self.assertIn("FAILED: compute-sanitizer (sanitizer.log)", r.stderr)
+
+    def test_racecheck_leaves_out_the_repeated_runs_unless_told_otherwise(self):
+        # memcheck takes SANITIZER_FILTER (default every test); racecheck the same less RepeatedRunsAreBitIdentical,
+        # after the filter's own negative patterns if it has some; SANITIZER_RACECHECK_FILTER replaces it.
+        listing = ('for a in "$@"; do case $a in --gtest_filter=*) f=${a#--gtest_filter=} ;; '
+                   '--gtest_list_tests) printf \'RmsNormGpu.\\n  A\\n\'; exit 0 ;; esac; done\n'
+                   'echo "filter $f"; echo "[  PASSED  ] 1 tests."\n')
+        fake = {"compute-sanitizer": SanitizeShards.FAKE_SANITIZER}
+        body = 'echo \'{"context": {}, "benchmarks": []}\' > "$f"\n'
+        for settings, memcheck, racecheck in (
+                ({}, "*", "*-*RepeatedRunsAreBitIdentical*"),
+                ({"SANITIZER_FILTER": "*RmsNorm*-*Special*"}, "*RmsNorm*-*Special*",
+                 "*RmsNorm*-*Special*:*RepeatedRunsAreBitIdentical*"),
+                ({"SANITIZER_RACECHECK_FILTER": "*Decode*"}, "*", "*Decode*")):
+            with self.subTest(**settings):
+                r, _ = self.run_stage(body, test_gpu=listing, tools_extra=fake, SKIP_SANITIZER="",
+                                      SANITIZER_SHARDS="1", **settings)
+                self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+                self.assertIn(f"filter {memcheck}\n", self.sanitizer_logs["sanitizer_memcheck_0.log"])
+                self.assertIn(f"filter {racecheck}\n", self.sanitizer_logs["sanitizer_racecheck_0.log"])
 
     def test_a_bad_sanitizer_setting_fails_before_the_benchmarks(self):
         for var, value in (("SANITIZER_SHARDS", "0"), ("SANITIZER_SHARDS", "four"), ("SANITIZER_TIMEOUT", "-1")):
@@ -418,9 +439,6 @@ class GpuRunBenchStage(unittest.TestCase):
         self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
         self.assertIn("FAILED: bench_rmsnorm", r.stderr)
 
-
-if __name__ == "__main__":
-    unittest.main()
 
 
 class SanitizeShards(unittest.TestCase):
@@ -536,3 +554,6 @@ class SanitizeShards(unittest.TestCase):
         self.assertEqual(r.returncode, 2)
         self.assertIn("expected 4 arguments, got 1", r.stderr)
 
+
+if __name__ == "__main__":
+    unittest.main()
