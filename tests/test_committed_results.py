@@ -151,6 +151,21 @@ class CommittedResults(unittest.TestCase):
                     big.append(str(p.relative_to(d)))
             self.assertEqual(sorted(big), [], f"{hist}: gzip these (gzip -9 -n) and the references to them")
 
+    def test_the_tree_a_gpu_command_carries_stays_under_64_mib(self):
+        # The device tool copies the tracked tree with every GPU command and refuses one over 64 MiB, counting
+        # bytes as du -sb does, a folder's entry included (4 KiB each). Adopting a run adds about 0.7 MB (the
+        # earlier run, gzipped, into history/), an experiment folder a few hundred KB; 62 MiB leaves room for the
+        # command's own scripts and what it carries. This fails before the device does.
+        r = subprocess.run(["git", "-C", str(ROOT), "ls-files", "-z"], capture_output=True)
+        if r.returncode != 0:
+            self.skipTest("not a git checkout: the tracked tree cannot be listed")
+        files = [ROOT / f for f in r.stdout.decode().split("\0") if f]
+        files = [f for f in files if f.is_file() and not f.is_symlink()]
+        folders = {q for f in files for q in f.relative_to(ROOT).parents}  # '.' included, as du counts it
+        total = sum(f.stat().st_size for f in files) + 4096 * len(folders)
+        self.assertLess(total, 62 * 2**20, f"the tracked tree is {total / 2**20:.1f} MiB, near the device tool's 64: "
+                        "gzip or prune results/*/history/ (its README says what each entry is)")
+
     def test_report_is_generated_not_edited(self):
         try:
             import matplotlib  # noqa: F401
