@@ -148,19 +148,12 @@ if [ -z "${SKIP_SANITIZER:-}" ]; then
   stage compute-sanitizer
   # Every test of test_gpu (the RMSNorm and attention GPU tests) by default.
   san_filter=${SANITIZER_FILTER:-*}
-  # racecheck, the slow tool, leaves out RepeatedRunsAreBitIdentical: its launches are MatchesReference's (or
-  # MatchesFp64Reference's), same kernel, parameters and inputs, twice, and racecheck judges each launch's
-  # shared-memory accesses, which those fix. It is a third of the time and no coverage (session 51: racecheck
-  # over all 652 attention GPU tests took over 14 x 470 s of shards). GoogleTest's negative patterns follow
-  # the filter's first '-'.
-  if [ -n "${SANITIZER_RACECHECK_FILTER:-}" ]; then race_filter=$SANITIZER_RACECHECK_FILTER
-  elif [[ $san_filter == *-* ]]; then race_filter="$san_filter:*RepeatedRunsAreBitIdentical*"
-  else race_filter="$san_filter-*RepeatedRunsAreBitIdentical*"
-  fi
   # Each tool's run split into SANITIZER_SHARDS concurrent processes (scripts/sanitize.sh; default 4), each
   # cut at SANITIZER_TIMEOUT seconds (default 0: never); sanitizer.log has one line a process, its log beside
-  # it. A filter that names no test fails there, rather than pass with nothing sanitized.
-  SHARDS=${SANITIZER_SHARDS:-4} TIMEOUT=${SANITIZER_TIMEOUT:-0} RACECHECK_FILTER=$race_filter \
+  # it. racecheck leaves out the RepeatedRunsAreBitIdentical tests there (their launches repeat the
+  # MatchesReference tests'), unless SANITIZER_RACECHECK_FILTER names its tests. A filter that names no test
+  # fails there, rather than pass with nothing sanitized.
+  SHARDS=${SANITIZER_SHARDS:-4} TIMEOUT=${SANITIZER_TIMEOUT:-0} RACECHECK_FILTER=${SANITIZER_RACECHECK_FILTER:-} \
     "$root/scripts/sanitize.sh" "$build/tests/test_gpu" "$out/sanitizer" memcheck,racecheck "$san_filter" \
     >"$out/sanitizer.log" 2>&1
   san_rc=$?
