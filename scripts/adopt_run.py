@@ -10,8 +10,9 @@ not pass 64 MiB; env_<stamp>.txt and crosscheck_latest.json beside them). A fold
 copy of the stamped file instead is accepted too. This:
   1. compares the new run with baseline.json (scripts/regress.py --fingerprint-check) and files the
      report as history/<new date>_regress_<new commit>_vs_<old commit>.txt.gz;
-  2. moves the current run to history/: <stamp>.json.gz, env_<stamp>.txt, <stamp>_crosscheck.json.gz
-     (gzip -9 -n: history/ keeps its logs and JSONs over 8 KB compressed, tests/test_committed_results.py);
+  2. moves the current run to history/: <stamp>.json.xz, env_<stamp>.txt, <stamp>_crosscheck.json.xz
+     (xz -9: history/ keeps its logs and JSONs over 8 KB compressed, tests/test_committed_results.py; xz
+     stores the runs in 0.77 of gzip -9's bytes, session 51);
   3. installs the new run as <new stamp>.json, links latest.json and baseline.json to it, and installs its
      env and cross-check.
 It refuses to overwrite anything in history/ and changes nothing when a check fails. The regression
@@ -22,6 +23,7 @@ Exit 0 when adopted (or with --dry-run, when it would be), 2 on bad input.
 """
 import argparse
 import gzip
+import lzma
 import re
 import shutil
 import subprocess
@@ -51,6 +53,10 @@ def gzipped(data: bytes) -> bytes:
     return gzip.compress(data, compresslevel=9, mtime=0)  # gzip -9 -n: the same bytes for the same input
 
 
+def xzipped(data: bytes) -> bytes:
+    return lzma.compress(data, preset=9)  # xz -9, one thread: the same bytes for the same input
+
+
 def plan(results: Path, new: Path, env: Path | None, crosscheck: Path | None):
     m = STAMP.match(new.name)
     if not m:
@@ -65,11 +71,11 @@ def plan(results: Path, new: Path, env: Path | None, crosscheck: Path | None):
         raise AdoptError(f"{new.name} is already the current run")
     hist = results / "history"
     old_commit, (new_date, new_commit) = old.split("_", 1)[1], m.groups()
-    moves = [(results / f"{old}.json", hist / f"{old}.json.gz", True)]
+    moves = [(results / f"{old}.json", hist / f"{old}.json.xz", True)]
     if (results / f"env_{old}.txt").is_file():
         moves.append((results / f"env_{old}.txt", hist / f"env_{old}.txt", False))
     if (results / "crosscheck_latest.json").is_file():
-        moves.append((results / "crosscheck_latest.json", hist / f"{old}_crosscheck.json.gz", True))
+        moves.append((results / "crosscheck_latest.json", hist / f"{old}_crosscheck.json.xz", True))
     regress_file = hist / f"{new_date}_regress_{new_commit}_vs_{old_commit}.txt.gz"
     for dest in [regress_file] + [d for _, d, _ in moves]:
         if dest.exists():
@@ -94,8 +100,8 @@ def main(argv=None) -> int:
         print(f"adopt_run.py: error: {e}", file=sys.stderr)
         return 2
     print(f"current run {old} -> history/; new run {new_stamp} -> latest.json, baseline.json")
-    for src, dest, gz in moves:
-        print(f"  {src.name} -> history/{dest.name}" + (" (gzipped)" if gz else ""))
+    for src, dest, xz in moves:
+        print(f"  {src.name} -> history/{dest.name}" + (" (xz)" if xz else ""))
     print(f"  regress.py report -> history/{regress_file.name}")
     if args.dry_run:
         return 0
@@ -109,9 +115,9 @@ def main(argv=None) -> int:
     lines = r.stdout.splitlines()
     summary = [line for line in lines if line.startswith(("WARNING", "REGRESSED", "FAILED")) or " compared: " in line]
     summary += lines[-1:]
-    for src, dest, gz in moves:
-        if gz:
-            dest.write_bytes(gzipped(src.read_bytes()))
+    for src, dest, xz in moves:
+        if xz:
+            dest.write_bytes(xzipped(src.read_bytes()))
             src.unlink()
         else:
             shutil.move(src, dest)
@@ -127,9 +133,9 @@ def main(argv=None) -> int:
     print(f"regress.py exit {r.returncode} ({'a regression or a failed case' if r.returncode else 'no regression'}):")
     for line in summary:
         print(f"  {line}")
-    print(f"\nStill to write by hand: history/README.md rows naming `{old}.json.gz` (with its env and "
+    print(f"\nStill to write by hand: history/README.md rows naming `{old}.json.xz` (with its env and "
           f"cross-check) and `{regress_file.name}`; NOTES.md, its entries on the old run moved to NOTES_EARLIER.md; "
-          f"history READMEs that cite `../../{old}.json` now cite `../{old}.json.gz`; "
+          f"history READMEs that cite `../../{old}.json` now cite `../{old}.json.xz`; "
           f"then `python3 scripts/report.py {results}`.")
     return 0
 

@@ -16,8 +16,9 @@ A case is *failed* when a row has `error_occurred` (SkipWithError), and *skipped
 when the message starts with `skipped:` (how a 1.7.1 binary reports a `supports()` reason) or when
 Google Benchmark >= 1.8 reports `skipped` (SkipWithMessage).
 
-A file whose name ends in `.gz` (e.g. the gzipped runs in results/<gpu>/history/) is read
-through gzip, transparently: every script that reads results goes through `read_text`.
+A file whose name ends in `.xz` (the runs in results/<gpu>/history/) or `.gz` (their logs, and
+runs stored before session 51) is decompressed transparently: every script that reads results goes
+through `read_text`.
 
 CLI: `python3 scripts/sbresults.py fingerprint REPO_ROOT` prints the kernels fingerprint.
 """
@@ -27,6 +28,7 @@ import argparse
 import gzip
 import hashlib
 import json
+import lzma
 import os
 import re
 import statistics
@@ -171,23 +173,24 @@ def _to_us(row: dict, where: str) -> float:
 
 
 def read_text(path: str | Path) -> str:
-    """The text of a results file (UTF-8), gunzipped when its name ends in `.gz`. A missing file
-    raises the OSError that names it; a corrupt or truncated .gz, or bytes that are not UTF-8,
-    raise ResultsError naming the file."""
+    """The text of a results file (UTF-8), decompressed when its name ends in `.xz` or `.gz`. A
+    missing file raises the OSError that names it; a corrupt or truncated .xz or .gz, or bytes that
+    are not UTF-8, raise ResultsError naming the file."""
     path = Path(path)
+    opener = {".gz": ("gzip", gzip.open), ".xz": ("xz", lzma.open)}.get(path.suffix)
     try:
-        if path.name.endswith(".gz"):
-            with gzip.open(path, "rt", encoding="utf-8") as f:
+        if opener:
+            with opener[1](path, "rt", encoding="utf-8") as f:
                 return f.read()
         return path.read_text(encoding="utf-8")
-    except (gzip.BadGzipFile, EOFError, zlib.error) as e:
-        raise ResultsError(f"{path}: not a valid gzip file ({e}); truncated or corrupt?") from None
+    except (gzip.BadGzipFile, zlib.error, lzma.LZMAError, EOFError) as e:
+        raise ResultsError(f"{path}: not a valid {opener[0]} file ({e}); truncated or corrupt?") from None
     except UnicodeDecodeError as e:
         raise ResultsError(f"{path}: not UTF-8 text ({e.reason} at byte {e.start})") from None
 
 
 def load_file(path: str | Path) -> tuple[dict, list]:
-    """Parse one Google Benchmark JSON file (plain or .json.gz) into (context, cases)."""
+    """Parse one Google Benchmark JSON file (plain, .json.xz or .json.gz) into (context, cases)."""
     path = Path(path)
     try:
         doc = json.loads(read_text(path))

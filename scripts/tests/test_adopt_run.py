@@ -2,6 +2,7 @@
 import gzip
 import io
 import json
+import lzma
 import shutil
 import sys
 import tempfile
@@ -52,9 +53,9 @@ class AdoptRun(unittest.TestCase):
         code, out, err = self.adopt()
         self.assertEqual(code, 0, err)
         hist = self.res / "history"
-        self.assertEqual(gzip.decompress((hist / f"{OLD}.json.gz").read_bytes()), old_bytes)
+        self.assertEqual(lzma.decompress((hist / f"{OLD}.json.xz").read_bytes()), old_bytes)
         self.assertEqual((hist / f"env_{OLD}.txt").read_text(), "old env\n")
-        self.assertEqual(json.loads(gzip.decompress((hist / f"{OLD}_crosscheck.json.gz").read_bytes())),
+        self.assertEqual(json.loads(lzma.decompress((hist / f"{OLD}_crosscheck.json.xz").read_bytes())),
                          {"rows": ["old"]})
         report = gzip.decompress((hist / "2026-12-01_regress_0123456789ab_vs_30b06c4f8421.txt.gz").read_bytes())
         self.assertIn(b" compared: ", report)
@@ -75,7 +76,7 @@ class AdoptRun(unittest.TestCase):
         before = self.snapshot()
         code, out, _ = self.adopt("--dry-run")
         self.assertEqual(code, 0)
-        self.assertIn(f"{OLD}.json -> history/{OLD}.json.gz", out)
+        self.assertIn(f"{OLD}.json -> history/{OLD}.json.xz (xz)", out)
         self.assertEqual(self.snapshot(), before)
 
     def test_refusals_change_nothing(self):
@@ -83,7 +84,7 @@ class AdoptRun(unittest.TestCase):
             return Path(shutil.copyfile(self.new, self.new.with_name("run.json")))
 
         def history_taken():
-            (self.res / "history" / f"{OLD}.json.gz").write_bytes(b"x")
+            (self.res / "history" / f"{OLD}.json.xz").write_bytes(b"x")
 
         cases = {  # the reason's words -> a change that makes the adoption invalid, maybe the new file to give
             "named <date>_<commit12>.json": bad_name,

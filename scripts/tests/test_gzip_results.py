@@ -1,8 +1,10 @@
-"""Results stored gzipped (results/<gpu>/history/*.json.gz) load exactly as the plain JSON does,
-through sbresults.read_text, and a corrupt .gz is an error that names the file."""
+"""Results stored compressed (results/<gpu>/history/*.json.xz, and *.json.gz from before session 51) load
+exactly as the plain JSON does, through sbresults.read_text, and a corrupt .xz or .gz is an error that names
+the file."""
 import dataclasses
 import gzip
 import json
+import lzma
 import re
 import shutil
 import subprocess
@@ -87,6 +89,40 @@ class GzippedResults(unittest.TestCase):
     def test_missing_gzip_names_the_file(self):
         with self.assertRaisesRegex(sbresults.ResultsError, "absent.json.gz: no such file"):
             sbresults.load(self.tmp / "absent.json.gz")
+
+
+class XzResults(unittest.TestCase):
+    """history/'s runs are stored as xz since session 51 (a quarter smaller than gzip -9)."""
+
+    def setUp(self):
+        self.tmp = Path(tempfile.mkdtemp(prefix="sbtest_xz_"))
+        self.addCleanup(shutil.rmtree, self.tmp)
+        doc = gbfake.run([gbfake.floor("cold"), gbfake.rmsnorm("vectorized", "bf16", 4096, 4096, "cold")], seed=5)
+        self.plain = gbfake.write(self.tmp / "run.json", doc)
+        self.xz = self.tmp / "run.json.xz"
+        self.xz.write_bytes(lzma.compress(Path(self.plain).read_bytes(), preset=9))
+
+    def test_plain_and_xz_give_the_same_object(self):
+        self.assertEqual(json.loads(sbresults.read_text(self.xz)), json.loads(sbresults.read_text(self.plain)))
+        self.assertEqual(len(sbresults.load(self.xz).cases), 2)
+        r = subprocess.run([sys.executable, str(SCRIPTS / "regress.py"), str(self.xz), str(self.plain)],
+                           capture_output=True, text=True)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertTrue(r.stdout.rstrip().endswith("PASS"), r.stdout)
+
+    def test_corrupt_truncated_or_plain_xz_names_the_file(self):
+        data = self.xz.read_bytes()
+        flipped = bytearray(data)
+        for i in range(len(data) // 3, len(data) // 3 + 64):
+            flipped[i] ^= 0xFF
+        for name, content in (("corrupt", bytes(flipped)), ("cut", data[: len(data) // 2]),
+                              ("plain", Path(self.plain).read_bytes())):
+            with self.subTest(name):
+                bad = self.tmp / f"{name}.json.xz"
+                bad.write_bytes(content)
+                with self.assertRaises(sbresults.ResultsError) as cm:
+                    sbresults.load(bad)
+                self.assertIn(f"{bad}: not a valid xz file", str(cm.exception))
 
 
 if __name__ == "__main__":
