@@ -13,8 +13,8 @@ Why the range for small n: on the H200 each run's repetitions move with the SM c
 power management; the suite may not lock clocks), by up to ~10% within one run, often bimodally.
 1.4826 * MAD, the rule until 2026-11-29, is for n = 3 1.4826 times the smaller of the two
 distances to the median: it ignores one of the three samples and underestimated that spread
-badly. Two back-to-back runs of one build, results/h200/history/2026-11-29_a5d28dfb865c.json.gz and
-results/h200/history/2026-11-29_a5d28dfb865c_run2.json.gz (3 repetitions each), REGRESSED on 3
+badly. Two back-to-back runs of one build, results/h200/history/2026-11-29_a5d28dfb865c.json.xz and
+results/h200/history/2026-11-29_a5d28dfb865c_run2.json.xz (3 repetitions each), REGRESSED on 3
 PyTorch cases under it (results/h200/history/2026-11-29_regress_a5d28dfb865c_run1_vs_run2.txt.gz),
 e.g. attention/torch_sdpa_cudnn/bf16/prefill/b32_hq32_hkv32_d64_q512_kv512/hot: repetitions
 172.8, 175.1, 188.3 us then 173.5, 186.2, 186.1 us, median 175.10 -> 186.12 us, with a MAD noise

@@ -4,7 +4,7 @@ the run context the report needs, passes the regression gate against its baselin
 REPORT.md is exactly what scripts/report.py generates from it (nobody edited it by hand);
 scripts/acceptance.py evaluates every item on it; every entry of results/<gpu>/history/ is named in that
 folder's README.md, and every history/ path the notes, READMEs and sources cite exists; history/ keeps its
-logs and JSONs over 8 KB gzipped, so the tree a GPU run is copied with stays under the device tool's 64 MiB.
+logs and JSONs over 8 KB compressed (its runs xz, the rest gzip), so the tree a GPU run is copied with stays under the device tool's 64 MiB.
 
 usage: test_committed_results.py REPO_ROOT
 """
@@ -112,8 +112,8 @@ class CommittedResults(unittest.TestCase):
                     elif rest and (hist / entry).is_dir() and not glob.glob(str(hist / p)):
                         missing.append(f"{f.relative_to(ROOT)}: history/{p}")
         # A history folder's README cites files beside it, or a run then current, relative to itself: `../x`.
-        # adopt_run.py moves the run it replaces into history/ gzipped, so `../../<run>.json` then becomes
-        # `../<run>.json.gz` (session 50 found ten such references stale).
+        # adopt_run.py moves the run it replaces into history/ compressed, so `../../<run>.json` then becomes
+        # `../<run>.json.xz` (`.json.gz` before session 51; session 50 found ten such references stale).
         for d in result_dirs():
             for readme in sorted((d / "history").glob("*/README.md")):
                 for m in re.finditer(r"`(\.\./[^`\s]+)`", readme.read_text()):
@@ -134,22 +134,24 @@ class CommittedResults(unittest.TestCase):
         # bytes, folders included). history/ grows every session, so its logs, JSONs, CSVs and texts over 8 KB
         # are stored gzipped, but for the files read by eye (an experiment's summary.txt and timings.txt, a
         # command's exp.txt and gpu_*.txt, a run's env_*.txt), and anything else over 64 KB but the READMEs
-        # and images is too (sbresults and zcat read them as they are). The tree passed 64 MiB in session 48
+        # and images is too (sbresults, xzcat and zcat read them as they are). The tree passed 64 MiB in session 48
         # and GPU commands ran with history/ moved aside until session 50 gzipped the 291 text files over
-        # 8 KB (67.5 -> 62.2 MB).
+        # 8 KB (67.5 -> 62.2 MB); session 51 stored the 74 runs and cross-checks of history/ as xz, not gzip
+        # (20.8 -> 16.0 MB; adopt_run.py files the next ones so).
         readable = ("summary.txt", "timings.txt", "exp.txt")
         for d in result_dirs():
             hist = d / "history"
             big = []
             for p in hist.rglob("*"):
-                if not p.is_file() or p.suffix in (".gz", ".tgz", ".png") or p.name == "README.md":
+                if not p.is_file() or p.suffix in (".gz", ".xz", ".tgz", ".png") or p.name == "README.md":
                     continue
                 size = p.stat().st_size
                 text_kind = p.suffix in (".log", ".json", ".csv", ".txt", ".err")
                 by_eye = p.name in readable or (p.suffix == ".txt" and p.name.startswith(("gpu_", "env_")))
                 if size > 64 * 1024 or (text_kind and not by_eye and size > 8 * 1024):
                     big.append(str(p.relative_to(d)))
-            self.assertEqual(sorted(big), [], f"{hist}: gzip these (gzip -9 -n) and the references to them")
+            self.assertEqual(sorted(big), [], f"{hist}: compress these (a run's JSON xz -9, the rest gzip -9 -n) "
+                             "and the references to them")
 
     def test_the_tree_a_gpu_command_carries_stays_under_64_mib(self):
         # The device tool copies the tracked tree with every GPU command and refuses one over 64 MiB, counting

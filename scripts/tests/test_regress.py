@@ -17,8 +17,8 @@ CASES = gbfake.rmsnorm_grid() + gbfake.rmsnorm_grid(mode="hot") + gbfake.attenti
     [gbfake.floor("cold"), gbfake.floor("hot")]
 PLANTED = "rmsnorm/vectorized/bf16/t4096_h4096/cold"
 # The repetitions, (us, SM MHz after it), of cuDNN prefill b1_hq16_hkv16_d128_q16384_kv16384/cold in
-# two back-to-back H200 runs of one build (results/h200/history/2026-11-29_a5d28dfb865c.json.gz and
-# history/2026-11-29_a5d28dfb865c_run2.json.gz), following the clock, put on a case of CASES.
+# two back-to-back H200 runs of one build (results/h200/history/2026-11-29_a5d28dfb865c.json.xz and
+# history/2026-11-29_a5d28dfb865c_run2.json.xz), following the clock, put on a case of CASES.
 # 1.4826 x MAD called it REGRESSED (+10.5%).
 CUDNN = "attention/torch_sdpa_cudnn/bf16/prefill/b1_hq32_hkv8_d128_q4096_kv4096_causal/cold"
 CUDNN_RUN1 = [(3228.9, 1868.0), (3233.7, 1860.0), (3452.8, 1634.0)]
@@ -268,7 +268,7 @@ class RegressOnH200Runs(unittest.TestCase):
     pass against each other; a build with the vectorized variant's 16-byte path disabled fails,
     and the slowed cases are named."""
     DEMO = SCRIPTS.parent / "results" / "h200" / "regression_demo"
-    RUN_A = SCRIPTS.parent / "results" / "h200" / "history" / "2026-11-29_4998b5f75c0b_rmsnorm_sync_each.json.gz"
+    RUN_A = SCRIPTS.parent / "results" / "h200" / "history" / "2026-11-29_4998b5f75c0b_rmsnorm_sync_each.json.xz"
 
     def regress(self, *args):
         out = subprocess.run([sys.executable, str(SCRIPTS / "regress.py"), *map(str, args)],
