@@ -5,9 +5,10 @@
 # TOOLS: memcheck, racecheck, or both, comma-separated. Every shard of every tool runs at once: a sanitized test
 # keeps one CPU core busy and leaves the GPU mostly idle, so SHARDS processes a tool (default 4) finish about
 # SHARDS times sooner on a machine with the cores (session 49, c236: 8 processes over the 519 RMSNorm GPU tests
-# on 16 cores). racecheck, the slow tool, takes FILTER less the RepeatedRunsAreBitIdentical tests: each launches
-# a MatchesReference (or MatchesFp64Reference) test's kernel with the same parameters and inputs twice, and
-# racecheck judges a launch's shared-memory accesses, which those fix, so they add time, not coverage (all 652
+# on 16 cores). racecheck, the slow tool, takes FILTER less the RepeatedRunsAreBitIdentical tests: but for
+# DecodeSplitk's, whose split counts other tests cover at other lengths, each launches a MatchesReference (or
+# MatchesFp64Reference) test's kernel with the same parameters and inputs twice, and racecheck judges a
+# launch's shared-memory accesses, which those fix, so they add time, not coverage (all 652
 # attention GPU tests, repeats included, did not finish in 14 shards of 470 s; the 391 others finished, clean,
 # session 51, c245-c246). GoogleTest's negative patterns follow a filter's first '-'. RACECHECK_FILTER, if set,
 # replaces that filter. TIMEOUT cuts each process at that many seconds (default 0: never).
