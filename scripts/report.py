@@ -581,7 +581,15 @@ def warnings(run: sbresults.Run) -> list:
     if ctx.get("build_type") and ctx["build_type"] != "Release":
         out.append(f"solbench was built as {ctx['build_type']}, not Release.")
     if ctx.get("library_build_type") == "debug":
-        out.append("Google Benchmark is a debug build.")
+        clocked = [c for c in run.cases if c.ok and not c.manual_time]
+        if clocked:
+            out.append(f"Google Benchmark is a debug build, and {len(clocked)} case(s) were timed by its own clock "
+                       "(not `/manual_time`), so their times include the library's overhead: " +
+                       ", ".join(f"`{c.name}`" for c in clocked))
+        else:
+            out.append("Google Benchmark is a debug build (the library installed where the run was made). No figure "
+                       "here depends on it: every case was timed by the harness's CUDA events around its launches "
+                       "(`/manual_time`), and the library's own code runs outside them.")
     odd = [c for c in run.cases if c.ok and implausible(c)]
     if odd:
         out.append(f"{len(odd)} case(s) above {IMPLAUSIBLE_SOL_PCT:,}% of speed of light, a broken "

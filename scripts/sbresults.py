@@ -77,6 +77,8 @@ class Case:
     error: str = ""           # the error or skip message
     skipped: bool = False     # error is a skip reason, not a failure
     source: str = ""          # file the case came from
+    manual_time: bool = True  # every row of it is Google Benchmark's /manual_time: the harness's CUDA
+                              # events timed it, not the library's own clock
 
     @property
     def failed(self) -> bool:
@@ -219,6 +221,8 @@ def load_file(path: str | Path) -> tuple[dict, list]:
             raise ResultsError(f"{rows[0][0]}: {e}") from None
         per_rep_counters = []
         for where, row in rows:
+            if "manual_time" not in row.get("run_name", row.get("name", "")).split("/"):
+                case.manual_time = False
             run_type = _require(row, "run_type", where)
             if run_type not in ("iteration", "aggregate"):
                 raise ResultsError(f"{where}: unknown run_type {run_type!r}")

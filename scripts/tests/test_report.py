@@ -452,6 +452,33 @@ class ReportSections(ReportRun, unittest.TestCase):
 
 
 
+class DebugLibraryWarning(unittest.TestCase):
+    """A debug build of Google Benchmark moves no figure timed by the harness's events; the warning says
+    which, and names any case the library's own clock timed."""
+
+    @staticmethod
+    def run_of(manual_flags, build_type="debug"):
+        cases = [sbresults.Case(name=f"rmsnorm/{impl}/bf16/t1_h64/cold", op="rmsnorm", impl=impl, dtype="bf16",
+                                workload="", shape={"rows": 1, "hidden": 64}, shape_label="t1_h64", mode="cold",
+                                times_us=[5.0], median_us=5.0, manual_time=manual)
+                 for impl, manual in manual_flags]
+        return sbresults.Run(cases=cases, context={"library_build_type": build_type}, files=[])
+
+    def test_all_manual_time_says_no_figure_depends_on_it(self):
+        (w,) = report.warnings(self.run_of([("naive", True), ("vectorized", True)]))
+        self.assertIn("debug build", w)
+        self.assertIn("No figure here depends on it", w)
+
+    def test_a_case_on_the_library_clock_is_named(self):
+        (w,) = report.warnings(self.run_of([("naive", True), ("vectorized", False)]))
+        self.assertIn("1 case(s) were timed by its own clock", w)
+        self.assertIn("`rmsnorm/vectorized/bf16/t1_h64/cold`", w)
+        self.assertNotIn("naive", w)
+
+    def test_release_library_no_warning(self):
+        self.assertEqual(report.warnings(self.run_of([("naive", False)], build_type="release")), [])
+
+
 class CrosscheckClockColumns(unittest.TestCase):
     """Newer cross-checks carry the SM clock after each tool and the kernels a Python call launches:
     two more columns, only when some row has them (older files render as before)."""

@@ -95,6 +95,17 @@ class Formats(Tmp):
                                              "repeats:5/manual_time"),
                          "rmsnorm/naive/bf16/t1_h64/cold")
 
+    def test_a_case_knows_whether_the_harness_timed_it(self):
+        doc = gbfake.run([gbfake.rmsnorm(i, "bf16", 64, 1024, "cold") for i in ("naive", "vectorized")], seed=1)
+        for row in doc["benchmarks"]:  # vectorized's rows as the library's own clock names them
+            if "/vectorized/" in row["name"]:
+                row["name"] = row["name"].replace("/manual_time", "")
+                row["run_name"] = row["run_name"].replace("/manual_time", "")
+        cases = sbresults.load(self.write(doc)).by_name()
+        self.assertTrue(cases["rmsnorm/naive/bf16/t64_h1024/cold"].manual_time)
+        self.assertFalse(cases["rmsnorm/vectorized/bf16/t64_h1024/cold"].manual_time)
+        self.assertTrue(cases["rmsnorm/vectorized/bf16/t64_h1024/cold"].ok)
+
     def test_time_units_and_aggregates_only(self):
         doc = gbfake.run([gbfake.rmsnorm("naive", "bf16", 64, 1024, "cold")], seed=1)
         median = next(r for r in doc["benchmarks"] if r.get("aggregate_name") == "median")
