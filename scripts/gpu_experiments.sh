@@ -50,7 +50,7 @@
 # with a short NCU_METRICS list (each pass then follows the harness's flush).
 # SANITIZE (optional): memcheck, racecheck, or both (comma-separated): after the passes (and Nsight Compute),
 # compute-sanitizer over the GPU tests SANITIZE_FILTER (default TEST_FILTER; racecheck: the same less the
-# RepeatedRunsAreBitIdentical tests, or RACECHECK_FILTER if set, e.g. a selection of the tests whose kernels
+# parameterized RepeatedRunsAreBitIdentical tests (sanitize.sh's rule), or RACECHECK_FILTER if set, e.g. a selection of the tests whose kernels
 # race-prone code runs in) of the builds SANITIZE_BUILDS
 # (space-separated names as in the output files; default every tested build but the default, whose tree
 # run_suite.sh checks; under SAME_BINARY, the one build), each tool's run split by GoogleTest's sharding into

@@ -12,7 +12,7 @@
 #   NCU_SET=full collects every section instead)
 # Exit status: non-zero if any stage failed (every stage still runs). Stages can be skipped with
 # SKIP_TESTS=1, SKIP_BENCH=1, SKIP_CROSSCHECK=1, SKIP_SANITIZER=1 (SANITIZER_FILTER picks the GPU tests it covers, default every
-# test of test_gpu, one that names none fails; racecheck leaves out the RepeatedRunsAreBitIdentical tests unless
+# test of test_gpu, one that names none fails; racecheck leaves out the parameterized RepeatedRunsAreBitIdentical tests, sanitize.sh's rule, unless
 # SANITIZER_RACECHECK_FILTER says otherwise; SANITIZER_SHARDS, default 4, the concurrent processes a tool;
 # SANITIZER_TIMEOUT cuts each, default never); BENCH_ARGS adds flags to the bench run
 # (e.g. BENCH_ARGS='--benchmark_filter=vectorized'); SUITE_COMMAND is recorded in the JSON context
@@ -150,8 +150,8 @@ if [ -z "${SKIP_SANITIZER:-}" ]; then
   san_filter=${SANITIZER_FILTER:-*}
   # Each tool's run split into SANITIZER_SHARDS concurrent processes (scripts/sanitize.sh; default 4), each
   # cut at SANITIZER_TIMEOUT seconds (default 0: never); sanitizer.log has one line a process, its log beside
-  # it. racecheck leaves out the RepeatedRunsAreBitIdentical tests there (their launches repeat the
-  # MatchesReference tests'), unless SANITIZER_RACECHECK_FILTER names its tests. A filter that names no test
+  # it. racecheck leaves out the parameterized RepeatedRunsAreBitIdentical tests there (their launches repeat
+  # their MatchesReference twins'), unless SANITIZER_RACECHECK_FILTER names its tests. A filter that names no test
   # fails there, rather than pass with nothing sanitized.
   SHARDS=${SANITIZER_SHARDS:-4} TIMEOUT=${SANITIZER_TIMEOUT:-0} RACECHECK_FILTER=${SANITIZER_RACECHECK_FILTER:-} \
     "$root/scripts/sanitize.sh" "$build/tests/test_gpu" "$out/sanitizer" memcheck,racecheck "$san_filter" \

@@ -373,7 +373,7 @@ class GpuRunBenchStage(unittest.TestCase):
         r, _ = self.run_stage('echo \'{"context": {}, "benchmarks": []}\' > "$f"\n', test_gpu="exit 0\n",
                               SKIP_SANITIZER="", SANITIZER_FILTER="*Nothing*")
         self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
-        for tool, filt in (("memcheck", "*Nothing*"), ("racecheck", "*Nothing*-*RepeatedRunsAreBitIdentical*")):
+        for tool, filt in (("memcheck", "*Nothing*"), ("racecheck", "*Nothing*-*.RepeatedRunsAreBitIdentical/*")):
             self.assertIn(f"sanitizer: the {tool} filter '{filt}' names no test of test_gpu; nothing sanitized",
                           r.stderr)
         self.assertIn("FAILED: compute-sanitizer (sanitizer.log)", r.stderr)
@@ -396,7 +396,7 @@ class GpuRunBenchStage(unittest.TestCase):
         self.assertIn("FAILED: compute-sanitizer (sanitizer.log)", r.stderr)
 
     def test_the_stage_sanitizes_every_test_and_passes_the_racecheck_filter_on(self):
-        # The stage's defaults: memcheck over every test, racecheck the same less RepeatedRunsAreBitIdentical
+        # The stage's defaults: memcheck over every test, racecheck the same less the parameterized RepeatedRunsAreBitIdentical
         # (sanitize.sh's rule, tested in SanitizeShards); SANITIZER_RACECHECK_FILTER reaches sanitize.sh.
         listing = ('for a in "$@"; do case $a in --gtest_filter=*) f=${a#--gtest_filter=} ;; '
                    '--gtest_list_tests) printf \'RmsNormGpu.\\n  A\\n\'; exit 0 ;; esac; done\n'
@@ -404,7 +404,7 @@ class GpuRunBenchStage(unittest.TestCase):
         fake = {"compute-sanitizer": SanitizeShards.FAKE_SANITIZER}
         body = 'echo \'{"context": {}, "benchmarks": []}\' > "$f"\n'
         for settings, memcheck, racecheck in (
-                ({}, "*", "*-*RepeatedRunsAreBitIdentical*"),
+                ({}, "*", "*-*.RepeatedRunsAreBitIdentical/*"),
                 ({"SANITIZER_RACECHECK_FILTER": "*Decode*"}, "*", "*Decode*")):
             with self.subTest(**settings):
                 r, _ = self.run_stage(body, test_gpu=listing, tools_extra=fake, SKIP_SANITIZER="",
@@ -512,8 +512,8 @@ class SanitizeShards(unittest.TestCase):
     def test_racecheck_leaves_out_the_repeated_runs_unless_racecheck_filter_is_set(self):
         # After the filter's own negative patterns if it has some: GoogleTest reads them after its first '-'.
         for filt, settings, racecheck in (
-                ("*RmsNorm*", {}, "*RmsNorm*-*RepeatedRunsAreBitIdentical*"),
-                ("*RmsNorm*-*Special*", {}, "*RmsNorm*-*Special*:*RepeatedRunsAreBitIdentical*"),
+                ("*RmsNorm*", {}, "*RmsNorm*-*.RepeatedRunsAreBitIdentical/*"),
+                ("*RmsNorm*-*Special*", {}, "*RmsNorm*-*Special*:*.RepeatedRunsAreBitIdentical/*"),
                 ("*RmsNorm*", {"RACECHECK_FILTER": "*Decode*"}, "*Decode*")):
             with self.subTest(filt=filt, **settings):
                 r = self.sanitize(filt=filt, SHARDS="1", **settings)
