@@ -2,6 +2,7 @@
 """The measurable acceptance items of issues 2, 3 and 6, computed from a results directory.
 
     python3 scripts/acceptance.py results/h200 [--strict]
+    python3 scripts/acceptance.py results/h200 --across-runs
 
 Reads RESULTS_DIR/latest.json (the run), crosscheck_latest.json (its do_bench cross-check) and
 anchors.json (the ANCHORS.md figures) and prints one Markdown row per item: the target, what the run
@@ -9,10 +10,19 @@ measured (the worst case named) and whether it is met. bf16, cold unless an item
 issues ask. Exit status: 0; with --strict, 1 when an item is not met or cannot be evaluated; 2 when an
 input is missing or malformed. NOTES.md's status table quotes this output; the items its text adds
 (the README's test command, the sanitizers, fp16 and fp32 tests) are not in a run's JSON.
+
+--across-runs evaluates the same items on every committed full run (latest.json and the runs in history/,
+each with its own cross-check where one was kept), oldest first: one row per run, the item's headline
+figure in each cell, and how many runs met it; then each decode shape's ratio to the best SDPA backend
+over those runs. The runs differ in GPU, timing protocol and kernels (each row names all three), so the
+table says which verdicts follow a change of ours and which the H200 a run landed on. REPORT.md's section
+"Across the committed runs" is this output.
 """
 from __future__ import annotations
 
 import argparse
+import re
+import statistics
 import sys
 from pathlib import Path
 
@@ -34,8 +44,13 @@ B1_DECODE_US = 10.0
 
 
 class Row:
-    def __init__(self, issue: int, item: str, target: str, measured: str, met: bool | None):
+    """One item: `met` is None where the run does not hold what the item needs. `column` and `headline`
+    are its short header and figure in the across-runs table."""
+
+    def __init__(self, issue: int, item: str, target: str, measured: str, met: bool | None,
+                 column: str = "", headline: str = ""):
         self.issue, self.item, self.target, self.measured, self.met = issue, item, target, measured, met
+        self.column, self.headline = column or item, headline
 
     def markdown(self) -> str:
         verdict = "met" if self.met else "**not met**" if self.met is False else "not evaluated"
@@ -63,17 +78,19 @@ def _worst(pairs, fmt) -> str:
 def foundation(run: sbresults.Run, crosscheck: dict | None) -> list:
     ctx, rows = run.context, []
     if crosscheck is None:
-        rows.append(Row(2, "harness against do_bench, cold", "every row within 5%", "no crosscheck_latest.json", None))
+        rows.append(Row(2, "harness against do_bench, cold", "every row within 5%", "no crosscheck_latest.json", None,
+                        "do_bench within 5%"))
     else:
         outside = [r for r in crosscheck.get("rows", []) if not r.get("ok")]
         listed = "; ".join(f"`{r['case']}` {r['ratio']:.3f}" for r in outside)
+        within = f"{crosscheck['cases'] - crosscheck['failed']} of {crosscheck['cases']}"
         rows.append(Row(2, "harness against do_bench, cold", "every row within 5%",
-                        f"{crosscheck['cases'] - crosscheck['failed']} of {crosscheck['cases']}" +
-                        (f": {listed}" if listed else ""), not outside))
+                        within + (f": {listed}" if listed else ""), not outside, "do_bench within 5%", within))
     copy, gemm = float(ctx.get("copy_gbps", 0)), float(ctx.get("gemm_tflops", 0))
     rows.append(Row(2, "ceilings", "copy 4.2 TB/s ± 10%, GEMM 600–900 TFLOP/s",
                     f"{copy:,.0f} GB/s, {gemm:,.0f} TFLOP/s",
-                    COPY_GBPS_RANGE[0] <= copy <= COPY_GBPS_RANGE[1] and GEMM_TFLOPS_RANGE[0] <= gemm <= GEMM_TFLOPS_RANGE[1]))
+                    (COPY_GBPS_RANGE[0] <= copy <= COPY_GBPS_RANGE[1] and GEMM_TFLOPS_RANGE[0] <= gemm <= GEMM_TFLOPS_RANGE[1])
+                    if copy and gemm else None, "copy GB/s · GEMM TFLOP/s", f"{copy:,.0f} · {gemm:,.0f}"))
     return rows
 
 
@@ -86,11 +103,13 @@ def rmsnorm(run: sbresults.Run, anchors: dict) -> list:
     big = [(_pct_of_copy(ours[s]), f"`{s}`") for s in shapes if ours[s].counters.get("bytes", 0) >= STREAM_BYTES]
     rows.append(Row(3, f"`vectorized` ≥ {STREAM_PCT:.0f}% of the copy ceiling at ≥ 256 MiB", f"{len(big)} shapes",
                     _worst(big, lambda v: f"{v:.1f}%") if big else "no such shape in the run",
-                    bool(big) and min(big)[0] >= STREAM_PCT))
+                    min(big)[0] >= STREAM_PCT if big else None, "RMSNorm ≥ 90% of copy",
+                    f"{min(big)[0]:.1f}%" if big else ""))
     vs = [(c[f"rmsnorm/torch_rms_norm/bf16/{s}/cold"].median_us / ours[s].median_us, f"`{s}`")
           for s in shapes if f"rmsnorm/torch_rms_norm/bf16/{s}/cold" in c]
     rows.append(Row(3, "`vectorized` ≥ 1.0× `at::rms_norm`", "every shape of the run",
-                    _worst(vs, lambda v: f"{v:.3f}×") if vs else "no `at::rms_norm` case", bool(vs) and min(vs)[0] >= 1.0))
+                    _worst(vs, lambda v: f"{v:.3f}×") if vs else "no `at::rms_norm` case",
+                    min(vs)[0] >= 1.0 if vs else None, "÷ `at::rms_norm`", f"{min(vs)[0]:.3f}×" if vs else ""))
     compiled = []
     for s in shapes:
         for figure in anchors.get(("rmsnorm", "bf16", s, "cold"), {}).get("torch_compile", []):
@@ -99,7 +118,8 @@ def rmsnorm(run: sbresults.Run, anchors: dict) -> list:
     rows.append(Row(3, "≥ the torch.compile column of ANCHORS.md, 3% allowed", f"{len(compiled)} shapes",
                     (_worst(compiled, lambda v: f"{v:.3f}×") + (f"; below 0.97×: {behind}" if behind else ""))
                     if compiled else "no torch_compile anchor at the run's shapes",
-                    bool(compiled) and not behind))
+                    not behind if compiled else None, "÷ torch.compile",
+                    f"{min(compiled)[0]:.3f}× ({min(compiled)[1].strip('`')})" if compiled else ""))
     # `vectorized`'s decode-sized kernel is launched with programmatic dependent launch: the floor measured
     # the same way is the empty kernel launched so (a run before it has only the plain one). The plain
     # floor is shown beside it.
@@ -145,27 +165,40 @@ def rmsnorm(run: sbresults.Run, anchors: dict) -> list:
             vs_plain.append(f"`{s}` {h.median_us / plain.median_us:.2f}×")
     rows.append(Row(3, " and ".join(DECODE_SIZED) + " cold ≤ torch.compile", "ANCHORS.md's figures",
                     ", ".join(f"`{s}` {t:.2f} µs (anchor {a:.2f})" for t, a, s in small) or "not in the run",
-                    len(small) == len(DECODE_SIZED) and all(t <= a for t, a, _ in small)))
+                    all(t <= a for t, a, _ in small) if len(small) == len(DECODE_SIZED) else None,
+                    "1 × 4096 · 64 × 8192 cold µs", " · ".join(f"{t:.2f}" for t, _, _ in small)))
     floor_note = ""
     if floor:
         beside = f", launched with PDL; plain launch {plain.median_us:.2f} µs: {', '.join(vs_plain)}" if vs_plain else ""
         floor_note = f" (floor {floor.median_us:.2f} µs hot{at_k(floor)}{beside})"
     rows.append(Row(3, "the same two hot ≤ 1.5× the empty-kernel floor", f"{HOT_FLOOR_RATIO}×",
                     ", ".join(f"`{s}` {text}{k}" for _, text, s, k in hot) + floor_note if hot else "not in the run",
-                    len(hot) == len(DECODE_SIZED) and all(r <= HOT_FLOOR_RATIO for r, _, _, _ in hot)))
+                    all(r <= HOT_FLOOR_RATIO for r, _, _, _ in hot) if len(hot) == len(DECODE_SIZED) else None,
+                    "the same hot ÷ floor", " · ".join(f"{r:.2f}×" for r, _, _, _ in hot)))
     return rows
+
+
+DECODE_PREFIX = "attention/decode_splitk/bf16/decode/"
+
+
+def decode_vs_sdpa(c: dict) -> dict:
+    """{decode shape: the best SDPA backend's cold time over ours}, bf16, where the run has both."""
+    out = {}
+    for k, ours in c.items():
+        if k.startswith(DECODE_PREFIX) and k.endswith("/cold"):
+            s = k[len(DECODE_PREFIX):-len("/cold")]
+            sdpa = [v.median_us for n, v in c.items()
+                    if n.startswith("attention/torch_sdpa_") and n.endswith(f"/bf16/decode/{s}/cold")]
+            if sdpa:
+                out[s] = min(sdpa) / ours.median_us
+    return out
 
 
 def decode(run: sbresults.Run) -> list:
     c = _cases(run)
-    prefix = "attention/decode_splitk/bf16/decode/"
+    prefix = DECODE_PREFIX
     shapes = sorted(k[len(prefix):-len("/cold")] for k in c if k.startswith(prefix) and k.endswith("/cold"))
-    ratios = []
-    for s in shapes:
-        sdpa = [v.median_us for k, v in c.items()
-                if k.startswith("attention/torch_sdpa_") and k.endswith(f"/bf16/decode/{s}/cold")]
-        if sdpa:
-            ratios.append((min(sdpa) / c[prefix + s + "/cold"].median_us, f"`{s}`"))
+    ratios = sorted((v, f"`{s}`") for s, v in decode_vs_sdpa(c).items())
     below = [(v, s) for v, s in sorted(ratios) if v < 1.0]
 
     def read_share(label: str) -> str:
@@ -183,19 +216,25 @@ def decode(run: sbresults.Run) -> list:
     rows = [Row(6, "≥ 1.0× the best SDPA backend", f"every decode shape ({len(ratios)})",
                 f"{len(ratios) - len(below)} of {len(ratios)}" +
                 (": below, " + ", ".join(f"{s} {v:.3f}{read_share(s)}" for v, s in below) if below else ""),
-                bool(ratios) and not below)]
+                not below if ratios else None, "decode ÷ best SDPA ≥ 1.0",
+                f"{len(ratios) - len(below)} of {len(ratios)} (lowest {ratios[0][0]:.3f})" if ratios else "")]
     big = [(_pct_of_copy(c[prefix + s + "/cold"]), f"`{s}`") for s in shapes
            if c[prefix + s + "/cold"].counters.get("bytes", 0) >= STREAM_BYTES]
     rows.append(Row(6, f"≥ {STREAM_PCT:.0f}% of the copy ceiling where K+V ≥ 256 MiB", f"{len(big)} shapes",
                     _worst(big, lambda v: f"{v:.1f}%") if big else "no such shape in the run",
-                    bool(big) and min(big)[0] >= STREAM_PCT))
+                    min(big)[0] >= STREAM_PCT if big else None, "decode ≥ 90% of copy",
+                    f"{min(big)[0]:.1f}%" if big else ""))
     b1 = c.get(prefix + B1_DECODE + "/cold")
     b1_read = c.get(f"attention/ref_kv_read/bf16/decode/{B1_DECODE}/cold")
     read_note = f" (a kernel that only reads K and V, `ref_kv_read`: {b1_read.median_us:.2f} µs)" if b1_read else ""
     rows.append(Row(6, f"`{B1_DECODE}`", f"< {B1_DECODE_US:.0f} µs",
                     f"{b1.median_us:.2f} µs{read_note}" if b1 else "not in the run",
-                    bool(b1) and b1.median_us < B1_DECODE_US))
+                    b1.median_us < B1_DECODE_US if b1 else None, "b1 KV 4096 µs", f"{b1.median_us:.2f}" if b1 else ""))
     return rows
+
+
+def evaluate_run(run: sbresults.Run, crosscheck: dict | None, anchors: dict) -> list:
+    return foundation(run, crosscheck) + rmsnorm(run, anchors) + decode(run)
 
 
 def evaluate(results_dir: Path, run: sbresults.Run | None = None) -> list:
@@ -203,14 +242,130 @@ def evaluate(results_dir: Path, run: sbresults.Run | None = None) -> list:
     xc_path = results_dir / "crosscheck_latest.json"
     crosscheck = report._json(xc_path) if xc_path.is_file() else None
     anchors = report.load_anchors(results_dir / report.ANCHORS_FILE)
-    return foundation(run, crosscheck) + rmsnorm(run, anchors) + decode(run)
+    return evaluate_run(run, crosscheck, anchors)
+
+
+# ---------------------------------------------------------------- across the committed runs
+
+# A full run in history/: <date>_<commit12>.json.xz (or .gz), a second run of one build <...>_run2.json.xz.
+# Its cross-check, where one was kept, is <date>_<commit12>_crosscheck.json.xz.
+HISTORY_RUN = re.compile(r"(\d{4}-\d{2}-\d{2}_[0-9a-f]{12}(?:_run\d+)?)\.json(?:\.xz|\.gz)?")
+
+
+class PastRun:
+    def __init__(self, label: str, run: sbresults.Run, crosscheck: dict | None, latest: bool):
+        self.label, self.run, self.crosscheck, self.latest = label, run, crosscheck, latest
+        self.rows: list = []
+
+
+def committed_runs(results_dir: Path) -> list:
+    """latest.json and every full run in results_dir/history/, oldest first (by the run's own date)."""
+    runs = []
+    hist = results_dir / "history"
+    for path in sorted(hist.iterdir()) if hist.is_dir() else []:
+        m = HISTORY_RUN.fullmatch(path.name)
+        if not m:
+            continue
+        xcs = [hist / f"{m[1]}_crosscheck.json{ext}" for ext in (".xz", ".gz", "")]
+        xc = next((report._json(x) for x in xcs if x.is_file()), None)
+        runs.append(PastRun(m[1], sbresults.load(path), xc, False))
+    latest = results_dir / "latest.json"
+    xc_latest = results_dir / "crosscheck_latest.json"
+    run = sbresults.load(latest)
+    # Its name as run_suite.sh writes it (latest.json links there; a copy that followed the link is a file).
+    m = HISTORY_RUN.fullmatch(latest.resolve().name)
+    ctx = run.context
+    label = m[1] if m else (f"{str(ctx['date'])[:10]}_{str(ctx['git_commit'])[:12]}"
+                            if ctx.get("date") and ctx.get("git_commit") else "latest")
+    runs.append(PastRun(label, run, report._json(xc_latest) if xc_latest.is_file() else None, True))
+    runs.sort(key=lambda r: str(r.run.context.get("date", "")))
+    return runs
+
+
+def protocol(r: PastRun) -> str:
+    return str(r.run.context.get("timing_protocol", "")).split(":")[0] or "—"
+
+
+def _run_cells(r: PastRun) -> list:
+    ctx = r.run.context
+    uuid = str(ctx.get("gpu_uuid", ""))
+    per_op = [ctx.get(f"kernels_fingerprint_{op}") for op in ("rmsnorm", "attention")]
+    kernels = " · ".join(f[:6] for f in per_op) if all(per_op) else f"all: {str(ctx.get('kernels_fingerprint', '—'))[:8]}"
+    label = f"`{r.label}`" + (" (latest)" if r.latest else "")
+    return [label, uuid[4:12] if uuid.startswith("GPU-") else "—", protocol(r), kernels]
+
+
+def across_runs(results_dir: Path, runs: list | None = None) -> list:
+    """Markdown lines: the items over every committed run, then each decode shape over them."""
+    runs = runs if runs is not None else committed_runs(results_dir)
+    anchors = report.load_anchors(results_dir / report.ANCHORS_FILE)
+    for r in runs:
+        r.rows = evaluate_run(r.run, r.crosscheck, anchors)
+    columns = [row.column for row in runs[-1].rows]
+    md = ["| run | GPU | protocol | kernels (rmsnorm · attention) | " + " | ".join(columns) + " |",
+          "|" + "---|" * (4 + len(columns))]
+    for r in runs:
+        cells = [("—" if row.met is None else row.headline + ("" if row.met else " ✗")) for row in r.rows]
+        md.append("| " + " | ".join(_run_cells(r) + cells) + " |")
+    met = []
+    for i in range(len(columns)):
+        verdicts = [r.rows[i].met for r in runs if r.rows[i].met is not None]
+        met.append(f"{sum(verdicts)} of {len(verdicts)}")
+    md += ["| " + " | ".join(["**met in**", "", "", ""] + met) + " |", ""]
+
+    ratios = decode_ratios_by_run(runs)
+    if ratios:
+        now = next(i for i, r in enumerate(runs) if r.latest)
+        fp = runs[now].run.context.get("kernels_fingerprint_attention")
+        same = [i for i, r in enumerate(runs) if fp and r.run.context.get("kernels_fingerprint_attention") == fp]
+        n_gpus = len({runs[i].run.context.get("gpu_uuid", f"unrecorded {i}") for i in same})
+        md += ["Each decode shape (bf16, cold): the best SDPA backend's time over `decode_splitk`'s (above 1.0, "
+               "ours is faster), over every run that has both, and over the runs whose attention kernels are "
+               f"the latest run's (fingerprint `{fp}`: {len(same)} runs on {n_gpus} GPU{'s' * (n_gpus != 1)}, under the "
+               f"protocols {', '.join(dict.fromkeys(protocol(runs[i]) for i in same))})." if fp else "", "",
+               "| shape | runs | at or above 1.0 | lowest · median · highest | the latest kernels' runs: at or "
+               "above 1.0 | their lowest–highest | the latest run |", "|---|---|---|---|---|---|---|"]
+        for s in sorted(ratios, key=decode_shape_key):
+            vs = [v for _, v in ratios[s]]
+            mine = [v for i, v in ratios[s] if i in same]
+            latest = next((f"{v:.3f}" for i, v in ratios[s] if i == now), "—")
+            md.append(f"| `{s}` | {len(vs)} | {sum(v >= 1.0 for v in vs)} | {min(vs):.3f} · "
+                      f"{statistics.median(vs):.3f} · {max(vs):.3f} | "
+                      + (f"{sum(v >= 1.0 for v in mine)} of {len(mine)} | {min(mine):.3f}–{max(mine):.3f}"
+                         if mine else "— | —") + f" | {latest} |")
+        md.append("")
+    return md
+
+
+def decode_ratios_by_run(runs: list) -> dict:
+    """{shape: [(run index, ratio)]}: what the across-runs plot draws."""
+    out = {}
+    for i, r in enumerate(runs):
+        for s, v in decode_vs_sdpa(_cases(r.run)).items():
+            out.setdefault(s, []).append((i, v))
+    return out
+
+
+def decode_shape_key(shape: str) -> tuple:
+    """GQA before MHA, then batch, then KV length: b16_hq32_hkv8_d128_q1_kv32768 -> (0, 16, 32768, ...)."""
+    f = sbresults.parse_shape(shape)
+    return (f["heads_q"] == f["heads_kv"], f["batch"], f["kv_len"], f["head_dim"], f["q_len"], shape)
 
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("results_dir", type=Path)
     parser.add_argument("--strict", action="store_true", help="exit 1 when an item is not met")
+    parser.add_argument("--across-runs", action="store_true",
+                        help="every committed run (latest.json and history/'s), one row each")
     args = parser.parse_args(argv)
+    if args.across_runs:
+        try:
+            print("\n".join(across_runs(args.results_dir)))
+        except (sbresults.ResultsError, report.ReportError, OSError) as e:
+            print(f"acceptance.py: {e}", file=sys.stderr)
+            return 2
+        return 0
     try:
         run = sbresults.load(args.results_dir / "latest.json")
         rows = evaluate(args.results_dir, run)

@@ -1,6 +1,7 @@
 """scripts/acceptance.py on synthetic runs (gbfake): each item's figure, its verdict and the case it names."""
 import io
 import json
+import subprocess
 import sys
 import tempfile
 import unittest
@@ -162,6 +163,107 @@ class Acceptance(unittest.TestCase):
             with redirect_stderr(err):
                 self.assertEqual(acceptance.main([str(Path(tmp) / "missing")]), 2)
             self.assertIn("latest.json", err.getvalue())
+
+    def test_an_item_the_run_does_not_hold_is_not_evaluated_rather_than_failed(self):
+        # A run of RMSNorm alone: the decode items have nothing to judge, so they are None ("not evaluated",
+        # which --strict still counts against the run), not a False that reads as a measured miss.
+        with tempfile.TemporaryDirectory() as tmp:
+            d = Path(tmp)
+            gbfake.write(d / "latest.json", gbfake.run([c for c in cases() if c["name"].startswith("rmsnorm/")]))
+            (d / "anchors.json").write_text(json.dumps({"anchors": []}))
+            rows = {r.item: r for r in acceptance.evaluate(d)}
+        for item in ("≥ 1.0× the best SDPA backend", "≥ 90% of the copy ceiling where K+V ≥ 256 MiB",
+                     "`b1_hq32_hkv8_d128_q1_kv4096`", "≥ the torch.compile column of ANCHORS.md, 3% allowed",
+                     "the same two hot ≤ 1.5× the empty-kernel floor"):
+            self.assertIsNone(rows[item].met, item)
+        self.assertIsNotNone(rows["`vectorized` ≥ 1.0× `at::rms_norm`"].met)  # the RMSNorm items still are
+
+
+class AcrossRuns(unittest.TestCase):
+    """--across-runs: latest.json and history/'s full runs, oldest first by the run's own date."""
+
+    SLOW_SHAPE = "b8_hq32_hkv8_d128_q1_kv4096"
+
+    def write_results(self, d: Path):
+        hist = d / "history"
+        hist.mkdir(parents=True)
+        slow = {f"attention/decode_splitk/bf16/decode/{self.SLOW_SHAPE}/cold": 2.0}
+
+        def doc(date, attention_fp, scale=None, gpu="GPU-11111111-aaaa"):
+            ctx = gbfake.context(date=date, gpu_uuid=gpu, timing_protocol="v378: ...",
+                                 kernels_fingerprint_rmsnorm="3808b57e54d0c295",
+                                 kernels_fingerprint_attention=attention_fp)
+            return gbfake.run(cases(), seed=3, scale=scale, ctx=ctx)
+
+        # Named so that file order and date order differ: the latest run is not the newest by date here.
+        old = hist / "2026-11-29_aaaaaaaaaaaa.json"
+        gbfake.write(old, doc("2026-11-29T10:00:00+00:00", "0ab2470000000000", slow, gpu="GPU-22222222-bbbb"))
+        subprocess.run(["xz", "-9", str(old)], check=True)
+        (hist / "2026-11-29_aaaaaaaaaaaa_crosscheck.json").write_text(json.dumps(
+            {"cases": 2, "failed": 1, "rows": [{"case": "x", "ratio": 0.93, "ok": False}, {"case": "y", "ok": True}]}))
+        gbfake.write(hist / "2026-12-03_bbbbbbbbbbbb_run2.json", doc("2026-12-03T10:00:00+00:00", "c543771480d938be"))
+        gbfake.write(d / "2026-12-01_cccccccccccc.json", doc("2026-12-01T10:00:00+00:00", "c543771480d938be", slow))
+        (d / "latest.json").symlink_to("2026-12-01_cccccccccccc.json")
+        (d / "crosscheck_latest.json").write_text(json.dumps({"cases": 1, "failed": 0, "rows": [{"case": "y", "ok": True}]}))
+        (d / "anchors.json").write_text(json.dumps({"anchors": []}))
+        # Not runs: a session's folder, an environment dump, a regression report.
+        (hist / "2026-11-30_session9_experiments").mkdir()
+        (hist / "2026-11-30_session9_experiments" / "2026-11-30_dddddddddddd.json").write_text("{}")
+        (hist / "env_2026-11-29_aaaaaaaaaaaa.txt").write_text("nvidia-smi")
+        (hist / "2026-11-30_regress_cccccccccccc_vs_aaaaaaaaaaaa.txt.gz").write_bytes(b"")
+
+    def test_one_row_per_run_oldest_first_with_its_own_crosscheck(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            d = Path(tmp)
+            self.write_results(d)
+            runs = acceptance.committed_runs(d)
+            md = acceptance.across_runs(d, runs)
+        self.assertEqual([r.label for r in runs],
+                         ["2026-11-29_aaaaaaaaaaaa", "2026-12-01_cccccccccccc", "2026-12-03_bbbbbbbbbbbb_run2"])
+        self.assertEqual([r.latest for r in runs], [False, True, False])
+        rows = [line for line in md if line.startswith("| `2026-")]
+        self.assertEqual(len(rows), 3)
+        first, latest, last = (line.split(" | ") for line in rows)
+        self.assertEqual(first[1:4], ["22222222", "v378", "3808b5 · 0ab247"])
+        self.assertEqual(first[4], "1 of 2 ✗")  # its own cross-check, from history/
+        self.assertTrue(latest[0].endswith("(latest)"))
+        self.assertEqual(latest[4], "1 of 1")  # crosscheck_latest.json
+        self.assertEqual(last[4], "—")  # a second run of one build: no cross-check kept
+        self.assertRegex(first[11], r"^4 of 5 \(lowest 0\.\d{3}\) ✗$")  # the shape slowed 2x
+        self.assertRegex(last[11], r"^5 of 5 \(lowest 1\.\d{3}\)$")
+        met = next(line for line in md if line.startswith("| **met in**")).split(" | ")
+        self.assertEqual(met[4], "1 of 2")  # the run without a cross-check is not counted
+        self.assertEqual(met[11], "1 of 3")
+
+    def test_each_decode_shape_over_all_runs_and_over_the_latest_kernels(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            d = Path(tmp)
+            self.write_results(d)
+            md = acceptance.across_runs(d)
+        self.assertIn("fingerprint `c543771480d938be`: 2 runs on 1 GPU, under the protocols v378", "\n".join(md))
+        slow = next(line for line in md if line.startswith(f"| `{self.SLOW_SHAPE}`")).split(" | ")
+        # The shape is slowed 2x in the oldest and the latest run: 1 of 3 runs at or above 1.0, 1 of the 2 at
+        # the latest attention kernels; the latest run's ratio last.
+        self.assertEqual(slow[1:3], ["3", "1"])
+        self.assertEqual(slow[4], "1 of 2")
+        self.assertLess(float(slow[6].rstrip(" |")), 1.0)
+        order = [line.split(" | ")[0][3:-1] for line in md if line.startswith("| `b")]
+        self.assertEqual(order, sorted(order, key=acceptance.decode_shape_key))
+        self.assertLess(order.index("b1_hq32_hkv8_d128_q1_kv4096"), order.index("b8_hq32_hkv8_d128_q1_kv4096"))
+
+    def test_cli(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            d = Path(tmp)
+            self.write_results(d)
+            out = io.StringIO()
+            with redirect_stdout(out):
+                self.assertEqual(acceptance.main([tmp, "--across-runs"]), 0)
+            self.assertIn("| **met in** |", out.getvalue())
+            (d / "history" / "2026-12-03_bbbbbbbbbbbb_run2.json").write_text("{ truncated")
+            err = io.StringIO()
+            with redirect_stderr(err):
+                self.assertEqual(acceptance.main([tmp, "--across-runs"]), 2)
+            self.assertIn("2026-12-03_bbbbbbbbbbbb_run2.json: not valid JSON", err.getvalue())
 
 
 if __name__ == "__main__":
