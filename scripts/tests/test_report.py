@@ -124,6 +124,10 @@ class Report(ReportRun, unittest.TestCase):
         self.assertNotIn("of read", read)
         self.assertFalse(read.startswith("**"))
 
+    def test_no_across_runs_section_without_history(self):
+        self.assertNotIn("## Across the committed runs", self.md)
+        self.assertFalse((self.results / "plots" / "across_runs_decode_vs_sdpa.png").exists())
+
     def test_plots_written_linked_and_stale_removed(self):
         plots = sorted(p.name for p in (self.results / "plots").iterdir())
         for name in ("rmsnorm_bf16_cold_gbps_vs_hidden.png", "rmsnorm_bf16_cold_gbps_vs_rows.png",
@@ -450,6 +454,43 @@ class ReportSections(ReportRun, unittest.TestCase):
         self.assertEqual(proc.returncode, 2)
         self.assertIn("crosscheck_latest.json: rows[0]: missing case", proc.stderr)
 
+
+
+@unittest.skipUnless(importlib.util.find_spec("matplotlib"),
+                     "matplotlib is not installed: report plots not tested")
+class AcrossRunsSection(ReportRun, unittest.TestCase):
+    """With runs in history/, the report of latest.json adds every committed run's acceptance items and the
+    decode ratios to SDPA over them (acceptance.py --across-runs), and their plot."""
+
+    @staticmethod
+    def fill(results):
+        decode = [c for c in gbfake.attention_set() if "/decode/" in c["name"]]
+        (results / "history").mkdir()
+        gbfake.write(results / "history" / "2026-11-29_aaaaaaaaaaaa.json",
+                     gbfake.run(decode, seed=1, ctx=gbfake.context(date="2026-11-29T10:00:00+00:00")))
+        gbfake.write(results / "latest.json",
+                     gbfake.run(decode, seed=2, ctx=gbfake.context(date="2026-12-01T10:00:00+00:00")))
+
+    def test_section_table_and_plot(self):
+        section = lines_of(self.md, "## Across the committed runs")
+        rows = [line for line in section if line.startswith("| `") and not line.startswith("| `b")]  # not shapes
+        # latest.json is a file here, not a link to its run: it is named from its context's date and commit.
+        self.assertEqual([r.split(" | ")[0] for r in rows],
+                         ["| `2026-11-29_aaaaaaaaaaaa`", "| `2026-12-01_3f2c1ab` (latest)"])
+        self.assertTrue(any(line.startswith("| `b1_hq32_hkv8_d128_q1_kv4096` | 2 | ") for line in section))
+        self.assertIn("![across_runs_decode_vs_sdpa.png](plots/across_runs_decode_vs_sdpa.png)", section)
+        self.assertTrue((self.results / "plots" / "across_runs_decode_vs_sdpa.png").is_file())
+
+    def test_not_in_the_report_of_another_run(self):
+        # --run names a run other than latest.json: the committed runs' table is not about it.
+        r = subprocess.run([sys.executable, str(SCRIPTS / "report.py"), str(self.results), "--no-plots",
+                            "--run", str(self.results / "latest.json")], capture_output=True, text=True)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertNotIn("## Across the committed runs", (self.results / "REPORT.md").read_text())
+
+    def test_decode_shape_label(self):
+        self.assertEqual(report.decode_shape_label("b16_hq32_hkv8_d128_q1_kv32768"), "GQA b16 KV 32768")
+        self.assertEqual(report.decode_shape_label("b256_hq32_hkv32_d128_q1_kv1024"), "MHA b256 KV 1024")
 
 
 class DebugLibraryWarning(unittest.TestCase):
