@@ -821,9 +821,10 @@ def across_runs_section(results_dir: Path, plotter: Plotter | None) -> list:
     md = ["## Across the committed runs", "",
           "Each acceptance item that a run's JSON holds (`scripts/acceptance.py --across-runs`), on every full run "
           "committed here: `latest.json` and the runs in `history/`, oldest first, each with its own do_bench "
-          "cross-check where one was kept. The runs differ in GPU (an H200 each, by UUID), timing protocol and "
-          "kernels (the fingerprints of `kernels/rmsnorm` and `kernels/attention`, or of both where a run "
-          "recorded one), so a column that moves between runs of the same kernels moves with the H200. Each "
+          "cross-check where one was kept. The runs differ in GPU (the first 8 hex digits of its UUID; — in the "
+          "runs from before the UUID was recorded), timing protocol and kernels (the fingerprints of the "
+          "sources in `kernels/rmsnorm` and in `kernels/attention`), so a column that moves between runs of the "
+          "same kernels and protocol moves with the GPU. Each "
           "cell: the item's headline figure (its worst case), ✗ where the item is not met, — where the run "
           "does not hold it.", "", *acceptance.across_runs(results_dir, runs)]
     ratios = acceptance.decode_ratios_by_run(runs)
