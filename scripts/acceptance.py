@@ -11,7 +11,7 @@ issues ask. Exit status: 0; with --strict, 1 when an item is not met or cannot b
 input is missing or malformed. NOTES.md's status table quotes this output; the items its text adds
 (the README's test command, the sanitizers, fp16 and fp32 tests) are not in a run's JSON.
 
---across-runs evaluates the same items on every committed full run (latest.json and the runs in history/,
+--across-runs evaluates the same items on every committed run (latest.json and the runs in history/,
 each with its own cross-check where one was kept), oldest first: one row per run, the item's headline
 figure in each cell, and how many runs met it; then each decode shape's ratio to the best SDPA backend
 over those runs. The runs differ in GPU, timing protocol and kernels (each row names all three), so the
@@ -247,9 +247,10 @@ def evaluate(results_dir: Path, run: sbresults.Run | None = None) -> list:
 
 # ---------------------------------------------------------------- across the committed runs
 
-# A full run in history/: <date>_<commit12>.json.xz (or .gz), a second run of one build <...>_run2.json.xz.
-# Its cross-check, where one was kept, is <date>_<commit12>_crosscheck.json.xz.
-HISTORY_RUN = re.compile(r"(\d{4}-\d{2}-\d{2}_[0-9a-f]{12}(?:_run\d+)?)\.json(?:\.xz|\.gz)?")
+# A run in history/: <date>_<commit12>.json.xz (or .gz), a second run of one build <...>_run2.json.xz, a run of one
+# set alone <...>_decode.json.xz (its other items then read "not evaluated"). Its cross-check, where one was kept,
+# is <date>_<commit12>_crosscheck.json.xz.
+HISTORY_RUN = re.compile(r"(\d{4}-\d{2}-\d{2}_[0-9a-f]{12}(?:_run\d+|_decode)?)\.json(?:\.xz|\.gz)?")
 
 
 class PastRun:
@@ -259,7 +260,7 @@ class PastRun:
 
 
 def committed_runs(results_dir: Path) -> list:
-    """latest.json and every full run in results_dir/history/, oldest first (by the run's own date)."""
+    """latest.json and every run in results_dir/history/ (HISTORY_RUN), oldest first (by the run's own date)."""
     runs = []
     hist = results_dir / "history"
     for path in sorted(hist.iterdir()) if hist.is_dir() else []:

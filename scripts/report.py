@@ -819,8 +819,8 @@ def across_runs_section(results_dir: Path, plotter: Plotter | None) -> list:
     if len(runs) < 2:
         return []
     md = ["## Across the committed runs", "",
-          "Each acceptance item that a run's JSON holds (`scripts/acceptance.py --across-runs`), on every full run "
-          "committed here: `latest.json` and the runs in `history/`, oldest first, each with its own do_bench "
+          "Each acceptance item that a run's JSON holds (`scripts/acceptance.py --across-runs`), on every run "
+          "committed here: `latest.json` and the runs in `history/` (full runs, or one benchmark set's), oldest first, each with its own do_bench "
           "cross-check where one was kept. The runs differ in GPU (the first 8 hex digits of its UUID; — in the "
           "runs from before the UUID was recorded), timing protocol and kernels (the fingerprints of the "
           "sources in `kernels/rmsnorm` and in `kernels/attention`), so a column that moves between runs of the "

@@ -202,6 +202,9 @@ class AcrossRuns(unittest.TestCase):
         (hist / "2026-11-29_aaaaaaaaaaaa_crosscheck.json").write_text(json.dumps(
             {"cases": 2, "failed": 1, "rows": [{"case": "x", "ratio": 0.93, "ok": False}, {"case": "y", "ok": True}]}))
         gbfake.write(hist / "2026-12-03_bbbbbbbbbbbb_run2.json", doc("2026-12-03T10:00:00+00:00", "c543771480d938be"))
+        decode_only = [c for c in cases() if c["name"].startswith("attention/")]  # a run of the decode set alone
+        gbfake.write(hist / "2026-12-04_eeeeeeeeeeee_decode.json",
+                     gbfake.run(decode_only, seed=4, ctx=gbfake.context(date="2026-12-04T10:00:00+00:00")))
         gbfake.write(d / "2026-12-01_cccccccccccc.json", doc("2026-12-01T10:00:00+00:00", "c543771480d938be", slow))
         (d / "latest.json").symlink_to("2026-12-01_cccccccccccc.json")
         (d / "crosscheck_latest.json").write_text(json.dumps({"cases": 1, "failed": 0, "rows": [{"case": "y", "ok": True}]}))
@@ -218,12 +221,15 @@ class AcrossRuns(unittest.TestCase):
             self.write_results(d)
             runs = acceptance.committed_runs(d)
             md = acceptance.across_runs(d, runs)
-        self.assertEqual([r.label for r in runs],
-                         ["2026-11-29_aaaaaaaaaaaa", "2026-12-01_cccccccccccc", "2026-12-03_bbbbbbbbbbbb_run2"])
-        self.assertEqual([r.latest for r in runs], [False, True, False])
+        self.assertEqual([r.label for r in runs], ["2026-11-29_aaaaaaaaaaaa", "2026-12-01_cccccccccccc",
+                                                   "2026-12-03_bbbbbbbbbbbb_run2", "2026-12-04_eeeeeeeeeeee_decode"])
+        self.assertEqual([r.latest for r in runs], [False, True, False, False])
         rows = [line for line in md if line.startswith("| `2026-")]
-        self.assertEqual(len(rows), 3)
-        first, latest, last = (line.split(" | ") for line in rows)
+        self.assertEqual(len(rows), 4)
+        first, latest, last, decode_only = (line.split(" | ") for line in rows)
+        # The decode set alone: the RMSNorm items not evaluated, the decode ones evaluated.
+        self.assertEqual(decode_only[6:11], ["—"] * 5)
+        self.assertRegex(decode_only[11], r"^5 of 5 ")
         self.assertEqual(first[1:4], ["22222222", "v378", "3808b5 · 0ab247"])
         self.assertEqual(first[4], "1 of 2 ✗")  # its own cross-check, from history/
         self.assertTrue(latest[0].endswith("(latest)"))
@@ -233,7 +239,8 @@ class AcrossRuns(unittest.TestCase):
         self.assertRegex(last[11], r"^5 of 5 \(lowest 1\.\d{3}\)$")
         met = next(line for line in md if line.startswith("| **met in**")).split(" | ")
         self.assertEqual(met[4], "1 of 2")  # the run without a cross-check is not counted
-        self.assertEqual(met[11], "1 of 3")
+        self.assertEqual(met[11], "2 of 4")
+        self.assertEqual(met[6], "0 of 3")  # gbfake's vectorized at 88% of its copy model; 3 runs hold the item
 
     def test_each_decode_shape_over_all_runs_and_over_the_latest_kernels(self):
         with tempfile.TemporaryDirectory() as tmp:
@@ -242,9 +249,9 @@ class AcrossRuns(unittest.TestCase):
             md = acceptance.across_runs(d)
         self.assertIn("fingerprint `c543771480d938be`: 2 runs on 1 GPU, under the protocols v378", "\n".join(md))
         slow = next(line for line in md if line.startswith(f"| `{self.SLOW_SHAPE}`")).split(" | ")
-        # The shape is slowed 2x in the oldest and the latest run: 1 of 3 runs at or above 1.0, 1 of the 2 at
-        # the latest attention kernels; the latest run's ratio last.
-        self.assertEqual(slow[1:3], ["3", "1"])
+        # The shape is slowed 2x in the oldest and the latest run: 2 of 4 runs at or above 1.0, 1 of the 2 at
+        # the latest attention kernels (the decode-only run records no per-op fingerprint); the latest run's last.
+        self.assertEqual(slow[1:3], ["4", "2"])
         self.assertEqual(slow[4], "1 of 2")
         self.assertLess(float(slow[6].rstrip(" |")), 1.0)
         order = [line.split(" | ")[0][3:-1] for line in md if line.startswith("| `b")]
