@@ -2,12 +2,30 @@
 A fake nvidia-smi that fails stands first on PATH, so the result is the same on a GPU machine."""
 import json
 import os
+import re
 import subprocess
 import tempfile
 import unittest
 from pathlib import Path
 
 SCRIPTS = Path(__file__).resolve().parents[1]
+
+
+def _settings_the_scripts_read() -> set:
+    """Every variable a shell script here reads with a default (${NAME:-...}, ${NAME-...}, ${NAME+...}), and the
+    SOLBENCH_* protocol variables run_suite.sh records."""
+    text = "".join(f.read_text() for f in SCRIPTS.glob("*.sh"))
+    return set(re.findall(r"\$\{([A-Z][A-Z0-9_]*):?[-=+]", text)) | set(re.findall(r"\b(SOLBENCH_[A-Z_]+)\b", text))
+
+
+SETTINGS = _settings_the_scripts_read()
+
+
+def script_env(**overrides) -> dict:
+    """The environment a script under test runs in: this process's, less every setting the scripts read, plus
+    `overrides`. A test must not see its caller's settings: run_suite.sh's test stage under SKIP_BENCH=1 (session
+    53, c255) passed that to every bench-stage test here, which then ran no bench and failed."""
+    return {k: v for k, v in os.environ.items() if k not in SETTINGS} | overrides
 
 
 class ExperimentPatches(unittest.TestCase):
@@ -22,13 +40,31 @@ class ExperimentPatches(unittest.TestCase):
                 self.assertEqual(r.returncode, 0, f"{p.name} no longer applies:\n{r.stdout}{r.stderr}")
 
 
+class ScriptEnvironment(unittest.TestCase):
+    def test_a_callers_settings_do_not_reach_the_scripts_under_test(self):
+        for name in ("SKIP_BENCH", "SKIP_TESTS", "BENCHES", "REPETITIONS", "CONTINUE_RUN", "BENCH_ARGS", "PASSES",
+                     "SAME_BINARY", "SANITIZER_FILTER", "SOLBENCH_FLUSH_METHOD", "SOLBENCH_GIT_COMMIT"):
+            self.assertIn(name, SETTINGS)
+        saved = dict(os.environ)
+        try:
+            os.environ.update(SKIP_BENCH="1", BENCHES="bench_e2e", SOLBENCH_HOT_TIMING="graph")
+            env = script_env(BENCHES="bench_rmsnorm")
+        finally:
+            os.environ.clear()
+            os.environ.update(saved)
+        self.assertNotIn("SKIP_BENCH", env)
+        self.assertNotIn("SOLBENCH_HOT_TIMING", env)
+        self.assertEqual(env["BENCHES"], "bench_rmsnorm")
+        self.assertEqual(env["PATH"], os.environ["PATH"])
+
+
 class WithoutGpu(unittest.TestCase):
     def setUp(self):
         self.tmp = tempfile.TemporaryDirectory()
         fake = Path(self.tmp.name) / "nvidia-smi"
         fake.write_text("#!/bin/sh\necho 'NVIDIA-SMI has failed' >&2\nexit 9\n")
         fake.chmod(0o755)
-        self.env = dict(os.environ, PATH=f"{self.tmp.name}:{os.environ['PATH']}")
+        self.env = script_env(PATH=f"{self.tmp.name}:{os.environ['PATH']}")
 
     def tearDown(self):
         self.tmp.cleanup()
@@ -115,7 +151,7 @@ class ExperimentFilters(unittest.TestCase):
             (tools / "cmake").write_text(self.FAKE_CMAKE)
             for f in tools.iterdir():
                 f.chmod(0o755)
-            env = dict(os.environ, PATH=f"{tools}:{os.environ['PATH']}", PASSES="1", **settings)
+            env = script_env(PATH=f"{tools}:{os.environ['PATH']}", PASSES="1", **settings)
             r = subprocess.run(["bash", str(root / "scripts" / "gpu_experiments.sh"), str(Path(tmp) / "out"),
                                 *defines], capture_output=True, text=True, env=env, timeout=60)
             benched = sorted(p.parent.parent.name for p in (root / "build").glob("exp_*/bench/ran"))
@@ -179,7 +215,7 @@ class ExperimentFilters(unittest.TestCase):
                                        ((), "decode_candidate:decode_splitk", "decode_control"),
                                        (("SB_DECODE_EXPERIMENT=1",), "", "SB_DECODE_EXPERIMENT=1")):
             with self.subTest(control=control):
-                env = dict(os.environ, CONTROL=control)
+                env = script_env(CONTROL=control)
                 if same:
                     env["SAME_BINARY"] = same
                 r = subprocess.run(["bash", str(SCRIPTS / "gpu_experiments.sh"), "/nonexistent/out", *defines],
@@ -197,7 +233,7 @@ class ExperimentFilters(unittest.TestCase):
                 ([], "decode_candidate", "SAME_BINARY must be CANDIDATE[,CANDIDATE...]:BASELINE")):
             with self.subTest(pair=pair, defines=defines):
                 r = subprocess.run(["bash", str(SCRIPTS / "gpu_experiments.sh"), "/nonexistent/out", *defines],
-                                   capture_output=True, text=True, env=dict(os.environ, SAME_BINARY=pair), timeout=60)
+                                   capture_output=True, text=True, env=script_env(SAME_BINARY=pair), timeout=60)
                 self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
                 self.assertIn(message, r.stderr)
 
@@ -244,7 +280,7 @@ class RunSuiteFiling(unittest.TestCase):
             ".write(os.getcwd() + '\\n' + ' '.join(sys.argv[1:]))\n")
         for f in (tools / "nvidia-smi", root / "scripts" / "gpu_run.sh"):
             f.chmod(0o755)
-        env = dict(os.environ, PATH=f"{tools}:{os.environ['PATH']}", SOLBENCH_GIT_COMMIT="0123456789abcdef", **settings)
+        env = script_env(PATH=f"{tools}:{os.environ['PATH']}", SOLBENCH_GIT_COMMIT="0123456789abcdef", **settings)
         r = subprocess.run(["bash", str(root / "scripts" / "run_suite.sh")], capture_output=True, text=True,
                            env=env, timeout=60)
         self.root = root
@@ -296,7 +332,7 @@ class GpuRunBenchStage(unittest.TestCase):
                 "#!/bin/bash\n" + writes_out + 'echo "{\\"context\\": {\\"args\\": \\"$*\\"}, \\"benchmarks\\": []}" > "$f"\n')
             for f in list(tools.iterdir()) + list((build / "bench").iterdir()):
                 f.chmod(0o755)
-            env = dict(os.environ, PATH=f"{tools}:{os.environ['PATH']}", BUILD_DIR=str(build), SKIP_TESTS="1",
+            env = script_env(PATH=f"{tools}:{os.environ['PATH']}", BUILD_DIR=str(build), SKIP_TESTS="1",
                        SKIP_CROSSCHECK="1", SKIP_SANITIZER="1", BENCH_ARGS="--benchmark_filter=^attention/")
             env.update(settings)
             if before:
@@ -491,7 +527,7 @@ class SanitizeShards(unittest.TestCase):
         self.out = d / "out" / "build1"
 
     def sanitize(self, tools="memcheck,racecheck", filt="*RmsNorm*", binary=None, **settings):
-        env = dict(os.environ, PATH=f"{self.tmp.name}/bin:{os.environ['PATH']}", **settings)
+        env = script_env(PATH=f"{self.tmp.name}/bin:{os.environ['PATH']}", **settings)
         return subprocess.run(["bash", str(SCRIPTS / "sanitize.sh"), binary or f"{self.tmp.name}/test_gpu",
                                str(self.out), tools, filt], capture_output=True, text=True, env=env, timeout=60)
 
