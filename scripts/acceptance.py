@@ -292,7 +292,7 @@ def _run_cells(r: PastRun) -> list:
     uuid = str(ctx.get("gpu_uuid", ""))
     per_op = [ctx.get(f"kernels_fingerprint_{op}") for op in ("rmsnorm", "attention")]
     kernels = " · ".join(f[:6] for f in per_op) if all(per_op) else f"all: {str(ctx.get('kernels_fingerprint', '—'))[:8]}"
-    label = f"`{r.label}`" + (" (latest)" if r.latest else "")
+    label = f"`{r.label}`" + (" (`latest.json`)" if r.latest else "")
     return [label, uuid[4:12] if uuid.startswith("GPU-") else "—", protocol(r), kernels]
 
 
@@ -322,10 +322,10 @@ def across_runs(results_dir: Path, runs: list | None = None) -> list:
         n_gpus = len({runs[i].run.context.get("gpu_uuid", f"unrecorded {i}") for i in same})
         md += ["Each decode shape (bf16, cold): the best SDPA backend's time over `decode_splitk`'s (above 1.0, "
                "ours is faster), over every run that has both, and over the runs whose attention kernels are "
-               f"the latest run's (fingerprint `{fp}`: {len(same)} runs on {n_gpus} GPU{'s' * (n_gpus != 1)}, under the "
+               f"`latest.json`'s (fingerprint `{fp}`: {len(same)} runs on {n_gpus} GPU{'s' * (n_gpus != 1)}, under the "
                f"protocols {', '.join(dict.fromkeys(protocol(runs[i]) for i in same))})." if fp else "", "",
-               "| shape | runs | at or above 1.0 | lowest · median · highest | the latest kernels' runs: at or "
-               "above 1.0 | their lowest–highest | the latest run |", "|---|---|---|---|---|---|---|"]
+               "| shape | runs | at or above 1.0 | lowest · median · highest | the runs of `latest.json`'s kernels: at "
+               "or above 1.0 | their lowest–highest | `latest.json` |", "|---|---|---|---|---|---|---|"]
         for s in sorted(ratios, key=decode_shape_key):
             vs = [v for _, v in ratios[s]]
             mine = [v for i, v in ratios[s] if i in same]

@@ -780,12 +780,12 @@ class Plotter:
 
     def across_runs(self, ratios: dict, shapes: list, labels: list, kinds: list, name: str, title: str) -> str:
         """One slot per decode shape, a point per run (oldest left, newest right within the slot): the best
-        SDPA backend's time over ours. kinds[i] is run i's style: 'latest', 'same' (the latest run's attention
+        SDPA backend's time over ours. kinds[i] is run i's style: 'latest', 'same' (`latest.json`'s attention
         kernels) or 'earlier'. Left: every ratio; right: the band within 2% of 1.0."""
         style = {"earlier": {"color": "0.65", "marker": "o", "markersize": 3, "label": "earlier kernels"},
                  "same": {"color": "tab:blue", "marker": "o", "markersize": 4,
-                          "label": "runs at the latest run's attention kernels"},
-                 "latest": {"color": "black", "marker": "D", "markersize": 5, "label": "the latest run"}}
+                          "label": "runs of latest.json's attention kernels"},
+                 "latest": {"color": "black", "marker": "D", "markersize": 5, "label": "latest.json's run"}}
         n = max(len(kinds) - 1, 1)
         fig, axes = self.plt.subplots(1, 2, figsize=(13, 5.2))
         for ax, zoom in zip(axes, (False, True)):

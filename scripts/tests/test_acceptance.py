@@ -232,7 +232,7 @@ class AcrossRuns(unittest.TestCase):
         self.assertRegex(decode_only[11], r"^5 of 5 ")
         self.assertEqual(first[1:4], ["22222222", "v378", "3808b5 · 0ab247"])
         self.assertEqual(first[4], "1 of 2 ✗")  # its own cross-check, from history/
-        self.assertTrue(latest[0].endswith("(latest)"))
+        self.assertTrue(latest[0].endswith("(`latest.json`)"))
         self.assertEqual(latest[4], "1 of 1")  # crosscheck_latest.json
         self.assertEqual(last[4], "—")  # a second run of one build: no cross-check kept
         self.assertRegex(first[11], r"^4 of 5 \(lowest 0\.\d{3}\) ✗$")  # the shape slowed 2x

@@ -476,7 +476,7 @@ class AcrossRunsSection(ReportRun, unittest.TestCase):
         rows = [line for line in section if line.startswith("| `") and not line.startswith("| `b")]  # not shapes
         # latest.json is a file here, not a link to its run: it is named from its context's date and commit.
         self.assertEqual([r.split(" | ")[0] for r in rows],
-                         ["| `2026-11-29_aaaaaaaaaaaa`", "| `2026-12-01_3f2c1ab` (latest)"])
+                         ["| `2026-11-29_aaaaaaaaaaaa`", "| `2026-12-01_3f2c1ab` (`latest.json`)"])
         self.assertTrue(any(line.startswith("| `b1_hq32_hkv8_d128_q1_kv4096` | 2 | ") for line in section))
         self.assertIn("![across_runs_decode_vs_sdpa.png](plots/across_runs_decode_vs_sdpa.png)", section)
         self.assertTrue((self.results / "plots" / "across_runs_decode_vs_sdpa.png").is_file())
