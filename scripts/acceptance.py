@@ -360,6 +360,8 @@ def main(argv=None) -> int:
     parser.add_argument("--across-runs", action="store_true",
                         help="every committed run (latest.json and history/'s), one row each")
     args = parser.parse_args(argv)
+    if args.across_runs and args.strict:
+        parser.error("--strict judges latest.json's items; --across-runs reports on every run and judges none")
     if args.across_runs:
         try:
             print("\n".join(across_runs(args.results_dir)))

@@ -266,6 +266,11 @@ class AcrossRuns(unittest.TestCase):
             with redirect_stdout(out):
                 self.assertEqual(acceptance.main([tmp, "--across-runs"]), 0)
             self.assertIn("| **met in** |", out.getvalue())
+            err = io.StringIO()
+            with redirect_stderr(err), self.assertRaises(SystemExit) as exit_:
+                acceptance.main([tmp, "--across-runs", "--strict"])
+            self.assertEqual(exit_.exception.code, 2)
+            self.assertIn("--strict judges latest.json's items", err.getvalue())
             (d / "history" / "2026-12-03_bbbbbbbbbbbb_run2.json").write_text("{ truncated")
             err = io.StringIO()
             with redirect_stderr(err):
