@@ -21,6 +21,7 @@ table says which verdicts follow a change of ours and which the H200 a run lande
 from __future__ import annotations
 
 import argparse
+import functools
 import re
 import statistics
 import sys
@@ -199,7 +200,7 @@ def decode(run: sbresults.Run) -> list:
     prefix = DECODE_PREFIX
     shapes = sorted(k[len(prefix):-len("/cold")] for k in c if k.startswith(prefix) and k.endswith("/cold"))
     ratios = sorted((v, f"`{s}`") for s, v in decode_vs_sdpa(c).items())
-    below = [(v, s) for v, s in sorted(ratios) if v < 1.0]
+    below = [(v, s) for v, s in ratios if v < 1.0]
 
     def read_share(label: str) -> str:
         """Where the run has ref_kv_read at the shape (a kernel that only reads K and V): ours and the best
@@ -257,6 +258,10 @@ class PastRun:
     def __init__(self, label: str, run: sbresults.Run, crosscheck: dict | None, latest: bool):
         self.label, self.run, self.crosscheck, self.latest = label, run, crosscheck, latest
         self.rows: list = []
+
+    @functools.cached_property
+    def decode_ratios(self) -> dict:
+        return decode_vs_sdpa(_cases(self.run))
 
 
 def committed_runs(results_dir: Path) -> list:
@@ -316,9 +321,7 @@ def across_runs(results_dir: Path, runs: list | None = None) -> list:
 
     ratios = decode_ratios_by_run(runs)
     if ratios:
-        now = next(i for i, r in enumerate(runs) if r.latest)
-        fp = runs[now].run.context.get("kernels_fingerprint_attention")
-        same = [i for i, r in enumerate(runs) if fp and r.run.context.get("kernels_fingerprint_attention") == fp]
+        now, fp, same = latest_attention_kernels(runs)
         n_gpus = len({runs[i].run.context.get("gpu_uuid", f"unrecorded {i}") for i in same})
         md += ["Each decode shape (bf16, cold): the best SDPA backend's time over `decode_splitk`'s (above 1.0, "
                "ours is faster), over every run that has both, and over the runs whose attention kernels are "
@@ -339,12 +342,20 @@ def across_runs(results_dir: Path, runs: list | None = None) -> list:
 
 
 def decode_ratios_by_run(runs: list) -> dict:
-    """{shape: [(run index, ratio)]}: what the across-runs plot draws."""
+    """{shape: [(run index, ratio)]}: what the across-runs table and plot show."""
     out = {}
     for i, r in enumerate(runs):
-        for s, v in decode_vs_sdpa(_cases(r.run)).items():
+        for s, v in r.decode_ratios.items():
             out.setdefault(s, []).append((i, v))
     return out
+
+
+def latest_attention_kernels(runs: list) -> tuple:
+    """(latest.json's index, its attention kernels' fingerprint or None, the indices of the runs that share it)."""
+    now = next(i for i, r in enumerate(runs) if r.latest)
+    fp = runs[now].run.context.get("kernels_fingerprint_attention")
+    same = [i for i, r in enumerate(runs) if fp and r.run.context.get("kernels_fingerprint_attention") == fp]
+    return now, fp, same
 
 
 def decode_shape_key(shape: str) -> tuple:

@@ -820,8 +820,8 @@ def across_runs_section(results_dir: Path, plotter: Plotter | None) -> list:
         return []
     md = ["## Across the committed runs", "",
           "Each acceptance item that a run's JSON holds (`scripts/acceptance.py --across-runs`), on every run "
-          "committed here: `latest.json` and the runs in `history/` (full runs, or one benchmark set's), oldest first, each with its own do_bench "
-          "cross-check where one was kept. The runs differ in GPU (the first 8 hex digits of its UUID; — in the "
+          "committed here: `latest.json` and the runs in `history/` (full runs, or one benchmark set's), oldest "
+          "first, each with its own do_bench cross-check where one was kept. The runs differ in GPU (the first 8 hex digits of its UUID; — in the "
           "runs from before the UUID was recorded), timing protocol and kernels (the fingerprints of the "
           "sources in `kernels/rmsnorm` and in `kernels/attention`), so a column that moves between runs of the "
           "same kernels and protocol moves with the GPU. Each "
@@ -830,11 +830,8 @@ def across_runs_section(results_dir: Path, plotter: Plotter | None) -> list:
     ratios = acceptance.decode_ratios_by_run(runs)
     if plotter and ratios:
         shapes = sorted(ratios, key=acceptance.decode_shape_key)
-        now = next(i for i, r in enumerate(runs) if r.latest)
-        fp = runs[now].run.context.get("kernels_fingerprint_attention")
-        kinds = ["latest" if i == now else
-                 "same" if fp and r.run.context.get("kernels_fingerprint_attention") == fp else "earlier"
-                 for i, r in enumerate(runs)]
+        now, _, same = acceptance.latest_attention_kernels(runs)
+        kinds = ["latest" if i == now else "same" if i in same else "earlier" for i in range(len(runs))]
         name = plotter.across_runs(ratios, shapes, [decode_shape_label(s) for s in shapes], kinds,
                                    "across_runs_decode_vs_sdpa.png",
                                    f"decode_splitk against the best SDPA backend, bf16, cold, over {len(runs)} runs")
