@@ -12,7 +12,8 @@
 //   stream_rotb : the same, each batch starting at another key (batch b at b/batch of the way round), the
 //            blocks of one batch still together on the same rows.
 //   stream_rotk : the same, every block starting at another key (block i at i/blocks of the way round).
-//   stream_s6, stream_s8 : stream with 6 or 8 stages (96 or 128 KB in flight a block) instead of 4.
+//   stream_s3, stream_s6, stream_s8 : stream with 3, 6 or 8 stages (48, 96 or 128 KB a block) instead of 4;
+//            stream_s3 is decode_splitk's FMA kernel's residency at MHA (4 blocks an SM of 3 stages).
 // The question: is a rotation's spread of concurrent addresses over DRAM worth more than the blocks of a
 // batch sharing rows; and does a per-stream read reach the linear one's rate at decode's shapes.
 #include <cuda_runtime.h>
@@ -174,7 +175,7 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "%s: kv_len %d is not a multiple of %d\n", s.name, s.kv_len, deepest_keys);
         return 1;
       }
-      const std::vector<std::string> modes = {"linear", "stream", "stream_rotb", "stream_rotk", "stream_s6", "stream_s8"};
+      const std::vector<std::string> modes = {"linear", "stream", "stream_rotb", "stream_rotk", "stream_s3", "stream_s6", "stream_s8"};
       auto launch = [&](const std::string& m, unsigned* check) {
         if (m == "linear") {
           linear_read<<<8 * sms, kThreads>>>(k, v, n, never, sink, check);
@@ -182,10 +183,12 @@ int main(int argc, char** argv) {
           const int rot = m == "stream_rotb" ? 1 : m == "stream_rotk" ? 2 : 0;
           if (s.hpb == 1) {
             if (m == "stream_s8") launch_stream<16, 8>(blocks, k, v, s.kv_len, row_vecs, units, s.batch, 0, never, sink, check);
+            else if (m == "stream_s3") launch_stream<16, 3>(blocks, k, v, s.kv_len, row_vecs, units, s.batch, 0, never, sink, check);
             else if (m == "stream_s6") launch_stream<16, 6>(blocks, k, v, s.kv_len, row_vecs, units, s.batch, 0, never, sink, check);
             else launch_stream<16, 4>(blocks, k, v, s.kv_len, row_vecs, units, s.batch, rot, never, sink, check);
           } else {
             if (m == "stream_s8") launch_stream<32, 8>(blocks, k, v, s.kv_len, row_vecs, units, s.batch, 0, never, sink, check);
+            else if (m == "stream_s3") launch_stream<32, 3>(blocks, k, v, s.kv_len, row_vecs, units, s.batch, 0, never, sink, check);
             else if (m == "stream_s6") launch_stream<32, 6>(blocks, k, v, s.kv_len, row_vecs, units, s.batch, 0, never, sink, check);
             else launch_stream<32, 4>(blocks, k, v, s.kv_len, row_vecs, units, s.batch, rot, never, sink, check);
           }
