@@ -1,12 +1,14 @@
 #include "attention_case.h"
 
 #include <algorithm>
+#include <climits>
 #include <cmath>
 #include <cstdio>
 #include <limits>
 #include <optional>
 #include <stdexcept>
 
+#include "attention/decode_splitk.h"
 #include "attention_shapes.h"
 #include "common/check.h"
 #include "common/dispatch.cuh"
@@ -183,11 +185,14 @@ void launch_kv_read(const attention::Problem& p, cudaStream_t stream) {
   read_sum_kernel(p.k, p.kv_bytes() / 2, p.v, p.kv_bytes() / 2, static_cast<unsigned*>(p.workspace), stream);
 }
 
-Check check_kv_read(const attention::Problem& p, cudaStream_t stream) {
-  const unsigned blocks = read_sum_blocks(p.kv_bytes());
+namespace {
+// Runs a reference that writes one word a block (the wrapping sum of the 32-bit words it read) to
+// p.workspace, and checks that the words add up to CUB's sum over K and V: every byte read exactly once.
+Check check_word_sums(const attention::Problem& p, unsigned blocks, void (*launch)(const attention::Problem&, cudaStream_t),
+                      cudaStream_t stream) {
   // A block that writes nothing leaves 0xffffffff in its word, which the sum below does not expect.
   SB_CUDA_CHECK(cudaMemsetAsync(p.workspace, 0xff, sizeof(unsigned) * blocks, stream));
-  launch_kv_read(p, stream);
+  launch(p, stream);
   std::vector<unsigned> sums(blocks);
   SB_CUDA_CHECK(cudaMemcpyAsync(sums.data(), p.workspace, sizeof(unsigned) * blocks, cudaMemcpyDeviceToHost, stream));
   SB_CUDA_CHECK(cudaStreamSynchronize(stream));
@@ -202,6 +207,127 @@ Check check_kv_read(const attention::Problem& p, cudaStream_t stream) {
                 c.ok ? "" : ": some bytes were not read exactly once");
   c.message = msg;
   return c;
+}
+
+constexpr int kStreamThreads = 256;
+// 3 stages of 16 KB a block: 48 KB, so 4 blocks an SM, as decode_splitk's FMA kernel runs one-row blocks
+// (its tensor-core kernel: one block of 96 KB). Session 54's probe (results/h200/history/
+// 2026-12-02_session54_experiments/) read 3, 4, 6 and 8 stages within 1% of each other at its six shapes.
+constexpr int kStreamStages = 3;
+constexpr int kStreamSmemBytes = kStreamStages * 4 * kStreamThreads * 16;
+
+// Block i = b * units + unit reads piece_vecs 16-byte vectors (its unit's heads) of each key row of batch b,
+// row_vecs vectors apart: a stage is 2 keys a thread of K and of V, each thread's own 16-byte pieces,
+// which it alone reads back (no block barrier), as decode_splitk's FMA kernel copies. Keys past kv_len
+// are zero-filled copies of key 0's address (they add 0).
+__global__ void __launch_bounds__(kStreamThreads) kv_stream_impl(const uint4* k, const uint4* v, int kv_len,
+                                                                 int64_t row_vecs, int units, int piece_vecs,
+                                                                 unsigned* block_sums) {
+  extern __shared__ uint4 stages[];  // [stage][K, V, K, V][thread]
+  const int tid = threadIdx.x;
+  const int unit = static_cast<int>(blockIdx.x % units);
+  const int64_t b = blockIdx.x / units;
+  const int keys_per_pass = kStreamThreads / piece_vecs, key_in = tid / piece_vecs, keys_per_stage = 2 * keys_per_pass;
+  const int64_t base = b * kv_len * row_vecs + static_cast<int64_t>(unit) * piece_vecs + tid % piece_vecs;
+  const int n = (kv_len + keys_per_stage - 1) / keys_per_stage;
+  auto issue = [&](int i) {  // stage i into slot i % kStreamStages; always commits a group (group i: stage i)
+    if (i < n) {
+      uint4* dst = stages + (i % kStreamStages) * 4 * kStreamThreads + tid;
+#pragma unroll
+      for (int u = 0; u < 2; ++u) {
+        const int key = i * keys_per_stage + u * keys_per_pass + key_in;
+        const bool valid = key < kv_len;
+        const int64_t off = base + static_cast<int64_t>(valid ? key : 0) * row_vecs;
+        cp_async_16_zfill(dst + 2 * u * kStreamThreads, k + off, valid);
+        cp_async_16_zfill(dst + (2 * u + 1) * kStreamThreads, v + off, valid);
+      }
+    }
+    cp_async_commit();
+  };
+#pragma unroll
+  for (int i = 0; i < kStreamStages - 1; ++i) issue(i);
+  unsigned acc = 0;
+  for (int i = 0; i < n; ++i) {
+    issue(i + kStreamStages - 1);  // into the slot this thread read back in iteration i - 1
+    cp_async_wait<kStreamStages - 1>();  // group i has landed
+    const uint4* src = stages + (i % kStreamStages) * 4 * kStreamThreads + tid;
+#pragma unroll
+    for (int u = 0; u < 4; ++u) {
+      const uint4 x = src[u * kStreamThreads];
+      acc += x.x + x.y + x.z + x.w;
+    }
+  }
+  cp_async_wait<0>();
+  for (int offset = 16; offset > 0; offset >>= 1) acc += __shfl_xor_sync(0xffffffffu, acc, offset);
+  __shared__ unsigned warp_sums[kStreamThreads / 32];
+  if (tid % 32 == 0) warp_sums[tid / 32] = acc;
+  __syncthreads();
+  if (tid == 0) {
+    unsigned total = 0;
+    for (int w = 0; w < kStreamThreads / 32; ++w) total += warp_sums[w];
+    block_sums[blockIdx.x] = total;
+  }
+}
+
+int sm_count() {
+  static const int sms = device_info().sm_count;  // one device a process, the harness's
+  return sms;
+}
+int stream_heads_per_block(const attention::Problem& p) {
+  return attention::decode_splitk::make_plan(p, sm_count()).heads_per_block;
+}
+unsigned kv_stream_blocks(const attention::Problem& p) {
+  return static_cast<unsigned>(p.batch * (p.heads_kv / stream_heads_per_block(p)));
+}
+}  // namespace
+
+Check check_kv_read(const attention::Problem& p, cudaStream_t stream) {
+  return check_word_sums(p, read_sum_blocks(p.kv_bytes()), launch_kv_read, stream);
+}
+
+std::string kv_stream_supports(const attention::Problem& p) {
+  namespace ds = attention::decode_splitk;
+  if (std::string why = kv_read_supports(p); !why.empty()) return why;
+  if (std::string why = ds::supports(p); !why.empty())
+    return "decode_splitk does not take this problem (" + why + "), and this reference reads as its blocks do";
+  const ds::Plan plan = ds::make_plan(p, sm_count());
+  if (plan.num_splits > 1)
+    return "decode_splitk splits this problem's KV (" + std::to_string(plan.num_splits) +
+           " splits); this reference reads as its unsplit blocks do (ref_kv_read reads any decode problem)";
+  if (plan.row_blocks > 1)
+    return "decode_splitk reads this problem's K and V " + std::to_string(plan.row_blocks) +
+           " times (row blocks); this reference reads them once";
+  const int64_t piece_vecs = plan.heads_per_block * p.head_dim / 8;
+  if (p.head_dim % 8 != 0 || kStreamThreads % piece_vecs != 0)
+    return "a unit's piece of a key row (" + std::to_string(piece_vecs) + " 16-byte vectors) does not divide " +
+           std::to_string(kStreamThreads) + " threads";
+  if (p.kv_len > INT_MAX || p.batch * (p.heads_kv / plan.heads_per_block) > INT_MAX)
+    return "kv_len or the block count exceeds 32 bits";
+  return "";
+}
+
+std::size_t kv_stream_workspace_bytes(const attention::Problem& p) {
+  return kv_stream_supports(p).empty() ? sizeof(unsigned) * kv_stream_blocks(p) : 0;
+}
+
+void launch_kv_stream(const attention::Problem& p, cudaStream_t stream) {
+  if (const std::string why = kv_stream_supports(p); !why.empty()) throw std::invalid_argument("ref_kv_stream: " + why);
+  if (p.workspace_size < kv_stream_workspace_bytes(p))
+    throw std::invalid_argument("ref_kv_stream: the workspace holds fewer words than its blocks write");
+  static const bool ready = [] {  // one device a process, the harness's
+    SB_CUDA_CHECK(cudaFuncSetAttribute(kv_stream_impl, cudaFuncAttributeMaxDynamicSharedMemorySize, kStreamSmemBytes));
+    return true;
+  }();
+  (void)ready;
+  const int hpb = stream_heads_per_block(p);
+  kv_stream_impl<<<kv_stream_blocks(p), kStreamThreads, kStreamSmemBytes, stream>>>(
+      static_cast<const uint4*>(p.k), static_cast<const uint4*>(p.v), static_cast<int>(p.kv_len), p.heads_kv * p.head_dim / 8,
+      static_cast<int>(p.heads_kv / hpb), static_cast<int>(hpb * p.head_dim / 8), static_cast<unsigned*>(p.workspace));
+  SB_LAUNCH_CHECK();
+}
+
+Check check_kv_stream(const attention::Problem& p, cudaStream_t stream) {
+  return check_word_sums(p, kv_stream_blocks(p), launch_kv_stream, stream);
 }
 
 namespace {

@@ -67,6 +67,18 @@ std::size_t kv_read_workspace_bytes(const attention::Problem& p);
 void launch_kv_read(const attention::Problem& p, cudaStream_t stream);
 Check check_kv_read(const attention::Problem& p, cudaStream_t stream);
 
+// ref_kv_stream, the decode reference in decode_splitk's order: the blocks decode_splitk launches where it
+// does not split KV (one a batch and unit of Plan::heads_per_block adjacent kv heads), each reading its
+// unit's piece of every key row in key order through a cp.async pipeline of 16 KB stages, and computing
+// nothing but one word sum a block. Against ref_kv_read (one grid-stride sweep over K then V), it separates
+// what decode_splitk's order of reading costs from what its computing costs. kv_stream_supports refuses,
+// with the reason, a problem decode_splitk does not take, splits, or reads more than once (row blocks); the
+// workspace, launch and check are ref_kv_read's, with one word a block.
+std::string kv_stream_supports(const attention::Problem& p);
+std::size_t kv_stream_workspace_bytes(const attention::Problem& p);
+void launch_kv_stream(const attention::Problem& p, cudaStream_t stream);
+Check check_kv_stream(const attention::Problem& p, cudaStream_t stream);
+
 class AttentionData {
  public:
   // Q, K, V ~ N(0, 1) drawn on the device from `seed`; O poisoned with NaN; no workspace yet.

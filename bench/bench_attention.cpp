@@ -4,7 +4,8 @@
 // Prefill is reported in TFLOP/s (AttentionProblem::flops(): 4 * head_dim per unmasked pair); decode
 // in GB/s of K + V (kv_bytes()), the traffic that bounds it. At decode shapes, ref_kv_read, a reference and
 // not a variant: a plain kernel that reads K and V once and computes nothing (harness/fill.h), timed the
-// same way: what reading the bytes alone costs under the suite's protocol, launch and cold L2 included.
+// same way: what reading the bytes alone costs under the suite's protocol, launch and cold L2 included;
+// and ref_kv_stream, the same read in decode_splitk's order and blocks where it does not split KV.
 #include <algorithm>
 #include <map>
 #include <memory>
@@ -122,6 +123,10 @@ std::vector<Impl> implementations() {
   read.decode_only = true;
   read.check = check_kv_read;
   impls.push_back(std::move(read));
+  Impl stream{"ref_kv_stream", kv_stream_supports, kv_stream_workspace_bytes, launch_kv_stream, nullptr};
+  stream.decode_only = true;
+  stream.check = check_kv_stream;
+  impls.push_back(std::move(stream));
   return impls;
 }
 

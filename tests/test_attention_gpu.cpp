@@ -98,6 +98,42 @@ TEST(AttentionKvRead, ReadsEveryByteOfKAndVOnce) {
   }
 }
 
+// ref_kv_stream, the decode reference in decode_splitk's order, reads K and V once where decode_splitk runs
+// unsplit: at one kv head a block (GQA, head_dim 128 and 64) and two (MHA), with kv_len not a multiple of a
+// stage's keys, its check passes exactly. A problem decode_splitk splits (batch 1), one it does not take (fp32),
+// a misaligned K and a short workspace are refused with their reasons.
+TEST(AttentionKvStream, ReadsEveryByteOfKAndVOnceInDecodeOrder) {
+  SB_REQUIRE_GPU();
+  Stream s;
+  const int sms = device_info().sm_count;
+  // Enough (batch, kv unit) blocks that decode_splitk does not split on this GPU (kNoSplitFill of its slots).
+  const int64_t gqa_batch = (sms + 7) / 8 + 1, mha_batch = (sms * 4 + 15) / 16 + 1;
+  const AttentionDims shapes[] = {{gqa_batch, 32, 8, 128, 1, 1001, false},
+                                  {gqa_batch, 16, 8, 64, 1, 777, false},
+                                  {mha_batch, 16, 16, 128, 1, 333, false}};
+  for (const AttentionDims& dims : shapes) {
+    AttentionData data(dims, DType::bf16, 11, s.get());
+    data.reserve_workspace(kv_stream_workspace_bytes(data.problem()));
+    const attention::Problem p = data.problem();
+    ASSERT_EQ(kv_stream_supports(p), "") << "batch " << dims.batch << ", " << dims.heads_kv << " kv heads, d " << dims.head_dim;
+    const Check c = check_kv_stream(p, s.get());
+    EXPECT_TRUE(c.ok) << "batch " << dims.batch << ", d " << dims.head_dim << ": " << c.message;
+    EXPECT_EQ(c.err, 0.0);
+    attention::Problem short_ws = p;
+    short_ws.workspace_size = kv_stream_workspace_bytes(p) - sizeof(unsigned);
+    test::expect_throw_naming<std::invalid_argument>([&] { launch_kv_stream(short_ws, s.get()); }, "workspace");
+    attention::Problem shifted = p;
+    shifted.k = static_cast<const char*>(p.k) + 8;
+    EXPECT_NE(kv_stream_supports(shifted).find("aligned"), std::string::npos) << kv_stream_supports(shifted);
+    test::expect_throw_naming<std::invalid_argument>([&] { launch_kv_stream(shifted, s.get()); }, "aligned");
+  }
+  AttentionData one({1, 32, 8, 128, 1, 4096, false}, DType::bf16, 12, s.get());
+  EXPECT_NE(kv_stream_supports(one.problem()).find("splits"), std::string::npos) << kv_stream_supports(one.problem());
+  AttentionData f32({gqa_batch, 32, 8, 128, 1, 256, false}, DType::f32, 13, s.get());
+  EXPECT_NE(kv_stream_supports(f32.problem()).find("decode_splitk does not take"), std::string::npos)
+      << kv_stream_supports(f32.problem());
+}
+
 // bench_attention keeps a shape's fp64 reference while it rebuilds the shape's inputs (data_for): a
 // reference is adopted by inputs drawn from the same seed, and refused by others, which then verify
 // against their own; an empty one is refused.
