@@ -210,16 +210,18 @@ Check check_word_sums(const attention::Problem& p, unsigned blocks, void (*launc
 }
 
 constexpr int kStreamThreads = 256;
-// 3 stages of 16 KB a block: 48 KB, so 4 blocks an SM, as decode_splitk's FMA kernel runs one-row blocks
-// (its tensor-core kernel: one block of 96 KB). Session 54's probe (results/h200/history/
-// 2026-12-02_session54_experiments/) read 3, 4, 6 and 8 stages within 1% of each other at its six shapes.
-constexpr int kStreamStages = 3;
-constexpr int kStreamSmemBytes = kStreamStages * 4 * kStreamThreads * 16;
+// Stages of 16 KB a block: the bytes in flight of the decode_splitk block it stands for. 3 (48 KB, 4 blocks
+// an SM) for the FMA kernel's one-row blocks; 6 (96 KB, one block an SM at these grids) for the tensor-core
+// kernel's 96 KB of K and V (c261: with 3 stages, GQA b16 KV 32768 read 494.6 us cold against decode_splitk's
+// 488.7, one 48 KB block on each of 128 SMs).
+template <int Stages>
+constexpr int kStreamSmemBytes = Stages * 4 * kStreamThreads * 16;
 
 // Block i = b * units + unit reads piece_vecs 16-byte vectors (its unit's heads) of each key row of batch b,
 // row_vecs vectors apart: a stage is 2 keys a thread of K and of V, each thread's own 16-byte pieces,
 // which it alone reads back (no block barrier), as decode_splitk's FMA kernel copies. Keys past kv_len
 // are zero-filled copies of key 0's address (they add 0).
+template <int kStreamStages>
 __global__ void __launch_bounds__(kStreamThreads) kv_stream_impl(const uint4* k, const uint4* v, int kv_len,
                                                                  int64_t row_vecs, int units, int piece_vecs,
                                                                  unsigned* block_sums) {
@@ -279,6 +281,19 @@ int stream_heads_per_block(const attention::Problem& p) {
 unsigned kv_stream_blocks(const attention::Problem& p) {
   return static_cast<unsigned>(p.batch * (p.heads_kv / stream_heads_per_block(p)));
 }
+template <int Stages>
+void launch_kv_stream_stages(const attention::Problem& p, const attention::decode_splitk::Plan& plan, cudaStream_t stream) {
+  static const bool ready = [] {  // once a kernel: one device a process, the harness's
+    SB_CUDA_CHECK(cudaFuncSetAttribute(kv_stream_impl<Stages>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                       kStreamSmemBytes<Stages>));
+    return true;
+  }();
+  (void)ready;
+  kv_stream_impl<Stages><<<kv_stream_blocks(p), kStreamThreads, kStreamSmemBytes<Stages>, stream>>>(
+      static_cast<const uint4*>(p.k), static_cast<const uint4*>(p.v), static_cast<int>(p.kv_len),
+      p.heads_kv * p.head_dim / 8, static_cast<int>(p.heads_kv / plan.heads_per_block),
+      static_cast<int>(plan.heads_per_block * p.head_dim / 8), static_cast<unsigned*>(p.workspace));
+}
 }  // namespace
 
 Check check_kv_read(const attention::Problem& p, cudaStream_t stream) {
@@ -314,15 +329,11 @@ void launch_kv_stream(const attention::Problem& p, cudaStream_t stream) {
   if (const std::string why = kv_stream_supports(p); !why.empty()) throw std::invalid_argument("ref_kv_stream: " + why);
   if (p.workspace_size < kv_stream_workspace_bytes(p))
     throw std::invalid_argument("ref_kv_stream: the workspace holds fewer words than its blocks write");
-  static const bool ready = [] {  // one device a process, the harness's
-    SB_CUDA_CHECK(cudaFuncSetAttribute(kv_stream_impl, cudaFuncAttributeMaxDynamicSharedMemorySize, kStreamSmemBytes));
-    return true;
-  }();
-  (void)ready;
-  const int hpb = stream_heads_per_block(p);
-  kv_stream_impl<<<kv_stream_blocks(p), kStreamThreads, kStreamSmemBytes, stream>>>(
-      static_cast<const uint4*>(p.k), static_cast<const uint4*>(p.v), static_cast<int>(p.kv_len), p.heads_kv * p.head_dim / 8,
-      static_cast<int>(p.heads_kv / hpb), static_cast<int>(hpb * p.head_dim / 8), static_cast<unsigned*>(p.workspace));
+  const attention::decode_splitk::Plan plan = attention::decode_splitk::make_plan(p, sm_count());
+  if (plan.tensor_cores)
+    launch_kv_stream_stages<6>(p, plan, stream);
+  else
+    launch_kv_stream_stages<3>(p, plan, stream);
   SB_LAUNCH_CHECK();
 }
 
