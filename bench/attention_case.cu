@@ -211,16 +211,16 @@ Check check_word_sums(const attention::Problem& p, unsigned blocks, void (*launc
 
 constexpr int kStreamThreads = 256;
 // Stages of 16 KB a block: the bytes in flight of the decode_splitk block it stands for. 3 (48 KB, 4 blocks
-// an SM) for the FMA kernel's one-row blocks; 6 (96 KB, one block an SM at these grids) for the tensor-core
-// kernel's 96 KB of K and V (c261: with 3 stages, GQA b16 KV 32768 read 494.6 us cold against decode_splitk's
-// 488.7, one 48 KB block on each of 128 SMs).
+// an SM) for the FMA kernel's one-row blocks; 6 for the tensor-core kernel's 96 KB of K and V. They do not
+// explain why decode_splitk reads faster than this at GQA b16 KV 32768 (bf16, cold): 1.012x its time with 3
+// stages (c261), 1.031x with 6 (c262, another H200; results/h200/history/2026-12-02_session54_experiments/).
 template <int Stages>
 constexpr int kStreamSmemBytes = Stages * 4 * kStreamThreads * 16;
 
 // Block i = b * units + unit reads piece_vecs 16-byte vectors (its unit's heads) of each key row of batch b,
 // row_vecs vectors apart: a stage is 2 keys a thread of K and of V, each thread's own 16-byte pieces,
-// which it alone reads back (no block barrier), as decode_splitk's FMA kernel copies. Keys past kv_len
-// are zero-filled copies of key 0's address (they add 0).
+// which it alone reads back (no block barrier), as decode_splitk's FMA kernel copies. A key past kv_len
+// copies no bytes (cp.async's zero fill, from key 0's address) and adds 0.
 template <int kStreamStages>
 __global__ void __launch_bounds__(kStreamThreads) kv_stream_impl(const uint4* k, const uint4* v, int kv_len,
                                                                  int64_t row_vecs, int units, int piece_vecs,
