@@ -646,6 +646,11 @@ def sweep_panels(cases, s: Sweep) -> list:
     return panels
 
 
+# The reference lines are thin and black, dash-dot (the dotted line is the copy ceiling's), but for references
+# drawn in the same plot as another: ref_kv_stream beside ref_kv_read.
+REF_DASHES = {"ref_kv_stream": (0, (6, 2))}
+
+
 class Plotter:
     """Writes PNGs with matplotlib (Agg); one colour per implementation across all plots."""
 
@@ -664,7 +669,8 @@ class Plotter:
 
     def _style(self, impl: str) -> dict:
         if impl.startswith(sbresults.REF_PREFIX):  # a reference: a thin black line, no markers
-            return {"color": "black", "linestyle": "-.", "linewidth": 1, "marker": None, "label": impl}
+            return {"color": "black", "linestyle": REF_DASHES.get(impl, "-."), "linewidth": 1, "marker": None,
+                    "label": impl}
         torch = impl.startswith(sbresults.TORCH_PREFIX)
         return {"color": self.color.get(impl), "linestyle": "--" if torch else "-",
                 "marker": "s" if torch else "o", "markersize": 4, "label": impl}

@@ -262,6 +262,21 @@ def lines_of(md, start, end="\n## "):
 
 @unittest.skipUnless(importlib.util.find_spec("matplotlib"),
                      "matplotlib is not installed: report plots not tested")
+class ReferenceLines(unittest.TestCase):
+    def test_references_in_one_plot_are_told_apart(self):
+        """The decode plots draw ref_kv_read and ref_kv_stream together: both thin and black, with their own dashes,
+        neither the copy ceiling's dotted line; a variant keeps its colour and markers."""
+        with tempfile.TemporaryDirectory() as tmp:
+            plotter = report.Plotter(Path(tmp), ["decode_splitk", "ref_kv_read", "ref_kv_stream"])
+            read, stream = plotter._style("ref_kv_read"), plotter._style("ref_kv_stream")
+            self.assertEqual((read["color"], stream["color"]), ("black", "black"))
+            self.assertNotEqual(read["linestyle"], stream["linestyle"])
+            self.assertNotIn(":", (read["linestyle"], stream["linestyle"]))
+            self.assertEqual(plotter._style("decode_splitk")["marker"], "o")
+
+
+@unittest.skipUnless(importlib.util.find_spec("matplotlib"),
+                     "matplotlib is not installed: report plots not tested")
 class ReportSections(ReportRun, unittest.TestCase):
     fill = staticmethod(fake_results)
 
