@@ -36,9 +36,10 @@ def anchor(shape, value, unit):
 
 
 class Acceptance(unittest.TestCase):
-    def results(self, tmp, scale=None, crosscheck=True, pdl_floor_us=None, hot_launches=None, counters=None):
+    def results(self, tmp, scale=None, crosscheck=True, pdl_floor_us=None, hot_launches=None, counters=None,
+                extra=()):
         d = Path(tmp)
-        run_cases = cases(pdl_floor_us, hot_launches, counters)
+        run_cases = cases(pdl_floor_us, hot_launches, counters) + list(extra)
         quiet = {c["name"]: 0.0 for c in run_cases}  # no noise: near the floor the model's impls differ by < 1%
         gbfake.write(d / "latest.json", gbfake.run(run_cases, seed=3, sigma=quiet, scale=scale))
         # 4096 x 2048: an anchor 10% faster than ours (behind); 1 x 4096: an anchor in µs well above ours.
@@ -144,6 +145,21 @@ class Acceptance(unittest.TestCase):
         ours, sdpa = float(share.split("%")[0]), float(share.split("SDPA ")[1].split("%")[0])
         self.assertLess(ours, sdpa)
         self.assertIn("`ref_kv_read`: ", rows["`b1_hq32_hkv8_d128_q1_kv4096`"].measured)
+
+    def test_a_shape_below_sdpa_names_its_share_of_its_own_order_read(self):
+        """Where the run has ref_kv_stream at a decode shape below SDPA, the item gives ours as a share of it
+        too; where the run has none, it does not."""
+        slow = {"attention/decode_splitk/bf16/decode/b8_hq32_hkv8_d128_q1_kv4096/cold": 2.0}
+        read = gbfake.attention("ref_kv_read", "bf16", "decode", 8, 32, 8, 128, 1, 4096, False, "cold")
+        stream = read | {"name": read["name"].replace("ref_kv_read", "ref_kv_stream"), "us": read["us"] * 1.05}
+        with tempfile.TemporaryDirectory() as tmp:
+            decode = self.results(tmp, scale=slow, extra=[stream])["≥ 1.0× the best SDPA backend"]
+        share = decode.measured.split("in our blocks' order, `ref_kv_stream`: ")[1]
+        self.assertAlmostEqual(float(share.split("%")[0]), 100 * stream["us"] / (2 * gbfake.attention(
+            "decode_splitk", "bf16", "decode", 8, 32, 8, 128, 1, 4096, False, "cold")["us"]), delta=0.1)
+        with tempfile.TemporaryDirectory() as tmp:
+            decode = self.results(tmp, scale=slow)["≥ 1.0× the best SDPA backend"]
+        self.assertNotIn("ref_kv_stream", decode.measured)
 
     def test_without_a_crosscheck_the_item_is_not_evaluated(self):
         with tempfile.TemporaryDirectory() as tmp:
