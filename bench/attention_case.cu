@@ -281,15 +281,21 @@ int stream_heads_per_block(const attention::Problem& p) {
 unsigned kv_stream_blocks(const attention::Problem& p) {
   return static_cast<unsigned>(p.batch * (p.heads_kv / stream_heads_per_block(p)));
 }
+// kv_stream_impl<Stages>, allowed its dynamic shared memory (once a kernel: one device a process, the harness's).
 template <int Stages>
-void launch_kv_stream_stages(const attention::Problem& p, const attention::decode_splitk::Plan& plan, cudaStream_t stream) {
-  static const bool ready = [] {  // once a kernel: one device a process, the harness's
+auto stream_kernel() {
+  static const bool ready = [] {
     SB_CUDA_CHECK(cudaFuncSetAttribute(kv_stream_impl<Stages>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                        kStreamSmemBytes<Stages>));
     return true;
   }();
   (void)ready;
-  kv_stream_impl<Stages><<<kv_stream_blocks(p), kStreamThreads, kStreamSmemBytes<Stages>, stream>>>(
+  return kv_stream_impl<Stages>;
+}
+template <int Stages>
+void launch_kv_stream_stages(const attention::Problem& p, const attention::decode_splitk::Plan& plan, cudaStream_t stream) {
+  const auto kernel = stream_kernel<Stages>();
+  kernel<<<kv_stream_blocks(p), kStreamThreads, kStreamSmemBytes<Stages>, stream>>>(
       static_cast<const uint4*>(p.k), static_cast<const uint4*>(p.v), static_cast<int>(p.kv_len),
       p.heads_kv * p.head_dim / 8, static_cast<int>(p.heads_kv / plan.heads_per_block),
       static_cast<int>(plan.heads_per_block * p.head_dim / 8), static_cast<unsigned*>(p.workspace));
