@@ -14,6 +14,7 @@
 #include "common/dispatch.cuh"
 #include "common/vec.cuh"
 #include "harness/fill.h"
+#include "harness/word_sum.cuh"
 #include "ref/cpu/attention_ref.h"
 
 namespace sb::bench {
@@ -254,21 +255,10 @@ __global__ void __launch_bounds__(kStreamThreads) kv_stream_impl(const uint4* k,
     cp_async_wait<kStreamStages - 1>();  // group i has landed
     const uint4* src = stages + (i % kStreamStages) * 4 * kStreamThreads + tid;
 #pragma unroll
-    for (int u = 0; u < 4; ++u) {
-      const uint4 x = src[u * kStreamThreads];
-      acc += x.x + x.y + x.z + x.w;
-    }
+    for (int u = 0; u < 4; ++u) acc += word_sum4(src[u * kStreamThreads]);
   }
   cp_async_wait<0>();
-  for (int offset = 16; offset > 0; offset >>= 1) acc += __shfl_xor_sync(0xffffffffu, acc, offset);
-  __shared__ unsigned warp_sums[kStreamThreads / 32];
-  if (tid % 32 == 0) warp_sums[tid / 32] = acc;
-  __syncthreads();
-  if (tid == 0) {
-    unsigned total = 0;
-    for (int w = 0; w < kStreamThreads / 32; ++w) total += warp_sums[w];
-    block_sums[blockIdx.x] = total;
-  }
+  write_block_word_sum<kStreamThreads>(acc, block_sums + blockIdx.x);
 }
 
 int sm_count() {

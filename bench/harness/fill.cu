@@ -10,6 +10,7 @@
 #include "common/dispatch.cuh"
 #include "common/vec.cuh"
 #include "harness/device.h"
+#include "harness/word_sum.cuh"
 
 namespace sb::bench {
 
@@ -80,8 +81,6 @@ __global__ void read_kernel_impl(const uint4* p, std::size_t n, unsigned never, 
 // 4,532 GB/s cold against 4,520 for 4 loads; 1,024-thread blocks and evict-first loads no better overall).
 constexpr int kReadSumUnroll = 8;
 
-__device__ __forceinline__ unsigned word_sum4(const uint4& v) { return v.x + v.y + v.z + v.w; }
-
 // Plain loads (no __restrict__: with it the loads compile to ld.global.nc, and with the range chosen by a
 // branch instead of a pointer select, each behind its own branch; that form read 507 µs at 2 GiB, c139).
 __global__ void read_sum_impl(const uint4* a, std::size_t na, const uint4* b, std::size_t nb, unsigned* block_sums) {
@@ -100,16 +99,7 @@ __global__ void read_sum_impl(const uint4* a, std::size_t na, const uint4* b, st
     for (int u = 0; u < kReadSumUnroll; ++u) acc += word_sum4(v[u]);
   }
   for (; i < n; i += stride) acc += word_sum4(*(i < na ? a + i : b + (i - na)));
-  // An exact, wrapping integer sum: kernels/common/reduce.cuh's reductions are float.
-  for (int offset = 16; offset > 0; offset >>= 1) acc += __shfl_xor_sync(0xffffffffu, acc, offset);
-  __shared__ unsigned warp_sums[kThreads / 32];
-  if (threadIdx.x % 32 == 0) warp_sums[threadIdx.x / 32] = acc;
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    unsigned total = 0;
-    for (int w = 0; w < kThreads / 32; ++w) total += warp_sums[w];
-    block_sums[blockIdx.x] = total;
-  }
+  write_block_word_sum<kThreads>(acc, block_sums + blockIdx.x);
 }
 
 template <typename T>
