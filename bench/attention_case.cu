@@ -265,27 +265,22 @@ int sm_count() {
   static const int sms = device_info().sm_count;  // one device a process, the harness's
   return sms;
 }
-int stream_heads_per_block(const attention::Problem& p) {
-  return attention::decode_splitk::make_plan(p, sm_count()).heads_per_block;
+unsigned kv_stream_blocks(const attention::Problem& p, const attention::decode_splitk::Plan& plan) {
+  return static_cast<unsigned>(p.batch * (p.heads_kv / plan.heads_per_block));
 }
 unsigned kv_stream_blocks(const attention::Problem& p) {
-  return static_cast<unsigned>(p.batch * (p.heads_kv / stream_heads_per_block(p)));
+  return kv_stream_blocks(p, attention::decode_splitk::make_plan(p, sm_count()));
 }
-// kv_stream_impl<Stages>, allowed its dynamic shared memory (once a kernel: one device a process, the harness's).
 template <int Stages>
-auto stream_kernel() {
-  static const bool ready = [] {
+void launch_kv_stream_stages(const attention::Problem& p, const attention::decode_splitk::Plan& plan, unsigned blocks,
+                             cudaStream_t stream) {
+  static const bool ready = [] {  // once a kernel: one device a process, the harness's
     SB_CUDA_CHECK(cudaFuncSetAttribute(kv_stream_impl<Stages>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                        kStreamSmemBytes<Stages>));
     return true;
   }();
   (void)ready;
-  return kv_stream_impl<Stages>;
-}
-template <int Stages>
-void launch_kv_stream_stages(const attention::Problem& p, const attention::decode_splitk::Plan& plan, cudaStream_t stream) {
-  const auto kernel = stream_kernel<Stages>();
-  kernel<<<kv_stream_blocks(p), kStreamThreads, kStreamSmemBytes<Stages>, stream>>>(
+  kv_stream_impl<Stages><<<blocks, kStreamThreads, kStreamSmemBytes<Stages>, stream>>>(
       static_cast<const uint4*>(p.k), static_cast<const uint4*>(p.v), static_cast<int>(p.kv_len),
       p.heads_kv * p.head_dim / 8, static_cast<int>(p.heads_kv / plan.heads_per_block),
       static_cast<int>(plan.heads_per_block * p.head_dim / 8), static_cast<unsigned*>(p.workspace));
@@ -308,8 +303,8 @@ std::string kv_stream_supports(const attention::Problem& p) {
   if (plan.row_blocks > 1)
     return "decode_splitk reads this problem's K and V " + std::to_string(plan.row_blocks) +
            " times (row blocks); this reference reads them once";
-  const int64_t piece_vecs = plan.heads_per_block * p.head_dim / 8;
-  if (p.head_dim % 8 != 0 || kStreamThreads % piece_vecs != 0)
+  const int64_t piece_vecs = plan.heads_per_block * p.head_dim / 8;  // decode_splitk's head dims are multiples of 8
+  if (kStreamThreads % piece_vecs != 0)
     return "a unit's piece of a key row (" + std::to_string(piece_vecs) + " 16-byte vectors) does not divide " +
            std::to_string(kStreamThreads) + " threads";
   if (p.kv_len > INT_MAX || p.batch * (p.heads_kv / plan.heads_per_block) > INT_MAX)
@@ -323,13 +318,14 @@ std::size_t kv_stream_workspace_bytes(const attention::Problem& p) {
 
 void launch_kv_stream(const attention::Problem& p, cudaStream_t stream) {
   if (const std::string why = kv_stream_supports(p); !why.empty()) throw std::invalid_argument("ref_kv_stream: " + why);
-  if (p.workspace_size < kv_stream_workspace_bytes(p))
-    throw std::invalid_argument("ref_kv_stream: the workspace holds fewer words than its blocks write");
   const attention::decode_splitk::Plan plan = attention::decode_splitk::make_plan(p, sm_count());
+  const unsigned blocks = kv_stream_blocks(p, plan);
+  if (p.workspace_size < sizeof(unsigned) * blocks)
+    throw std::invalid_argument("ref_kv_stream: the workspace holds fewer words than its blocks write");
   if (plan.tensor_cores)
-    launch_kv_stream_stages<6>(p, plan, stream);
+    launch_kv_stream_stages<6>(p, plan, blocks, stream);
   else
-    launch_kv_stream_stages<3>(p, plan, stream);
+    launch_kv_stream_stages<3>(p, plan, blocks, stream);
   SB_LAUNCH_CHECK();
 }
 
