@@ -222,7 +222,7 @@ constexpr int kStreamSmemBytes = Stages * 4 * kStreamThreads * 16;
 // row_vecs vectors apart: a stage is 2 keys a thread of K and of V, each thread's own 16-byte pieces,
 // which it alone reads back (no block barrier), as decode_splitk's FMA kernel copies. A key past kv_len
 // copies no bytes (cp.async's zero fill, from key 0's address) and adds 0.
-template <int kStreamStages>
+template <int Stages>
 __global__ void __launch_bounds__(kStreamThreads) kv_stream_impl(const uint4* k, const uint4* v, int kv_len,
                                                                  int64_t row_vecs, int units, int piece_vecs,
                                                                  unsigned* block_sums) {
@@ -233,9 +233,9 @@ __global__ void __launch_bounds__(kStreamThreads) kv_stream_impl(const uint4* k,
   const int keys_per_pass = kStreamThreads / piece_vecs, key_in = tid / piece_vecs, keys_per_stage = 2 * keys_per_pass;
   const int64_t base = b * kv_len * row_vecs + static_cast<int64_t>(unit) * piece_vecs + tid % piece_vecs;
   const int n = (kv_len + keys_per_stage - 1) / keys_per_stage;
-  auto issue = [&](int i) {  // stage i into slot i % kStreamStages; always commits a group (group i: stage i)
+  auto issue = [&](int i) {  // stage i into slot i % Stages; always commits a group (group i: stage i)
     if (i < n) {
-      uint4* dst = stages + (i % kStreamStages) * 4 * kStreamThreads + tid;
+      uint4* dst = stages + (i % Stages) * 4 * kStreamThreads + tid;
 #pragma unroll
       for (int u = 0; u < 2; ++u) {
         const int key = i * keys_per_stage + u * keys_per_pass + key_in;
@@ -248,12 +248,12 @@ __global__ void __launch_bounds__(kStreamThreads) kv_stream_impl(const uint4* k,
     cp_async_commit();
   };
 #pragma unroll
-  for (int i = 0; i < kStreamStages - 1; ++i) issue(i);
+  for (int i = 0; i < Stages - 1; ++i) issue(i);
   unsigned acc = 0;
   for (int i = 0; i < n; ++i) {
-    issue(i + kStreamStages - 1);  // into the slot this thread read back in iteration i - 1
-    cp_async_wait<kStreamStages - 1>();  // group i has landed
-    const uint4* src = stages + (i % kStreamStages) * 4 * kStreamThreads + tid;
+    issue(i + Stages - 1);  // into the slot this thread read back in iteration i - 1
+    cp_async_wait<Stages - 1>();  // group i has landed
+    const uint4* src = stages + (i % Stages) * 4 * kStreamThreads + tid;
 #pragma unroll
     for (int u = 0; u < 4; ++u) acc += word_sum4(src[u * kStreamThreads]);
   }
@@ -268,8 +268,32 @@ int sm_count() {
 unsigned kv_stream_blocks(const attention::Problem& p, const attention::decode_splitk::Plan& plan) {
   return static_cast<unsigned>(p.batch * (p.heads_kv / plan.heads_per_block));
 }
-unsigned kv_stream_blocks(const attention::Problem& p) {
-  return kv_stream_blocks(p, attention::decode_splitk::make_plan(p, sm_count()));
+// decode_splitk's plan for p where ref_kv_stream reads p as that plan's blocks would; otherwise nothing, and
+// *why says why not. The one place that decides, so a launch makes the plan once.
+std::optional<attention::decode_splitk::Plan> kv_stream_plan(const attention::Problem& p, std::string* why) {
+  namespace ds = attention::decode_splitk;
+  auto refuse = [why](std::string reason) -> std::optional<ds::Plan> {
+    *why = std::move(reason);
+    return std::nullopt;
+  };
+  if (std::string r = kv_read_supports(p); !r.empty()) return refuse(std::move(r));
+  if (std::string r = ds::supports(p); !r.empty())
+    return refuse("decode_splitk does not take this problem (" + r + "), and this reference reads as its blocks do");
+  const ds::Plan plan = ds::make_plan(p, sm_count());
+  if (plan.num_splits > 1)
+    return refuse("decode_splitk splits this problem's KV (" + std::to_string(plan.num_splits) +
+                  " splits); this reference reads as its unsplit blocks do (ref_kv_read reads any decode problem)");
+  if (plan.row_blocks > 1)
+    return refuse("decode_splitk reads this problem's K and V " + std::to_string(plan.row_blocks) +
+                  " times (row blocks); this reference reads them once");
+  const int64_t piece_vecs = plan.heads_per_block * p.head_dim / 8;  // decode_splitk's head dims are multiples of 8
+  if (kStreamThreads % piece_vecs != 0)
+    return refuse("a unit's piece of a key row (" + std::to_string(piece_vecs) + " 16-byte vectors) does not divide " +
+                  std::to_string(kStreamThreads) + " threads");
+  if (p.kv_len > INT_MAX || p.batch * (p.heads_kv / plan.heads_per_block) > INT_MAX)
+    return refuse("kv_len or the block count exceeds 32 bits");
+  why->clear();
+  return plan;
 }
 template <int Stages>
 void launch_kv_stream_stages(const attention::Problem& p, const attention::decode_splitk::Plan& plan, unsigned blocks,
@@ -292,45 +316,36 @@ Check check_kv_read(const attention::Problem& p, cudaStream_t stream) {
 }
 
 std::string kv_stream_supports(const attention::Problem& p) {
-  namespace ds = attention::decode_splitk;
-  if (std::string why = kv_read_supports(p); !why.empty()) return why;
-  if (std::string why = ds::supports(p); !why.empty())
-    return "decode_splitk does not take this problem (" + why + "), and this reference reads as its blocks do";
-  const ds::Plan plan = ds::make_plan(p, sm_count());
-  if (plan.num_splits > 1)
-    return "decode_splitk splits this problem's KV (" + std::to_string(plan.num_splits) +
-           " splits); this reference reads as its unsplit blocks do (ref_kv_read reads any decode problem)";
-  if (plan.row_blocks > 1)
-    return "decode_splitk reads this problem's K and V " + std::to_string(plan.row_blocks) +
-           " times (row blocks); this reference reads them once";
-  const int64_t piece_vecs = plan.heads_per_block * p.head_dim / 8;  // decode_splitk's head dims are multiples of 8
-  if (kStreamThreads % piece_vecs != 0)
-    return "a unit's piece of a key row (" + std::to_string(piece_vecs) + " 16-byte vectors) does not divide " +
-           std::to_string(kStreamThreads) + " threads";
-  if (p.kv_len > INT_MAX || p.batch * (p.heads_kv / plan.heads_per_block) > INT_MAX)
-    return "kv_len or the block count exceeds 32 bits";
-  return "";
+  std::string why;
+  kv_stream_plan(p, &why);
+  return why;
 }
 
 std::size_t kv_stream_workspace_bytes(const attention::Problem& p) {
-  return kv_stream_supports(p).empty() ? sizeof(unsigned) * kv_stream_blocks(p) : 0;
+  std::string why;
+  const auto plan = kv_stream_plan(p, &why);
+  return plan ? sizeof(unsigned) * kv_stream_blocks(p, *plan) : 0;
 }
 
 void launch_kv_stream(const attention::Problem& p, cudaStream_t stream) {
-  if (const std::string why = kv_stream_supports(p); !why.empty()) throw std::invalid_argument("ref_kv_stream: " + why);
-  const attention::decode_splitk::Plan plan = attention::decode_splitk::make_plan(p, sm_count());
-  const unsigned blocks = kv_stream_blocks(p, plan);
+  std::string why;
+  const auto plan = kv_stream_plan(p, &why);
+  if (!plan) throw std::invalid_argument("ref_kv_stream: " + why);
+  const unsigned blocks = kv_stream_blocks(p, *plan);
   if (p.workspace_size < sizeof(unsigned) * blocks)
     throw std::invalid_argument("ref_kv_stream: the workspace holds fewer words than its blocks write");
-  if (plan.tensor_cores)
-    launch_kv_stream_stages<6>(p, plan, blocks, stream);
+  if (plan->tensor_cores)
+    launch_kv_stream_stages<6>(p, *plan, blocks, stream);
   else
-    launch_kv_stream_stages<3>(p, plan, blocks, stream);
+    launch_kv_stream_stages<3>(p, *plan, blocks, stream);
   SB_LAUNCH_CHECK();
 }
 
 Check check_kv_stream(const attention::Problem& p, cudaStream_t stream) {
-  return check_word_sums(p, kv_stream_blocks(p), launch_kv_stream, stream);
+  std::string why;
+  const auto plan = kv_stream_plan(p, &why);
+  if (!plan) throw std::invalid_argument("ref_kv_stream: " + why);
+  return check_word_sums(p, kv_stream_blocks(p, *plan), launch_kv_stream, stream);
 }
 
 namespace {
