@@ -19,6 +19,7 @@ import json
 import math
 import re
 import shlex
+import statistics
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -228,6 +229,50 @@ def table(cases, metric: str, anchors: dict) -> list:
                   for _ in extra]
         out.append(f"| `{label}` | " + " | ".join(cells) + " |")
     return out
+
+
+def summary_section(cases) -> list:
+    """A line per results table: the shapes where this suite's fastest variant is at least as fast as the
+    best PyTorch baseline, the range of that speedup, and of the fastest variant's GB/s as a share of the
+    bytes reference's (`ref_copy`, `ref_kv_read`) where the table has one. Tables without a PyTorch baseline
+    are left out."""
+    rows = []
+    for key, group in group_cases(cases).items():
+        by_shape = {}
+        for c in sorted(group, key=shape_key):
+            by_shape.setdefault(c.shape_label, []).append(c)
+        speedups, shares, fastest = [], [], {}
+        for row in by_shape.values():
+            ok = [c for c in row if usable(c)]
+            ours = min((c for c in ok if not c.is_torch and not c.is_reference), key=lambda c: c.median_us,
+                       default=None)
+            torch = min((c.median_us for c in ok if c.is_torch), default=None)
+            if ours is None or torch is None:
+                continue
+            fastest[ours.impl] = fastest.get(ours.impl, 0) + 1
+            speedups.append(torch / ours.median_us)
+            ref = next((c for c in ok if c.impl in BYTES_REFERENCES), None)
+            if ref is not None and ours.counters.get("GB/s") and ref.counters.get("GB/s"):
+                shares.append(ours.counters["GB/s"] / ref.counters["GB/s"])
+        if not speedups:
+            continue
+        at_least = sum(s >= 1.0 for s in speedups)
+        mid = statistics.median(speedups)
+        share = f"{min(shares):.0%} – {max(shares):.0%}" if shares else "–"
+        winners = ", ".join(f"`{i}` {n}" for i, n in sorted(fastest.items(), key=lambda kv: (-kv[1], kv[0])))
+        rows.append(f"| {' · '.join(p for p in key if p)} | {len(speedups)} | {winners} | "
+                    f"{at_least} of {len(speedups)} | {min(speedups):.3f}× · {mid:.3f}× · {max(speedups):.3f}× | "
+                    f"{share} |")
+    if not rows:
+        return []
+    return ["## Summary", "",
+            "Per results table below: at each shape, this suite's fastest variant against the fastest PyTorch "
+            "baseline of the same run (their time ratio, > 1 where ours is faster), and its GB/s as a share of "
+            "the bytes reference's, a kernel that only moves the same bytes (`ref_copy`, `ref_kv_read`), "
+            "where the table has one. Shapes where either side failed or was skipped are left out.", "",
+            "| table | shapes | our fastest variant (shapes) | ours at least as fast | speedup over PyTorch: "
+            "lowest · median · highest | share of the bytes reference |",
+            "|---|---:|---|---:|---|---|", *rows, ""]
 
 
 # ---------------------------------------------------------------- ANCHORS.md figures
@@ -938,6 +983,7 @@ def render(run: sbresults.Run, results_dir: Path, command: str, plotter: Plotter
     notes = warnings(run)
     if notes:
         md += ["**Warnings:**", "", *[f"- {n}" for n in notes], ""]
+    md += summary_section(run.cases)
     md += ["## Results", "",
            "Each cell: median time over the repetitions (the fastest in the row in bold) · "
            "throughput against minimal bytes (or FLOPs) · % of speed of light against the "

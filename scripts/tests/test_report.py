@@ -612,3 +612,37 @@ class CrosscheckClockColumns(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class Summary(unittest.TestCase):
+    """summary_section: one line per results table, from the same cases the tables show."""
+
+    @staticmethod
+    def case(impl, shape, us, gbps=None, error=""):
+        return sbresults.Case(name=f"rmsnorm/{impl}/bf16/{shape}/cold", op="rmsnorm", impl=impl, dtype="bf16",
+                              workload="", shape={}, shape_label=shape, mode="cold", times_us=[us],
+                              median_us=None if error else us, counters={"GB/s": gbps} if gbps else {},
+                              error=error)
+
+    def test_speedups_winners_and_share_of_the_reference(self):
+        c = self.case
+        cases = [c("vectorized", "t1_h4096", 4.0, 100), c("block_reduce", "t1_h4096", 8.0, 50),
+                 c("torch_rms_norm", "t1_h4096", 10.0), c("ref_copy", "t1_h4096", 3.0, 125),
+                 c("vectorized", "t64_h8192", 6.0, 400), c("block_reduce", "t64_h8192", 5.0, 480),
+                 c("torch_rms_norm", "t64_h8192", 4.5), c("ref_copy", "t64_h8192", 4.0, 600),
+                 c("vectorized", "t2048_h2048", 9.0, 900), c("torch_rms_norm", "t2048_h2048", 9.0),
+                 # a failed baseline leaves its shape out; a failed variant is not the fastest
+                 c("vectorized", "t8192_h768", 1.0, 900), c("torch_rms_norm", "t8192_h768", 2.0, error="boom"),
+                 c("vectorized", "t4096_h4096", 1.0, error="verification failed"),
+                 c("block_reduce", "t4096_h4096", 30.0, 10), c("torch_rms_norm", "t4096_h4096", 20.0)]
+        md = report.summary_section(cases)
+        self.assertEqual(md[0], "## Summary")
+        rows = [line for line in md if line.startswith("| rmsnorm")]
+        self.assertEqual(len(rows), 1, md)
+        # speedups: 10/4 = 2.5, 4.5/5 = 0.9, 9/9 = 1.0, 20/30 = 0.667; shares 100/125, 480/600 (t2048 and
+        # t4096 have no ref_copy)
+        self.assertEqual(rows[0], "| rmsnorm · bf16 · cold | 4 | `block_reduce` 2, `vectorized` 2 | 2 of 4 | "
+                                  "0.667× · 0.950× · 2.500× | 80% – 80% |")
+
+    def test_no_line_without_a_torch_baseline(self):
+        self.assertEqual(report.summary_section([self.case("vectorized", "t1_h4096", 4.0, 100)]), [])
