@@ -202,14 +202,27 @@ def cell(case, metric: str, best_torch_us: float | None, fastest: bool, ref=None
     return "<br>".join(line for line in lines if line)
 
 
+def shape_rows(cases) -> dict:
+    """A table's rows: shape label -> {impl: case}, the shapes in shape_key order."""
+    rows = {}
+    for c in sorted(cases, key=shape_key):
+        rows.setdefault(c.shape_label, {})[c.impl] = c
+    return rows
+
+
+def best_torch_and_ref(ok) -> tuple:
+    """Of a row's usable cases: the fastest PyTorch baseline's time and the bytes reference (BYTES_REFERENCES),
+    each None where the row has none."""
+    return (min((c.median_us for c in ok if c.is_torch), default=None),
+            next((c for c in ok if c.impl in BYTES_REFERENCES), None))
+
+
 def table(cases, metric: str, anchors: dict) -> list:
     """A row per shape, a cell per impl; a cell whose case ANCHORS.md measured shows that figure,
     and a last column holds the ANCHORS.md figures of impls this run does not have."""
     impls = impl_order(cases)
     op, dtype, mode = cases[0].op, cases[0].dtype, cases[0].mode
-    shapes = {}
-    for c in sorted(cases, key=shape_key):
-        shapes.setdefault(c.shape_label, {})[c.impl] = c
+    shapes = shape_rows(cases)
     others = {label: {i: a for i, a in anchors.get((op, dtype, label, mode), {}).items()
                       if i not in impls} for label in shapes}
     extra = ["ANCHORS.md, not run here"] if any(others.values()) else []
@@ -217,9 +230,8 @@ def table(cases, metric: str, anchors: dict) -> list:
            "|---|" + "---:|" * (len(impls) + len(extra))]
     for label, by_impl in shapes.items():
         ok = [c for c in by_impl.values() if usable(c)]
-        best_torch = min((c.median_us for c in ok if c.is_torch), default=None)
+        best_torch, ref = best_torch_and_ref(ok)
         fastest = min((c for c in ok if not c.is_reference), key=lambda c: c.median_us, default=None)
-        ref = next((c for c in ok if c.impl in BYTES_REFERENCES), None)
         measured = anchors.get((op, dtype, label, mode), {})
         cells = ["<br>".join(filter(None, [
                      cell(by_impl.get(i), metric, best_torch, by_impl.get(i) is fastest, ref),
@@ -238,20 +250,16 @@ def summary_section(cases) -> list:
     are left out."""
     rows = []
     for key, group in group_cases(cases).items():
-        by_shape = {}
-        for c in sorted(group, key=shape_key):
-            by_shape.setdefault(c.shape_label, []).append(c)
         speedups, shares, fastest = [], [], {}
-        for row in by_shape.values():
-            ok = [c for c in row if usable(c)]
+        for by_impl in shape_rows(group).values():
+            ok = [c for c in by_impl.values() if usable(c)]
             ours = min((c for c in ok if not c.is_torch and not c.is_reference), key=lambda c: c.median_us,
                        default=None)
-            torch = min((c.median_us for c in ok if c.is_torch), default=None)
+            torch, ref = best_torch_and_ref(ok)
             if ours is None or torch is None:
                 continue
             fastest[ours.impl] = fastest.get(ours.impl, 0) + 1
             speedups.append(torch / ours.median_us)
-            ref = next((c for c in ok if c.impl in BYTES_REFERENCES), None)
             if ref is not None and ours.counters.get("GB/s") and ref.counters.get("GB/s"):
                 shares.append(ours.counters["GB/s"] / ref.counters["GB/s"])
         if not speedups:
