@@ -159,6 +159,24 @@ TEST_F(HarnessGpu, HotMarginalTimeLeavesOutTheGraphsOwnLaunch) {
   }
 }
 
+// A failed runtime call that SB_CUDA_CHECK turns into an exception leaves no error behind: the next launch
+// check, in other code, passes (session 58, c282: a refused launch caught by its test failed the next test's
+// fill kernel with the same error). A 1-PiB allocation fails without harming the context.
+TEST_F(HarnessGpu, ACaughtCudaErrorIsNotReportedAgainByTheNextCheck) {
+  void* p = nullptr;
+  EXPECT_THROW(SB_CUDA_CHECK(cudaMalloc(&p, std::size_t{1} << 50)), sb::CudaError);
+  EXPECT_NO_THROW(SB_LAUNCH_CHECK());
+  Stream s;
+  DeviceBuffer src(1024), dst(1024);
+  const std::vector<unsigned char> host(1024, 7);
+  std::vector<unsigned char> back(1024, 0);
+  SB_CUDA_CHECK(cudaMemcpyAsync(src.get(), host.data(), host.size(), cudaMemcpyHostToDevice, s.get()));
+  copy_kernel(dst.get(), src.get(), host.size(), s.get());  // a launch, and its own launch check
+  SB_CUDA_CHECK(cudaMemcpyAsync(back.data(), dst.get(), back.size(), cudaMemcpyDeviceToHost, s.get()));
+  SB_CUDA_CHECK(cudaStreamSynchronize(s.get()));
+  EXPECT_EQ(back, host);
+}
+
 // The copy ceiling (cold events around each cudaMemcpyAsync) against the same copies timed by the host
 // clock around a batch of them: the timer agrees with an independent clock within 5%.
 TEST_F(HarnessGpu, CopyCeilingAgreesWithHostClock) {

@@ -16,6 +16,7 @@
 #include <atomic>
 #include <climits>
 #include <limits>
+#include <mutex>
 #include <stdexcept>
 #include <type_traits>
 
@@ -57,19 +58,25 @@ struct Tile {
 };
 
 // Opts `Kernel` in to `bytes` of dynamic shared memory (past the default 48 KB) and the largest shared
-// memory carveout, once per kernel and device: the static is per kernel (the template argument is the
-// kernel itself, not its type, which every split kernel shares).
+// memory carveout, once per kernel, device and size: the static is per kernel (the template argument is the
+// kernel itself, not its type, which every split kernel shares) and holds the largest size set, so a call for
+// more raises it and a call for less leaves it (session 58: with a flag instead, a second, larger size for one
+// kernel was skipped, and its launches failed with "invalid argument").
 template <auto Kernel>
 void opt_in_smem(int bytes) {
   constexpr int kMaxDevices = 64;
-  static std::atomic<bool> ready[kMaxDevices] = {};
+  static std::atomic<int> opted[kMaxDevices] = {};
+  static std::mutex raise;
   int dev = 0;
   SB_CUDA_CHECK(cudaGetDevice(&dev));
-  if (dev >= 0 && dev < kMaxDevices && ready[dev].load(std::memory_order_acquire)) return;
+  const bool tracked = dev >= 0 && dev < kMaxDevices;
+  if (tracked && opted[dev].load(std::memory_order_acquire) >= bytes) return;
+  const std::lock_guard<std::mutex> lock(raise);
+  if (tracked && opted[dev].load(std::memory_order_relaxed) >= bytes) return;
   SB_CUDA_CHECK(cudaFuncSetAttribute(Kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
   SB_CUDA_CHECK(cudaFuncSetAttribute(Kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
                                      cudaSharedmemCarveoutMaxShared));
-  if (dev >= 0 && dev < kMaxDevices) ready[dev].store(true, std::memory_order_release);
+  if (tracked) opted[dev].store(bytes, std::memory_order_release);
 }
 
 struct Params {
@@ -1063,7 +1070,7 @@ void launch_floor(const Problem& p, cudaStream_t stream) {
   const Plan plan = make_plan(p, device_sm_count());
   const auto blocks =
       static_cast<unsigned>(p.batch * (p.heads_kv / plan.heads_per_block) * plan.row_blocks * plan.num_splits);
-  // One opt-in (the first call's size stays) at the largest size any plan launches it with.
+  // Opted in at the largest size any plan launches it with.
   static_assert(kClusterSmemBytes >= tc_smem_bytes(64) && kClusterSmemBytes >= tc_smem_bytes(128));
   opt_in_smem<empty_split_kernel>(kClusterSmemBytes);
   if (plan.cluster_combine) {
