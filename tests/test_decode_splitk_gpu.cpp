@@ -88,6 +88,8 @@ const AttentionDims kShapes[] = {
     {2, 5, 5, 128, 1, 1000, false},    // MHA with an odd kv head count: 1 kv head a block, 1 row
     {1, 64, 8, 128, 1, 3000, false},   // 8 rows a block (Llama-3-70B)
     {2, 12, 4, 128, 3, 130, true},     // 3 heads x 3 tokens = 9 rows: blocks of 8 and 1
+    {16, 32, 8, 128, 1, 1000, false},  // 128 units, no heuristic split: 64 paired clusters, a partial last tile
+    {32, 16, 4, 64, 1, 777, false},    // the same at d64
 };
 
 class DecodeSplitkShapes : public ::testing::TestWithParam<ShapeParam> {};
@@ -188,8 +190,9 @@ attention::Problem dims_only(int64_t batch, int64_t heads_q, int64_t heads_kv, i
   return p;
 }
 
-// The cluster plans assume their clusters run at once, in one wave: every b1 GQA plan that clusters launches
-// at most as many clusters as the GPU holds (cudaOccupancyMaxActiveClusters at the kernel's shared memory).
+// The cluster plans assume their clusters run at once, in one wave: every b1 GQA plan that clusters, and every
+// paired plan, launches at most as many clusters as the GPU holds (cudaOccupancyMaxActiveClusters at the
+// kernel's shared memory).
 // The count for clusters of 16 is printed too (session 13's 16-block clusters ran b1 KV 4096 1.44x slower).
 TEST(DecodeSplitkLaunch, ClusterPlansFitTheGpuAtOnce) {
   SB_REQUIRE_GPU();
@@ -211,12 +214,29 @@ TEST(DecodeSplitkLaunch, ClusterPlansFitTheGpuAtOnce) {
                     std::string(name(dtype)).c_str(), static_cast<long long>(d), static_cast<long long>(kv),
                     static_cast<long long>(launched), plan.num_splits, active, ds::max_active_clusters(p, 16));
       }
-  if (clustered == 0) GTEST_SKIP() << "no b1 GQA plan clusters on this GPU (" << sms << " SMs): nothing to check";
+  // Paired plans: batch x heads_kv / 2 clusters of 2, one block an SM (session 58: the H200 holds 66 pairs, but
+  // 30 clusters of 4, not the 32 a 128-block grid needs).
+  for (DType dtype : {DType::bf16, DType::f16})
+    for (const AttentionDims& dims : {AttentionDims{16, 32, 8, 128, 1, 32768, false}, AttentionDims{8, 64, 16, 128, 1, 32768, false},
+                                      AttentionDims{32, 16, 4, 64, 1, 8192, false}, AttentionDims{1, 32, 8, 128, 1, 64, false}}) {
+      attention::Problem p = dims_only(dims.batch, dims.heads_q, dims.heads_kv, dims.head_dim, dims.kv_len, dtype, 1);
+      const ds::Plan plan = ds::make_plan(p, sms);
+      if (!plan.paired_clusters) continue;
+      ++clustered;
+      const int64_t launched = p.batch * p.heads_kv / ds::kPairBlocks;
+      const int active = ds::max_active_clusters(p, ds::kPairBlocks);
+      EXPECT_GE(active, launched) << name(dtype) << " " << shape_name(dims) << ": " << launched
+                                  << " pairs, the GPU holds " << active;
+      std::printf("%s %s: %lld pairs, held at once %d; clusters of 4 held at once %d\n",
+                  std::string(name(dtype)).c_str(), shape_name(dims).c_str(), static_cast<long long>(launched), active,
+                  ds::max_active_clusters(p, 4));
+    }
+  if (clustered == 0) GTEST_SKIP() << "no GQA plan clusters on this GPU (" << sms << " SMs): nothing to check";
 }
 
-// The launch floor runs each kind of plan's launches: a single split (b64), split + combine with PDL (16
-// splits forced: past the cluster limit) and a cluster (b1 KV 4096), in that order (the cluster launch
-// needs more shared memory than the others: a first opt-in at a smaller size would refuse it); it refuses
+// The launch floor runs each kind of plan's launches: a single split over more than a wave (b64), split +
+// combine with PDL (16 splits forced: past the cluster limit), a cluster (b1 KV 4096) and pairs (b16 KV
+// 32768), the smaller shared memory first (opt_in_smem raises an opt-in made at a smaller size); it refuses
 // the FMA kernel's plans and cluster sizes outside 1-16, naming the reason.
 TEST(DecodeSplitkLaunch, FloorLaunchesEveryPlanKind) {
   SB_REQUIRE_GPU();
@@ -226,11 +246,14 @@ TEST(DecodeSplitkLaunch, FloorLaunchesEveryPlanKind) {
   const attention::Problem cluster = dims_only(1, 32, 8, 128, 4096, DType::bf16);
   const attention::Problem combine = dims_only(1, 32, 8, 128, 4096, DType::bf16, 16);
   const attention::Problem single = dims_only(64, 32, 8, 128, 4096, DType::bf16);
+  const attention::Problem pairs = dims_only(16, 32, 8, 128, 32768, DType::bf16);
   EXPECT_TRUE(ds::make_plan(cluster, sms).cluster_combine);
+  EXPECT_FALSE(ds::make_plan(single, sms).paired_clusters);
+  EXPECT_TRUE(ds::make_plan(pairs, sms).paired_clusters);
   EXPECT_FALSE(ds::make_plan(combine, sms).cluster_combine);
   EXPECT_EQ(ds::make_plan(combine, sms).num_splits, 16);
   EXPECT_EQ(ds::make_plan(single, sms).num_splits, 1);
-  for (const attention::Problem& p : {single, combine, cluster}) {
+  for (const attention::Problem& p : {single, combine, cluster, pairs}) {
     ASSERT_EQ(ds::launch_floor_supports(p), "");
     ds::launch_floor(p, stream.get());
     stream.sync();

@@ -91,6 +91,34 @@ TEST(DecodeSplitkPlan, ClusterMergeTakesSmallTensorCorePlansUpToEightSplits) {
   EXPECT_FALSE(make_plan(big, kH200Sms).cluster_combine);
 }
 
+// Paired clusters: an unsplit tensor-core grid of one wave (units <= SMs rounded down to even) with an even
+// heads_kv; never with splits, row blocks past 1 (K and V re-read), an odd heads_kv, the FMA kernel or a grid
+// over a wave.
+TEST(DecodeSplitkPlan, PairedClustersTakeUnsplitOneWaveTensorCoreGrids) {
+  for (int64_t kv : {8192, 32768}) {
+    const Plan plan = make_plan(decode(16, 32, 8, 128, kv), kH200Sms);  // 128 units: no split
+    EXPECT_EQ(plan.num_splits, 1) << kv;
+    EXPECT_TRUE(plan.paired_clusters) << kv;
+    EXPECT_FALSE(plan.cluster_combine) << kv;
+  }
+  EXPECT_TRUE(make_plan(decode(8, 64, 16, 128, 32768), kH200Sms).paired_clusters);   // 128 units
+  EXPECT_TRUE(make_plan(decode(32, 16, 4, 64, 32768), kH200Sms).paired_clusters);    // d64
+  EXPECT_TRUE(make_plan(decode(33, 16, 4, 128, 32768), kH200Sms).paired_clusters);   // 132 units: every SM
+  EXPECT_FALSE(make_plan(decode(33, 16, 4, 128, 32768), 131).paired_clusters);       // 132 > 130
+  EXPECT_FALSE(make_plan(decode(17, 32, 8, 128, 32768), kH200Sms).paired_clusters);  // 136 units: two waves
+  EXPECT_FALSE(make_plan(decode(1, 32, 8, 128, 32768), kH200Sms).paired_clusters);   // 16 splits
+  EXPECT_FALSE(make_plan(decode(44, 12, 3, 128, 32768), kH200Sms).paired_clusters);  // 3 kv heads
+  EXPECT_FALSE(make_plan(decode(4, 32, 32, 128, 32768), kH200Sms).paired_clusters);  // MHA: the FMA kernel
+  Problem forced = decode(1, 32, 8, 128, 4096);  // 8 units, forced unsplit: one wave, paired
+  forced.num_splits = 1;
+  EXPECT_TRUE(make_plan(forced, kH200Sms).paired_clusters);
+  forced.num_splits = 2;
+  EXPECT_FALSE(make_plan(forced, kH200Sms).paired_clusters);
+  const Plan mqa = make_plan(decode(2, 32, 2, 128, 4096, 8), kH200Sms);  // 128 rows a kv head: 16 row blocks
+  EXPECT_GT(mqa.row_blocks, 1);
+  EXPECT_FALSE(mqa.paired_clusters);
+}
+
 TEST(DecodeSplitkPlan, HeuristicIsPure) {
   const Problem p = decode(3, 32, 8, 128, 20000);
   const Plan a = make_plan(p, kH200Sms), b = make_plan(p, kH200Sms);
@@ -137,6 +165,9 @@ TEST(DecodeSplitkPlan, HeuristicInvariants) {
               const bool small = plan.tensor_cores && p.kv_bytes() <= kClusterMaxKvBytes;
               EXPECT_EQ(plan.cluster_combine, small && plan.num_splits > 1 && plan.num_splits <= kMaxClusterSplits &&
                                                   units * plan.num_splits <= sms / 2);
+              EXPECT_EQ(plan.paired_clusters, plan.tensor_cores && plan.num_splits == 1 && plan.row_blocks == 1 &&
+                                                  hkv % kPairBlocks == 0 && units <= sms / 2 * 2);
+              EXPECT_FALSE(plan.paired_clusters && plan.cluster_combine);
               if (small && units * kMaxClusterSplits <= sms / 2) {
                 EXPECT_LE(plan.num_splits, kMaxClusterSplits);  // the heuristic's cap for the cluster merge
               }

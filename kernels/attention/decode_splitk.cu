@@ -2,7 +2,8 @@
 // heads at MHA), for every query row of that head's GQA group, with an fp32 online softmax; a sequence's
 // chunks run in parallel (split-KV) and merge by log-sum-exp, in a combine kernel launched
 // programmatically dependent (PDL) on the split grid or, for small plans, inside the split blocks'
-// thread-block cluster. make_plan (decode_splitk.h) picks the splits, the rows a block and the kernel from
+// thread-block cluster; an unsplit one-wave GQA grid runs as clusters of two kv heads in step
+// (Plan::paired_clusters). make_plan (decode_splitk.h) picks the splits, the rows a block and the kernel from
 // the problem and the SM count. Two split kernels, each mapped in the comment above it: split_kernel_tc
 // (GQA, 2-8 query rows of a kv head, head_dim 64/128: mma.sync) and split_kernel (MHA, head_dim 256: FMAs).
 // Traffic: K and V once, Q and O once, 8 B per (row, split, dim) of partials (L2-resident). Floor, K+V
@@ -643,7 +644,11 @@ __device__ inline void cluster_merge(const Params& p, char* base, int split, Col
   }
 }
 
-template <typename T, int D, int R, bool kCluster = false>
+// kCluster: Plan::cluster_combine's kernel (its splits merge in distributed shared memory). kPaired:
+// Plan::paired_clusters' (a cluster of kPairBlocks unsplit blocks, adjacent kv heads of one sequence, that
+// pass a cluster barrier every tile: arrive after tile i's wait, wait before tile i + 1's, so no block of the
+// pair gets more than two tiles ahead; every block of the pair has the same ntiles).
+template <typename T, int D, int R, bool kCluster = false, bool kPaired = false>
 __global__ void __launch_bounds__(kTcThreads, 2) split_kernel_tc(const Params p) {
   static_assert(R <= 8, "the query rows are the MMA's 8 columns: at most 8");
   using namespace tc;
@@ -775,6 +780,10 @@ __global__ void __launch_bounds__(kTcThreads, 2) split_kernel_tc(const Params p)
   }
   int st = 0;
   for (int i = 0; i < ntiles; ++i) {
+    if constexpr (kPaired) {
+      if (i > 0) cluster_wait();
+      cluster_arrive_relaxed();
+    }
     cp_async_wait<S - 1>();
     __syncwarp();  // every lane's copies of tile i are visible to the warp
     const uint4* kt = wstage + st * Shape<D>::kWarpStageVecs;
@@ -840,6 +849,8 @@ __global__ void __launch_bounds__(kTcThreads, 2) split_kernel_tc(const Params p)
     issue(i + S, st);
     st = st + 1 == S ? 0 : st + 1;
   }
+  if constexpr (kPaired)
+    if (ntiles > 0) cluster_wait();  // the last arrival's wait
   cp_async_wait<0>();
   // Row 2 t4 + r's sum over the 8 lanes of this t4; then the warps merge through shared memory (rows < R).
 #pragma unroll
@@ -907,8 +918,8 @@ cudaLaunchConfig_t cluster_config(unsigned blocks, int cluster, cudaStream_t str
 }
 
 template <typename T, int D, int R>
-void launch_split_tc(unsigned blocks, const Params& prm, bool cluster, cudaStream_t stream) {
-  if (cluster) {
+void launch_split_tc(unsigned blocks, const Params& prm, const Plan& plan, cudaStream_t stream) {
+  if (plan.cluster_combine) {
     static_assert(tc::Shape<D>::kSmemBytes + kRecvOffset + 4 * cluster_recv_floats(R, D) <= kClusterSmemBytes,
                   "the cluster variant needs the pipeline's memory, then cluster_merge's mbarrier and buffer");
     static_assert(tc::Shape<D>::kSmemBytes % 16 == 0, "cluster_merge's mbarrier and buffer are 16-byte aligned");
@@ -916,6 +927,14 @@ void launch_split_tc(unsigned blocks, const Params& prm, bool cluster, cudaStrea
     cudaLaunchAttribute attr[1];
     const cudaLaunchConfig_t cfg = cluster_config(blocks, prm.num_splits, stream, attr);
     SB_CUDA_CHECK(cudaLaunchKernelEx(&cfg, split_kernel_tc<T, D, R, true>, prm));
+    SB_LAUNCH_CHECK();
+    return;
+  }
+  if (plan.paired_clusters) {  // kClusterSmemBytes too: one block an SM, so a pair is not packed onto one SM
+    opt_in_smem<split_kernel_tc<T, D, R, false, true>>(kClusterSmemBytes);
+    cudaLaunchAttribute attr[1];
+    const cudaLaunchConfig_t cfg = cluster_config(blocks, kPairBlocks, stream, attr);
+    SB_CUDA_CHECK(cudaLaunchKernelEx(&cfg, split_kernel_tc<T, D, R, false, true>, prm));
     SB_LAUNCH_CHECK();
     return;
   }
@@ -1009,7 +1028,7 @@ void launch_rows(const Plan& plan, unsigned blocks, const Params& prm, cudaStrea
   }
   if constexpr (R >= 2 && D <= 128) {
     if (!plan.tensor_cores) throw std::logic_error("attention/decode_splitk: a GQA plan without tensor cores");
-    launch_split_tc<T, D, R>(blocks, prm, plan.cluster_combine, stream);
+    launch_split_tc<T, D, R>(blocks, prm, plan, stream);
   } else {
     launch_split<T, D, R, 1>(blocks, prm, stream);
   }
@@ -1073,9 +1092,10 @@ void launch_floor(const Problem& p, cudaStream_t stream) {
   // Opted in at the largest size any plan launches it with.
   static_assert(kClusterSmemBytes >= tc_smem_bytes(64) && kClusterSmemBytes >= tc_smem_bytes(128));
   opt_in_smem<empty_split_kernel>(kClusterSmemBytes);
-  if (plan.cluster_combine) {
+  if (plan.cluster_combine || plan.paired_clusters) {
     cudaLaunchAttribute attr[1];
-    const cudaLaunchConfig_t cfg = cluster_config(blocks, plan.num_splits, stream, attr);
+    const cudaLaunchConfig_t cfg =
+        cluster_config(blocks, plan.cluster_combine ? plan.num_splits : kPairBlocks, stream, attr);
     SB_CUDA_CHECK(cudaLaunchKernelEx(&cfg, empty_split_kernel));
     SB_LAUNCH_CHECK();
     return;

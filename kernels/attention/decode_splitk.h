@@ -52,6 +52,16 @@ inline constexpr int kExperiment = SB_DECODE_EXPERIMENT;
 // clusters of 4: 493 -> 717 µs); hence 32 MiB and half the SMs.
 inline constexpr int kMaxClusterSplits = 8;  // the portable cluster size
 inline constexpr std::size_t kClusterMaxKvBytes = std::size_t{32} << 20;
+// Paired clusters (the default since session 58, 2026-12-02): an unsplit tensor-core grid of one wave (at most
+// SMs rounded down to even blocks, one block an SM) with an even heads_kv launches as clusters of kPairBlocks
+// blocks: the adjacent kv heads of one sequence, whose blocks read neighbouring 2 x head_dim-byte pieces of the
+// same key rows. A pair lands on one TPC and passes a cluster barrier every tile, so neither block gets more than
+// two tiles ahead of the other. Measured (H200, bf16, cold, time / the plain grid's in the same pass, two passes,
+// two H200s; results/h200/history/2026-12-02_session58_experiments/): GQA b16 KV 32768 (32/8 heads, d128)
+// 0.991-0.992 and 0.987 (SDPA cuDNN's 0.994-0.998 against 1.005-1.007 before), 64/16 b8 0.995 and 0.985-0.988,
+// 16/4 b32 0.995-0.996. Clusters of 4 lost 28-32%: the H200 holds 30 of them at once at one block an SM (120
+// blocks), so a 128-block grid ran 8 blocks in a second wave.
+inline constexpr int kPairBlocks = 2;
 
 // The tensor-core split kernel (GQA: 2-8 query rows of one kv head a block, head_dim 64 or 128; see
 // decode_splitk.cu): 4 warps, each with its own cp.async pipeline over kTcWarpKeys keys of every
@@ -109,6 +119,8 @@ struct Plan {
   int64_t chunk_keys = 0;  // keys per split, a multiple of tile_keys; split s reads [s * chunk, (s + 1) * chunk)
   bool cluster_combine = false;  // each unit's split blocks are one cluster and merge in distributed
                                  // shared memory (no workspace, no combine kernel; kClusterMaxKvBytes)
+  bool paired_clusters = false;  // one split, one row block, even heads_kv, a grid of at most SMs rounded
+                                 // down to even (one wave): clusters of kPairBlocks kv heads in step
 };
 
 // The split count for `blocks` independent (batch, kv head, row block) units over `tiles` key tiles, on a
@@ -152,7 +164,9 @@ std::string launch_floor_supports(const Problem& p);
 void launch_floor(const Problem& p, cudaStream_t stream);
 // Clusters of `cluster` (1-16; past 8 is a non-portable size) blocks of p's clustered tensor-core split
 // kernel, at its shared memory, that the device holds at once (cudaOccupancyMaxActiveClusters). A
-// cluster plan launches batch x heads_kv x row_blocks clusters of num_splits: more than this run in waves.
+// cluster plan launches batch x heads_kv x row_blocks clusters of num_splits, a paired plan batch x heads_kv
+// / kPairBlocks clusters of kPairBlocks: more than this run in waves (both kernels have kTcThreads threads
+// and kClusterSmemBytes of shared memory; the query uses the cluster-merge one).
 int max_active_clusters(const Problem& p, int cluster);
 
 // The variant's entry points (registered by variants.def; defined in decode_splitk.cu).
