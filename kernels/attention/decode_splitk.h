@@ -58,8 +58,8 @@ inline constexpr std::size_t kClusterMaxKvBytes = std::size_t{32} << 20;
 // same key rows. A pair lands on one TPC and passes a cluster barrier every tile, so neither block gets more than
 // two tiles ahead of the other. Measured (H200, bf16, cold, time / the plain grid's in the same pass, two passes,
 // two H200s; results/h200/history/2026-12-02_session58_experiments/): GQA b16 KV 32768 (32/8 heads, d128)
-// 0.991-0.992 and 0.987 (SDPA cuDNN's 0.994-0.998 against 1.005-1.007 before), 64/16 b8 0.995 and 0.985-0.988,
-// 16/4 b32 0.995-0.996. Clusters of 4 lost 28-32%: the H200 holds 30 of them at once at one block an SM (120
+// 0.991-0.992 and 0.987-0.988 (x SDPA cuDNN's time: 0.994-0.998, from 1.005-1.007), 64/16 b8 0.995-0.996 and
+// 0.985-0.988, 16/4 b32 0.995-0.996. Clusters of 4 lost 28-32%: the H200 holds 30 of them at once at one block an SM (120
 // blocks), so a 128-block grid ran 8 blocks in a second wave.
 inline constexpr int kPairBlocks = 2;
 
