@@ -54,13 +54,13 @@ inline constexpr int kMaxClusterSplits = 8;  // the portable cluster size
 inline constexpr std::size_t kClusterMaxKvBytes = std::size_t{32} << 20;
 // Paired clusters (the default since session 58, 2026-12-02): an unsplit tensor-core grid of one wave (at most
 // SMs rounded down to even blocks, one block an SM) with an even heads_kv launches as clusters of kPairBlocks
-// blocks: the adjacent kv heads of one sequence, whose blocks read neighbouring 2 x head_dim-byte pieces of the
-// same key rows. A pair lands on one TPC and passes a cluster barrier every tile, so neither block gets more than
-// two tiles ahead of the other. Measured (H200, bf16, cold, time / the plain grid's in the same pass, two passes,
-// two H200s; results/h200/history/2026-12-02_session58_experiments/): GQA b16 KV 32768 (32/8 heads, d128)
-// 0.991-0.992 and 0.987-0.988 (x SDPA cuDNN's time: 0.994-0.998, from 1.005-1.007), 64/16 b8 0.995-0.996 and
-// 0.985-0.988, 16/4 b32 0.995-0.996. Clusters of 4 lost 28-32%: the H200 holds 30 of them at once at one block an SM (120
-// blocks), so a 128-block grid ran 8 blocks in a second wave.
+// blocks: the adjacent kv heads of one sequence, whose blocks read neighbouring pieces (head_dim 16-bit values)
+// of the same key rows. On the H200 a pair lands on one TPC; it passes a cluster barrier every tile, so neither
+// block gets more than two tiles ahead of the other. Measured (H200, bf16, cold, time / the plain grid's in the
+// same pass, two passes, two H200s; results/h200/history/2026-12-02_session58_experiments/): GQA b16 KV 32768
+// (32/8 heads, d128) 0.991-0.992 and 0.987-0.988 (x SDPA cuDNN's time: 0.994-0.998, from 1.005-1.007), 64/16 b8
+// 0.995-0.996 and 0.985-0.988, 16/4 b32 0.995-0.996. Clusters of 4 lost 28-32%: the H200 holds 30 of them at
+// once at one block an SM (120 blocks), so a 128-block grid ran 8 blocks in a second wave.
 inline constexpr int kPairBlocks = 2;
 
 // The tensor-core split kernel (GQA: 2-8 query rows of one kv head a block, head_dim 64 or 128; see
