@@ -90,6 +90,7 @@ const AttentionDims kShapes[] = {
     {2, 12, 4, 128, 3, 130, true},     // 3 heads x 3 tokens = 9 rows: blocks of 8 and 1
     {16, 32, 8, 128, 1, 1000, false},  // 128 units, no heuristic split: 64 paired clusters, a partial last tile
     {32, 16, 4, 64, 1, 777, false},    // the same at d64
+    {32, 16, 16, 128, 1, 100, false},  // MHA, 256 units of 2 kv heads, no heuristic split: 8 blocks a sequence
 };
 
 class DecodeSplitkShapes : public ::testing::TestWithParam<ShapeParam> {};
