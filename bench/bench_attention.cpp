@@ -197,7 +197,7 @@ void register_launch_floor(const AttentionShape& shape, DType dtype, const std::
       const attention::Problem p = data_for(shape, dtype, impls, keep_inputs_gib).problem();
       if (const std::string why = ds::launch_floor_supports(p); !why.empty()) throw Unsupported(why);
       const ds::Plan plan = ds::make_plan(p, env().device.sm_count);
-      const int cluster = plan.cluster_combine ? plan.num_splits : plan.paired_clusters ? ds::kPairBlocks : 0;
+      const int cluster = ds::cluster_blocks(plan);
       const int64_t clusters = cluster > 0 ? p.batch * p.heads_kv * plan.row_blocks * plan.num_splits / cluster : 0;
       const int active = cluster > 0 ? ds::max_active_clusters(p, cluster) : 0;
       const Counters counters{{"splits", static_cast<double>(plan.num_splits)},

@@ -69,6 +69,7 @@ TEST(DecodeSplitkPlan, ClusterMergeTakesSmallTensorCorePlansUpToEightSplits) {
     p.num_splits = splits;
     const Plan plan = make_plan(p, kH200Sms);
     EXPECT_TRUE(plan.cluster_combine) << splits;
+    EXPECT_EQ(cluster_blocks(plan), splits) << splits;
     EXPECT_EQ(workspace_bytes(plan, p), 0u) << splits;
   }
   for (int splits : {1, 9, 16, 130}) {
@@ -89,6 +90,7 @@ TEST(DecodeSplitkPlan, ClusterMergeTakesSmallTensorCorePlansUpToEightSplits) {
   Problem big = decode(1, 32, 8, 128, 32768);  // 128 MiB of K and V
   big.num_splits = 8;
   EXPECT_FALSE(make_plan(big, kH200Sms).cluster_combine);
+  EXPECT_EQ(cluster_blocks(make_plan(big, kH200Sms)), 0);  // 8 splits and the combine kernel: no clusters
 }
 
 // Paired clusters: an unsplit tensor-core grid of one wave (units <= SMs rounded down to even) with an even
@@ -100,6 +102,7 @@ TEST(DecodeSplitkPlan, PairedClustersTakeUnsplitOneWaveTensorCoreGrids) {
     EXPECT_EQ(plan.num_splits, 1) << kv;
     EXPECT_TRUE(plan.paired_clusters) << kv;
     EXPECT_FALSE(plan.cluster_combine) << kv;
+    EXPECT_EQ(cluster_blocks(plan), kPairBlocks) << kv;
   }
   EXPECT_TRUE(make_plan(decode(8, 64, 16, 128, 32768), kH200Sms).paired_clusters);   // 128 units
   EXPECT_TRUE(make_plan(decode(32, 16, 4, 64, 32768), kH200Sms).paired_clusters);    // d64

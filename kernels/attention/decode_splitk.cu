@@ -1092,10 +1092,9 @@ void launch_floor(const Problem& p, cudaStream_t stream) {
   // Opted in at the largest size any plan launches it with.
   static_assert(kClusterSmemBytes >= tc_smem_bytes(64) && kClusterSmemBytes >= tc_smem_bytes(128));
   opt_in_smem<empty_split_kernel>(kClusterSmemBytes);
-  if (plan.cluster_combine || plan.paired_clusters) {
+  if (const int cluster = cluster_blocks(plan); cluster > 0) {
     cudaLaunchAttribute attr[1];
-    const cudaLaunchConfig_t cfg =
-        cluster_config(blocks, plan.cluster_combine ? plan.num_splits : kPairBlocks, stream, attr);
+    const cudaLaunchConfig_t cfg = cluster_config(blocks, cluster, stream, attr);
     SB_CUDA_CHECK(cudaLaunchKernelEx(&cfg, empty_split_kernel));
     SB_LAUNCH_CHECK();
     return;

@@ -123,6 +123,12 @@ struct Plan {
                                  // down to even (one wave): clusters of kPairBlocks kv heads in step
 };
 
+// The blocks of each cluster a plan launches its split grid in: num_splits (cluster_combine), kPairBlocks
+// (paired_clusters), 0 for a plain grid.
+inline int cluster_blocks(const Plan& plan) {
+  return plan.cluster_combine ? plan.num_splits : plan.paired_clusters ? kPairBlocks : 0;
+}
+
 // The split count for `blocks` independent (batch, kv head, row block) units over `tiles` key tiles, on a
 // GPU with `slots` = SMs x blocks_per_sm resident blocks. FlashAttention-2's wave-efficiency rule
 // (flash_api.cpp, num_splits_heuristic), made stricter for a memory-bound kernel:
