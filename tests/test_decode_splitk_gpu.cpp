@@ -220,7 +220,7 @@ TEST(DecodeSplitkLaunch, ClusterPlansFitTheGpuAtOnce) {
   for (DType dtype : {DType::bf16, DType::f16})
     for (const AttentionDims& dims :
          {AttentionDims{16, 32, 8, 128, 1, 32768, false}, AttentionDims{8, 64, 16, 128, 1, 32768, false},
-          AttentionDims{32, 16, 4, 64, 1, 8192, false}, AttentionDims{1, 32, 8, 128, 1, 64, false}}) {
+          AttentionDims{32, 16, 4, 64, 1, 8192, false}, AttentionDims{9, 32, 8, 128, 1, 64, false}}) {
       attention::Problem p = dims_only(dims.batch, dims.heads_q, dims.heads_kv, dims.head_dim, dims.kv_len, dtype, 1);
       const ds::Plan plan = ds::make_plan(p, sms);
       if (!plan.paired_clusters) continue;

@@ -93,9 +93,9 @@ TEST(DecodeSplitkPlan, ClusterMergeTakesSmallTensorCorePlansUpToEightSplits) {
   EXPECT_EQ(cluster_blocks(make_plan(big, kH200Sms)), 0);  // 8 splits and the combine kernel: no clusters
 }
 
-// Paired clusters: an unsplit tensor-core grid of one wave (units <= SMs rounded down to even) with an even
-// heads_kv; never with splits, row blocks past 1 (K and V re-read), an odd heads_kv, the FMA kernel or a grid
-// over a wave.
+// Paired clusters: an unsplit tensor-core grid of one wave over half the SMs (SMs / 2 < units <= SMs rounded
+// down to even) with an even heads_kv; never with splits, row blocks past 1 (K and V re-read), an odd heads_kv,
+// the FMA kernel, a grid over a wave or one of half the SMs or fewer.
 TEST(DecodeSplitkPlan, PairedClustersTakeUnsplitOneWaveTensorCoreGrids) {
   for (int64_t kv : {8192, 32768}) {
     const Plan plan = make_plan(decode(16, 32, 8, 128, kv), kH200Sms);  // 128 units: no split
@@ -112,11 +112,18 @@ TEST(DecodeSplitkPlan, PairedClustersTakeUnsplitOneWaveTensorCoreGrids) {
   EXPECT_FALSE(make_plan(decode(1, 32, 8, 128, 32768), kH200Sms).paired_clusters);   // 16 splits
   EXPECT_FALSE(make_plan(decode(44, 12, 3, 128, 32768), kH200Sms).paired_clusters);  // 3 kv heads
   EXPECT_FALSE(make_plan(decode(4, 32, 32, 128, 32768), kH200Sms).paired_clusters);  // MHA: the FMA kernel
-  Problem forced = decode(1, 32, 8, 128, 4096);  // 8 units, forced unsplit: one wave, paired
+  Problem forced = decode(9, 32, 8, 128, 4096);  // 72 units, forced unsplit: over half the SMs, paired
   forced.num_splits = 1;
   EXPECT_TRUE(make_plan(forced, kH200Sms).paired_clusters);
   forced.num_splits = 2;
   EXPECT_FALSE(make_plan(forced, kH200Sms).paired_clusters);
+  // Half the SMs or fewer: plain (session 59: forced unsplit b1 rows, 8 units, ran 1.12-1.19x slower paired).
+  for (int64_t batch : {1, 8}) {  // 8 and 64 units
+    Problem small = decode(batch, 32, 8, 128, 4096);
+    small.num_splits = 1;
+    EXPECT_FALSE(make_plan(small, kH200Sms).paired_clusters) << batch;
+  }
+  EXPECT_FALSE(make_plan(decode(1, 32, 8, 128, 64), kH200Sms).paired_clusters);  // one tile, unsplit, 8 units
   const Plan mqa = make_plan(decode(2, 32, 2, 128, 4096, 8), kH200Sms);  // 128 rows a kv head: 16 row blocks
   EXPECT_GT(mqa.row_blocks, 1);
   EXPECT_FALSE(mqa.paired_clusters);
@@ -169,7 +176,7 @@ TEST(DecodeSplitkPlan, HeuristicInvariants) {
               EXPECT_EQ(plan.cluster_combine, small && plan.num_splits > 1 && plan.num_splits <= kMaxClusterSplits &&
                                                   units * plan.num_splits <= sms / 2);
               EXPECT_EQ(plan.paired_clusters, plan.tensor_cores && plan.num_splits == 1 && plan.row_blocks == 1 &&
-                                                  hkv % kPairBlocks == 0 && units <= sms / 2 * 2);
+                                                  hkv % kPairBlocks == 0 && 2 * units > sms && units <= sms / 2 * 2);
               EXPECT_FALSE(plan.paired_clusters && plan.cluster_combine);
               if (small && units * kMaxClusterSplits <= sms / 2) {
                 EXPECT_LE(plan.num_splits, kMaxClusterSplits);  // the heuristic's cap for the cluster merge

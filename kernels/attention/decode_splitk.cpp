@@ -75,7 +75,8 @@ Plan make_plan(const Problem& p, int sm_count) {
                          plan.num_splits <= kMaxClusterSplits && p.kv_bytes() <= kClusterMaxKvBytes &&
                          units * plan.num_splits <= sm_count / 2;
   plan.paired_clusters = plan.tensor_cores && plan.num_splits == 1 && plan.row_blocks == 1 &&
-                         p.heads_kv % kPairBlocks == 0 && units <= sm_count / kPairBlocks * kPairBlocks;
+                         p.heads_kv % kPairBlocks == 0 && 2 * units > sm_count &&
+                         units <= sm_count / kPairBlocks * kPairBlocks;
   return plan;
 }
 

@@ -61,6 +61,11 @@ inline constexpr std::size_t kClusterMaxKvBytes = std::size_t{32} << 20;
 // (32/8 heads, d128) 0.991-0.992 and 0.987-0.988 (x SDPA cuDNN's time: 0.994-0.998, from 1.005-1.007), 64/16 b8
 // 0.995-0.996 and 0.985-0.988, 16/4 b32 0.995-0.996. Clusters of 4 lost 28-32%: the H200 holds 30 of them at
 // once at one block an SM (120 blocks), so a 128-block grid ran 8 blocks in a second wave.
+// Only a grid over half the SMs pairs: session 59's full run (0334843) paired the num_splits sweep's forced
+// unsplit b1 rows too (8 blocks, each reading a whole KV cache alone), and they ran 1.12-1.19x slower than the
+// plain grid of 9219b4f's run (b1 KV 4096 30.4 -> 34.2 us, KV 131072 777 -> 920 us): a block that waits for its
+// partner every tile loses what it does not hide with the other blocks of a full wave. Grids of 9-65 blocks
+// were not measured either way; the heuristic leaves such a grid unsplit only where its cache is a few tiles.
 inline constexpr int kPairBlocks = 2;
 
 // The tensor-core split kernel (GQA: 2-8 query rows of one kv head a block, head_dim 64 or 128; see
@@ -119,8 +124,9 @@ struct Plan {
   int64_t chunk_keys = 0;  // keys per split, a multiple of tile_keys; split s reads [s * chunk, (s + 1) * chunk)
   bool cluster_combine = false;  // each unit's split blocks are one cluster and merge in distributed
                                  // shared memory (no workspace, no combine kernel; kClusterMaxKvBytes)
-  bool paired_clusters = false;  // one split, one row block, even heads_kv, a grid of at most SMs rounded
-                                 // down to even (one wave): clusters of kPairBlocks kv heads in step
+  bool paired_clusters = false;  // one split, one row block, even heads_kv, a grid over half the SMs and at
+                                 // most SMs rounded down to even (one wave): clusters of kPairBlocks kv heads
+                                 // in step
 };
 
 // The blocks of each cluster a plan launches its split grid in: num_splits (cluster_combine), kPairBlocks
