@@ -208,7 +208,12 @@ double graph_launch_ms(double replay_k_ms, double replay_2k_ms);
 // a clock moving by a percent) against a G that is 0.04% of the replay, so taking it off would add noise
 // and remove no bias worth the name (not resolved: graph / K). In c02506e's run (session 47, H200) G was
 // resolved at 369 of 525 hot medians (2.1-3.7 us at the microsecond rows); the 156 others were all K = 2 rows
-// of 184 us or more, their estimates -162 to +141 us. Throws std::invalid_argument for no samples.
+// of 184 us or more, their estimates -162 to +141 us. A resolved G is not always the graph's launch alone: in
+// 0334843's run (session 59, history/) 72 of 353 resolved medians took off a G over 10 us (up to 190), all at K = 2
+// with launches of 140 us to 6 ms, most of them PyTorch's multi-kernel ops. There G is whatever a replay costs over
+// K launches at the marginal rate, so net reads what marginal would: G / K was 6.6% of a launch at most (for
+// torch_manual_composite's 152-us b1 MHA KV 32768), 0.2-1.0% at the suite's single kernels of 0.6-6 ms and 3.3%
+// at its whole decoder layer (b1 KV 32768, 496 us). Throws std::invalid_argument for no samples.
 struct GraphLaunch {
   double median_ms = 0, standard_error_ms = 0;
   bool resolved = false;
