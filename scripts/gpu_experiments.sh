@@ -29,7 +29,8 @@
 # (experiment_summary.py --control: faster than, slower than or within the control).
 # Then runs each build's GPU tests named by TEST_FILTER, then PASSES (default 2) passes of the cases of BENCH
 # (bench_attention or bench_rmsnorm) named by BENCH_FILTER over SHAPES in DTYPES, with REPETITIONS, every
-# build once a pass, the order of the builds reversed every other pass. A TEST_FILTER that names no test of
+# build once a pass, the order of the builds reversed every other pass; BENCH_ARGS adds flags to every bench run
+# (e.g. BENCH_ARGS=--split-sweep=all: bench_attention's num_splits sweep at every shape of SHAPES). A TEST_FILTER that names no test of
 # test_gpu fails the build (it is not benchmarked), and a sanitizer filter that names none fails that tool's
 # run: a filter with a typo would otherwise pass 0 tests.
 # Writes OUTDIR/<name>.json (pass 1; <name>_pass<k>.json after; name: default, or the DEFINE with
@@ -205,7 +206,7 @@ for ((k = 1; k <= passes; k++)); do
     ((k > 1)) && json=$out/${n}_pass$k.json
     "$root/build/exp_$n/bench/$bench" --shapes="${SHAPES:-anchors}" --dtypes="${DTYPES:-bf16}" --benchmark_filter="$bench_filter" \
       --benchmark_repetitions="${REPETITIONS:-3}" --benchmark_display_aggregates_only=true \
-      --benchmark_out="$json" --benchmark_out_format=json 2>&1 |
+      --benchmark_out="$json" --benchmark_out_format=json ${BENCH_ARGS:-} 2>&1 |
       awk -v n="$n" -v k="$k" -v cand="$cand" -v base="$base" '/_median/ {
         sub("/manual_time_median", "", $1); b = n
         # SAME_BINARY: a case of a candidate variant reads as a build of that name, named as the baseline case.

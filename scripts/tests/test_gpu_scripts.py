@@ -132,6 +132,7 @@ class ExperimentFilters(unittest.TestCase):
         "cat > \"$2/bench/bench_attention\" <<'END'",
         "#!/bin/bash",
         'touch "$(dirname "$0")/ran"',
+        'echo "$*" > "$(dirname "$0")/args"',
         'echo "attention/decode_splitk/bf16/decode/b1_hq32_hkv8_d128_q1_kv4096/cold/manual_time_median 11.0 us"',
         'echo "attention/decode_candidate/bf16/decode/b1_hq32_hkv8_d128_q1_kv4096/cold/manual_time_median 9.9 us"',
         'case "$*" in *decode_control*) echo "attention/decode_control/bf16/decode/b1_hq32_hkv8_d128_q1_kv4096/cold/manual_time_median 11.55 us";; esac',
@@ -155,6 +156,8 @@ class ExperimentFilters(unittest.TestCase):
             r = subprocess.run(["bash", str(root / "scripts" / "gpu_experiments.sh"), str(Path(tmp) / "out"),
                                 *defines], capture_output=True, text=True, env=env, timeout=60)
             benched = sorted(p.parent.parent.name for p in (root / "build").glob("exp_*/bench/ran"))
+            self.bench_args = {p.parent.parent.name: p.read_text().split()
+                               for p in (root / "build").glob("exp_*/bench/args")}
             self.cmake_calls = (tools / "cmake_calls").read_text().splitlines()
             summary = Path(tmp) / "out" / "summary.txt"
             self.summary = summary.read_text() if summary.exists() else ""
@@ -178,6 +181,18 @@ class ExperimentFilters(unittest.TestCase):
                 self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
                 self.assertEqual(self.torch_setting("default"), [f"-DSOLBENCH_WITH_TORCH={default}"])
                 self.assertEqual(self.torch_setting("SB_DECODE_EXPERIMENT_1"), ["-DSOLBENCH_WITH_TORCH=OFF"])
+
+    def test_bench_args_reach_every_builds_bench_run(self):
+        r, benched = self.run_experiments(BENCH_ARGS="--split-sweep=all --benchmark_min_warmup_time=0")
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertEqual(benched, ["exp_SB_DECODE_EXPERIMENT_1", "exp_default"])
+        for build, args in self.bench_args.items():
+            self.assertIn("--split-sweep=all", args, build)
+            self.assertIn("--benchmark_min_warmup_time=0", args, build)
+        r, _ = self.run_experiments()  # none set: nothing added
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        for build, args in self.bench_args.items():
+            self.assertFalse([a for a in args if a.startswith("--split-sweep")], build)
 
     def test_same_binary_compares_two_variants_of_one_process(self):
         # One build; the candidate's cases read as build CANDIDATE under the baseline's names, so each pass's
