@@ -104,6 +104,14 @@ if [ -z "${SKIP_BENCH:-}" ]; then
     tail -3 "$out/bench.log" >&2
   }
   rm -f "$out/crosscheck.json"
+  if [ -n "${CONTINUE_RUN:-}" ]; then
+    # A part that finds none of the earlier parts (a call that landed on a fresh machine, or another OUTDIR) says
+    # so before its benchmarks: what it writes is then the whole run (session 59: c285 ran the decode set alone).
+    earlier=""
+    for b in $all_benches; do [[ " $benches " != *" $b "* ]] && [ -s "$out/$b.json" ] && earlier+=" $b"; done
+    [ -n "$earlier" ] ||
+      echo "WARNING: CONTINUE_RUN=1, but $out holds no earlier call's JSON of a binary BENCHES leaves out: this call's results will be the run's only part" >&2
+  fi
   for b in $all_benches; do
     if [ "$b" = bench_e2e ] && [ -z "${BENCHES+set}" ] && [ ! -x "$build/bench/bench_e2e" ]; then
       rm -f "$out/bench_e2e.json"

@@ -375,6 +375,18 @@ class GpuRunBenchStage(unittest.TestCase):
         self.assertIn("bench_rmsnorm: not in BENCHES; CONTINUE_RUN keeps bench_rmsnorm.json from an earlier call",
                       r.stderr)
 
+    def test_continue_run_that_finds_no_earlier_part_says_so(self):
+        # Session 59: a part that landed on a fresh machine ran alone, and nothing said so.
+        r, jsons = self.run_stage("exit 1\n", BENCHES="bench_attention_decode", BENCH_ARGS="", CONTINUE_RUN="1")
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertEqual(list(jsons), ["bench_attention_decode.json"])
+        self.assertIn("WARNING: CONTINUE_RUN=1, but", r.stderr)
+        self.assertIn("this call's results will be the run's only part", r.stderr)
+        r, _ = self.run_stage("exit 1\n", before={"bench_rmsnorm.json": "part one\n"},
+                              BENCHES="bench_attention_decode", BENCH_ARGS="", CONTINUE_RUN="1")
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertNotIn("WARNING: CONTINUE_RUN", r.stderr)
+
     def test_without_continue_run_an_earlier_calls_json_is_not_merged(self):
         # A one-binary run must not file another binary's results from an earlier run (of another commit, say),
         # nor a cross-check that is not of this call's JSON.
