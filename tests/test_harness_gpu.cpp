@@ -116,9 +116,10 @@ TEST_F(HarnessGpu, HotMarginalTimeLeavesOutTheGraphsOwnLaunch) {
   Stream s;
   GpuTimer timer(s.get());
   const long long cycles = 20'000;  // ~10 us at 1980 MHz
-  // Pairs of replays G is taken from. The harness settles a microsecond case for 100 ms (thousands of pairs);
-  // 20 pairs straight after capture, as here until session 59, once took G 3.5 us high at K 4 (c284: net
-  // -0.176 us a launch).
+  // Pairs of replays G is taken from. The harness settles a microsecond case for 100 ms (thousands of pairs,
+  // after one replay of each new graph). Taken from 20 pairs straight after capture, as here until session 59,
+  // G once read about 2.7 us above what the same machine's next run implies at K 4 (c284: net -0.176 us a
+  // launch, then 0.504); whether the new graphs' first replays or too few pairs did it was not measured.
   constexpr int kPairs = 200;
   auto spin = [&](cudaStream_t st) { launch_spin_kernel(st, cycles, nullptr); };
   auto per_launch = [&](const LaunchFn& launch, int k, HotTiming way) {
