@@ -917,25 +917,28 @@ cudaLaunchConfig_t cluster_config(unsigned blocks, int cluster, cudaStream_t str
   return cfg;
 }
 
+// Launches Kernel over `blocks` blocks in clusters of `cluster` at kClusterSmemBytes (opted in first): the
+// cluster merge's, the pairs' and the launch floor's split grids.
+template <auto Kernel, typename... Args>
+void launch_in_clusters(unsigned blocks, int cluster, cudaStream_t stream, const Args&... args) {
+  opt_in_smem<Kernel>(kClusterSmemBytes);
+  cudaLaunchAttribute attr[1];
+  const cudaLaunchConfig_t cfg = cluster_config(blocks, cluster, stream, attr);
+  SB_CUDA_CHECK(cudaLaunchKernelEx(&cfg, Kernel, args...));
+  SB_LAUNCH_CHECK();
+}
+
 template <typename T, int D, int R>
 void launch_split_tc(unsigned blocks, const Params& prm, const Plan& plan, cudaStream_t stream) {
   if (plan.cluster_combine) {
     static_assert(tc::Shape<D>::kSmemBytes + kRecvOffset + 4 * cluster_recv_floats(R, D) <= kClusterSmemBytes,
                   "the cluster variant needs the pipeline's memory, then cluster_merge's mbarrier and buffer");
     static_assert(tc::Shape<D>::kSmemBytes % 16 == 0, "cluster_merge's mbarrier and buffer are 16-byte aligned");
-    opt_in_smem<split_kernel_tc<T, D, R, true>>(kClusterSmemBytes);
-    cudaLaunchAttribute attr[1];
-    const cudaLaunchConfig_t cfg = cluster_config(blocks, prm.num_splits, stream, attr);
-    SB_CUDA_CHECK(cudaLaunchKernelEx(&cfg, split_kernel_tc<T, D, R, true>, prm));
-    SB_LAUNCH_CHECK();
+    launch_in_clusters<split_kernel_tc<T, D, R, true>>(blocks, cluster_blocks(plan), stream, prm);
     return;
   }
   if (plan.paired_clusters) {  // kClusterSmemBytes too: one block an SM, so a pair is not packed onto one SM
-    opt_in_smem<split_kernel_tc<T, D, R, false, true>>(kClusterSmemBytes);
-    cudaLaunchAttribute attr[1];
-    const cudaLaunchConfig_t cfg = cluster_config(blocks, kPairBlocks, stream, attr);
-    SB_CUDA_CHECK(cudaLaunchKernelEx(&cfg, split_kernel_tc<T, D, R, false, true>, prm));
-    SB_LAUNCH_CHECK();
+    launch_in_clusters<split_kernel_tc<T, D, R, false, true>>(blocks, cluster_blocks(plan), stream, prm);
     return;
   }
   opt_in_smem<split_kernel_tc<T, D, R>>(tc::Shape<D>::kSmemBytes);
@@ -1091,14 +1094,11 @@ void launch_floor(const Problem& p, cudaStream_t stream) {
       static_cast<unsigned>(p.batch * (p.heads_kv / plan.heads_per_block) * plan.row_blocks * plan.num_splits);
   // Opted in at the largest size any plan launches it with.
   static_assert(kClusterSmemBytes >= tc_smem_bytes(64) && kClusterSmemBytes >= tc_smem_bytes(128));
-  opt_in_smem<empty_split_kernel>(kClusterSmemBytes);
   if (const int cluster = cluster_blocks(plan); cluster > 0) {
-    cudaLaunchAttribute attr[1];
-    const cudaLaunchConfig_t cfg = cluster_config(blocks, cluster, stream, attr);
-    SB_CUDA_CHECK(cudaLaunchKernelEx(&cfg, empty_split_kernel));
-    SB_LAUNCH_CHECK();
+    launch_in_clusters<empty_split_kernel>(blocks, cluster, stream);
     return;
   }
+  opt_in_smem<empty_split_kernel>(kClusterSmemBytes);
   empty_split_kernel<<<blocks, kTcThreads, tc_smem_bytes(static_cast<int>(p.head_dim)), stream>>>();
   SB_LAUNCH_CHECK();
   if (plan.num_splits > 1) launch_combine_grid(empty_combine_kernel, p.batch * p.q_len * p.heads_q, stream);
