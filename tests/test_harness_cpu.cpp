@@ -103,6 +103,19 @@ TEST(HotLaunchCount, FillsAFiftyMicrosecondWindowWithinBounds) {
   EXPECT_EQ(hot_launch_count(1e-9), 100);   // never more than 100
   EXPECT_EQ(hot_launch_count(0.0), 100);
   EXPECT_EQ(hot_launch_count(5.0), 2);      // long kernels: still 2, so a replay is never one launch
+  EXPECT_EQ(hot_launch_count(0.001, kHotWindowUs), hot_launch_count(0.001));
+}
+
+// SOLBENCH_HOT_WINDOW_US widens the window: a microsecond kernel, sized from its ~5 us warm launch (the host's
+// launch call), gets K 10 at the default and 100 at 500 us; the bounds hold at any window.
+TEST(HotLaunchCount, AWiderWindowGivesMicrosecondKernelsMoreLaunches) {
+  EXPECT_EQ(hot_launch_count(0.005), 10);
+  EXPECT_EQ(hot_launch_count(0.005, 500), 100);
+  EXPECT_EQ(hot_launch_count(0.005, 200), 40);
+  EXPECT_EQ(hot_launch_count(0.001, 5000), 100);  // still at most 100
+  EXPECT_EQ(hot_launch_count(5.0, 5000), 2);      // a 5 ms launch: still 2
+  EXPECT_EQ(hot_launch_count(0.5, 10), 2);        // the narrowest window: still 2
+  for (double bad : {0.0, -50.0}) EXPECT_THROW(hot_launch_count(0.005, bad), std::invalid_argument);
 }
 
 TEST(ColdBatchCount, QueuesAboutAQuarterMillisecondOfLaunches) {
@@ -213,6 +226,13 @@ TEST(TimingProtocol, DefaultTextIsPinnedAndEachSettingHasItsVersion) {
   EXPECT_EQ(timing_protocol(false, false, 0, 0), timing_protocol(false, false));
   EXPECT_NE(timing_protocol(false, false, 0, 40).find("the hold at least 40 us; hot"), std::string::npos);
   EXPECT_EQ(timing_protocol(false, false).find("at least"), std::string::npos);
+  // SOLBENCH_HOT_WINDOW_US: +512 and its window in the text; the default window leaves v378's text as it was.
+  EXPECT_EQ(timing_protocol(false, false, 0, 0, true, true, true, HotTiming::net, kHotWindowUs), timing_protocol(false, false));
+  const std::string wide = timing_protocol(false, false, 0, 0, true, true, true, HotTiming::net, 500);
+  EXPECT_EQ(wide.substr(0, 5), "v890:");
+  EXPECT_EQ(wide.substr(4), timing_protocol(false, false).substr(4) + "; K sized for a 500 us window (at most 100)");
+  EXPECT_EQ(timing_protocol(false, false, 0, 0, true, true, true, HotTiming::graph, 200).substr(0, 5), "v634:");
+  EXPECT_EQ(timing_protocol(false, false).find("window"), std::string::npos);
 }
 
 // The launch time a case is sized from: the median of the warm-up's launches (the upper median of an even
@@ -307,6 +327,7 @@ TEST(TimerSettings, DefaultsWithoutTheVariables) {
   EXPECT_TRUE(s.reset_persisting);
   EXPECT_TRUE(s.size_from_median);
   EXPECT_EQ(s.hot_timing, HotTiming::net);  // since session 47 (v378); graph until then
+  EXPECT_EQ(s.hot_window_us, kHotWindowUs);
 }
 
 TEST(TimerSettings, EachValueParses) {
@@ -318,7 +339,8 @@ TEST(TimerSettings, EachValueParses) {
                                        {"SOLBENCH_MIN_HOLD_US", "40"},
                                        {"SOLBENCH_PERSISTING_RESET", "off"},
                                        {"SOLBENCH_WARMUP_SIZING", "last"},
-                                       {"SOLBENCH_HOT_TIMING", "marginal"}});
+                                       {"SOLBENCH_HOT_TIMING", "marginal"},
+                                       {"SOLBENCH_HOT_WINDOW_US", "500"}});
   EXPECT_EQ(s.flush_bytes, std::size_t{268435456});
   EXPECT_EQ(s.flush_method, FlushMethod::read);
   EXPECT_TRUE(s.hold_before_flush);
@@ -328,6 +350,9 @@ TEST(TimerSettings, EachValueParses) {
   EXPECT_FALSE(s.reset_persisting);
   EXPECT_FALSE(s.size_from_median);
   EXPECT_EQ(s.hot_timing, HotTiming::marginal);
+  EXPECT_EQ(s.hot_window_us, 500.0);
+  EXPECT_EQ(settings_of({{"SOLBENCH_HOT_WINDOW_US", "10"}}).hot_window_us, 10.0);
+  EXPECT_EQ(settings_of({{"SOLBENCH_HOT_WINDOW_US", "5000"}}).hot_window_us, 5000.0);
   for (const char* h : {"graph", "marginal", "net"})
     EXPECT_STREQ(hot_timing_name(settings_of({{"SOLBENCH_HOT_TIMING", h}}).hot_timing), h);
   EXPECT_TRUE(settings_of({{"SOLBENCH_PERSISTING_RESET", "on"}}).reset_persisting);
@@ -350,7 +375,9 @@ TEST(TimerSettings, BadValuesNameTheVariable) {
       {"SOLBENCH_MIN_HOLD_US", "1001"},   {"SOLBENCH_MIN_HOLD_US", "-1"},   {"SOLBENCH_MIN_HOLD_US", "40us"},
       {"SOLBENCH_PERSISTING_RESET", "yes"}, {"SOLBENCH_PERSISTING_RESET", ""},
       {"SOLBENCH_WARMUP_SIZING", "mean"}, {"SOLBENCH_WARMUP_SIZING", ""},   {"SOLBENCH_WARMUP_SIZING", "Median"},
-      {"SOLBENCH_HOT_TIMING", "diff"},   {"SOLBENCH_HOT_TIMING", ""}};
+      {"SOLBENCH_HOT_TIMING", "diff"},   {"SOLBENCH_HOT_TIMING", ""},
+      {"SOLBENCH_HOT_WINDOW_US", "9"},   {"SOLBENCH_HOT_WINDOW_US", "5001"}, {"SOLBENCH_HOT_WINDOW_US", "500us"},
+      {"SOLBENCH_HOT_WINDOW_US", ""},    {"SOLBENCH_HOT_WINDOW_US", "0"},    {"SOLBENCH_HOT_WINDOW_US", "-50"}};
   for (const auto& [name, value] : bad) {
     try {
       settings_of({{name, value}});

@@ -129,6 +129,7 @@ void add_context(const Env& e, const BenchSpec& spec, const std::vector<std::pai
   benchmark::AddCustomContext("persisting_reset", e.timer.persisting_reset());
   benchmark::AddCustomContext("warmup_sizing", e.timer.warmup_sizing());
   benchmark::AddCustomContext("hot_timing", hot_timing_name(e.timer.hot_timing()));
+  benchmark::AddCustomContext("hot_window_us", fmt(e.timer.hot_window_us(), "%.0f"));
   {
     std::size_t persisting = 0;
     SB_CUDA_CHECK(cudaDeviceGetLimit(&persisting, cudaLimitPersistingL2CacheSize));
@@ -141,7 +142,7 @@ void add_context(const Env& e, const BenchSpec& spec, const std::vector<std::pai
                                                                  std::string(e.timer.persisting_reset()) == "on",
                                                                  random_interleaving,
                                                                  std::string(e.timer.warmup_sizing()) == "median",
-                                                                 e.timer.hot_timing()));
+                                                                 e.timer.hot_timing(), e.timer.hot_window_us()));
   for (const auto& [name, value] : op_context) benchmark::AddCustomContext(name, value);
   benchmark::AddCustomContext("profile_mode", g_profile ? "true" : "false");
   benchmark::AddCustomContext("binary_command", command);
@@ -154,17 +155,20 @@ void add_context(const Env& e, const BenchSpec& spec, const std::vector<std::pai
 
 std::string timing_protocol(bool hold_before_flush, bool continuous_queue, double rest_ms, double min_hold_us,
                             bool reset_persisting, bool random_interleaving, bool size_from_median,
-                            HotTiming hot_timing) {
+                            HotTiming hot_timing, double hot_window_us) {
   // The recorded text is compared across runs as is (the CPU test pins it); the figures in it are these
   // constants'.
-  static_assert(GpuTimer::kMaxColdBatch == 4 && kSettleMs == 100.0 && kWarmUpMs == 1.0 && kGraphLaunchResolvedSe == 3.0,
-                "the protocol text states 4 launches a batch, 1 ms, 100 ms and 3 standard errors: change it, and its "
-                "version");
+  static_assert(GpuTimer::kMaxColdBatch == 4 && kSettleMs == 100.0 && kWarmUpMs == 1.0 && kGraphLaunchResolvedSe == 3.0 &&
+                    kHotWindowUs == 50,
+                "the protocol text states 4 launches a batch, 1 ms, 100 ms, 3 standard errors and K sized for 50 us: "
+                "change it, and its version");
   const bool rest = rest_ms > 0;
+  const bool wide_window = hot_window_us != kHotWindowUs;
   const bool min_hold = min_hold_us > 0;
   const int version = (reset_persisting ? 26 : 10) + (hold_before_flush ? 1 : 0) + (continuous_queue ? 2 : 0) +
                       (rest ? 4 : 0) + (min_hold ? 8 : 0) + (random_interleaving ? 32 : 0) + (size_from_median ? 64 : 0) +
-                      (hot_timing == HotTiming::marginal ? 128 : 0) + (hot_timing == HotTiming::net ? 256 : 0);
+                      (hot_timing == HotTiming::marginal ? 128 : 0) + (hot_timing == HotTiming::net ? 256 : 0) +
+                      (wide_window ? 512 : 0);
   const std::string rest_text =
       rest ? "; launches of >= " + fmt(GpuTimer::kRestMinLaunchMs, "%.0f") + " ms: " + fmt(rest_ms, "%.0f") +
                  " ms of GPU idle between the warm-up and the timed loop"
@@ -184,7 +188,8 @@ std::string timing_protocol(bool hold_before_flush, bool continuous_queue, doubl
               : "; hot = CUDA graph of K launches") +
          rest_text +
          (random_interleaving ? "; the repetitions of all cases in random order, each warmed up and settled" : "") +
-         (size_from_median ? "; the batch and K sized from the median warm-up launch" : "");
+         (size_from_median ? "; the batch and K sized from the median warm-up launch" : "") +
+         (wide_window ? "; K sized for a " + fmt(hot_window_us, "%.0f") + " us window (at most 100)" : "");
 }
 
 Env& env() {
@@ -260,7 +265,7 @@ void run_timed(benchmark::State& state, Mode mode, const Timed& t) {
       // SOLBENCH_MIN_HOLD_US (experiments): at least that long.
       d.hold_ms = std::max(std::min(2 * upper_median(std::move(enqueue_ms)), kMaxHoldMs), timer.min_hold_ms());
       d.cold_batch = g_profile ? 1 : cold_batch_count(single_ms);
-      d.hot_launches = g_profile ? kProfileLaunches : hot_launch_count(single_ms);
+      d.hot_launches = g_profile ? kProfileLaunches : hot_launch_count(single_ms, timer.hot_window_us());
       if (mode == Mode::hot && single_ms > kHotMaxLaunchMs)
         throw Unsupported("hot mode is for launches that L2 residency and launch overhead can change; this one takes " +
                           fmt(single_ms, "%.1f") + " ms (over " + fmt(kHotMaxLaunchMs, "%.0f") +

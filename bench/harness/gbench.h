@@ -95,11 +95,12 @@ struct BenchSpec {
 // +128 times hot launches as the difference of graphs of 2K and K launches (SOLBENCH_HOT_TIMING=marginal,
 // experiments: v250 with the other defaults); +256 times them as a graph of K net of the graph's own launch,
 // measured during the settling (SOLBENCH_HOT_TIMING=net, the default since session 47: v378; v122 is
-// SOLBENCH_HOT_TIMING=graph with the other defaults, sessions 44-46). regress.py warns when two runs' texts
-// differ.
+// SOLBENCH_HOT_TIMING=graph with the other defaults, sessions 44-46). +512 sizes a hot graph's K for a window
+// other than kHotWindowUs's 50 us (SOLBENCH_HOT_WINDOW_US, experiments: v890 at 500 us with the other defaults).
+// regress.py warns when two runs' texts differ.
 std::string timing_protocol(bool hold_before_flush, bool continuous_queue, double rest_ms = 0, double min_hold_us = 0,
                             bool reset_persisting = true, bool random_interleaving = true, bool size_from_median = true,
-                            HotTiming hot_timing = HotTiming::net);
+                            HotTiming hot_timing = HotTiming::net, double hot_window_us = kHotWindowUs);
 
 // Parses flags (exit 2 on error), registers cases, lists them without a GPU if asked, otherwise needs
 // a GPU (exit 77 without one), measures the ceilings, records the run context, runs, and returns 1 if

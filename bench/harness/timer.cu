@@ -94,6 +94,7 @@ GpuTimer::GpuTimer(cudaStream_t stream) : stream_(stream) {
   reset_persisting_ = settings.reset_persisting;
   size_from_median_ = settings.size_from_median;
   hot_timing_ = settings.hot_timing;
+  hot_window_us_ = settings.hot_window_us;
   int dev = 0, l2 = 0;
   SB_CUDA_CHECK(cudaGetDevice(&dev));
   SB_CUDA_CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, dev));
@@ -294,9 +295,10 @@ double net_launch_ms(double replay_k_ms, double graph_ms, int k) {
   return (replay_k_ms - graph_ms) / k;
 }
 
-int hot_launch_count(double single_launch_ms) {
-  constexpr double kWindowMs = 0.05;
-  const double k = std::ceil(kWindowMs / std::max(single_launch_ms, 1e-6));
+int hot_launch_count(double single_launch_ms, double window_us) {
+  if (!(window_us > 0))
+    throw std::invalid_argument("hot_launch_count: the window must be a positive time, got " + std::to_string(window_us) + " us");
+  const double k = std::ceil(1e-3 * window_us / std::max(single_launch_ms, 1e-6));
   return static_cast<int>(std::clamp(k, 2.0, 100.0));
 }
 

@@ -119,6 +119,9 @@ class GpuTimer {
   // back to back each iteration, their difference over K, marginal_launch_ms; session 45, c220:
   // K-independent and stable to 1%, but 3K launches an iteration and about 2.5x a graph pass's wall time).
   HotTiming hot_timing() const { return hot_timing_; }
+  // The window a hot graph's K launches are sized to fill (hot_launch_count): kHotWindowUs, or
+  // SOLBENCH_HOT_WINDOW_US (experiments).
+  double hot_window_us() const { return hot_window_us_; }
   static constexpr double kRestMinLaunchMs = 1.0;
 
   void flush_l2();                         // enqueue the flush
@@ -174,6 +177,7 @@ class GpuTimer {
   bool reset_persisting_ = true;
   bool size_from_median_ = true;
   HotTiming hot_timing_ = HotTiming::net;
+  double hot_window_us_ = 50;
   bool has_persisting_set_aside_ = true;
   int flush_blocks_ = 0;
   int sm_clock_khz_ = 0;
@@ -229,10 +233,15 @@ double net_launch_ms(double replay_k_ms, double graph_ms, int k);
 // at least 1, at most GpuTimer::kMaxColdBatch.
 int cold_batch_count(double single_launch_ms);
 
-// How many launches a hot measurement captures, from one warm launch's time: enough for a ~50 us
-// window (event resolution is ~0.5 us), at least 2, at most 100. Google Benchmark then repeats the
-// replay until min_time of per-launch time has accumulated, so the wall cost is about K x min_time.
-int hot_launch_count(double single_launch_ms);
+// How many launches a hot measurement captures, from one warm launch's time: enough for a window of
+// window_us (kHotWindowUs, ~50 us, by default: event resolution is ~0.5 us), at least 2, at most 100.
+// Google Benchmark then repeats the replay until min_time of per-launch time has accumulated, so the wall
+// cost is about K x min_time. The warm launch's time includes the host's launch call, ~4-6 us, so a
+// microsecond kernel gets K 7-12 at the default window, where G / K is a third of its graph / K figure and
+// the noise of G's estimate (about +-0.4 us between repetitions on the H200s) is +-0.04 us a launch; a
+// wider window (SOLBENCH_HOT_WINDOW_US, for experiments) gives such kernels K up to 100.
+constexpr double kHotWindowUs = 50;
+int hot_launch_count(double single_launch_ms, double window_us = kHotWindowUs);
 
 // An empty kernel: the launch floor that small kernels are compared against.
 void launch_empty_kernel(cudaStream_t stream);

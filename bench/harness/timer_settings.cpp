@@ -72,6 +72,9 @@ TimerSettings TimerSettings::from_env(const std::function<const char*(const char
     else if (h == "net") s.hot_timing = HotTiming::net;
     else bad_setting("SOLBENCH_HOT_TIMING", "'graph', 'marginal' or 'net'", v);
   }
+  if (const char* v = get("SOLBENCH_HOT_WINDOW_US"))
+    s.hot_window_us = static_cast<double>(
+        setting_count("SOLBENCH_HOT_WINDOW_US", v, 10, 5000, "whole microseconds from 10 to 5000"));
   // The reset waits for the launch before it; the continuous queue keeps one batch in flight.
   if (s.reset_persisting && s.continuous_queue)
     bad_setting("SOLBENCH_COLD_QUEUE",

@@ -26,6 +26,7 @@ struct TimerSettings {
   bool reset_persisting = true;                    // SOLBENCH_PERSISTING_RESET: on | off
   bool size_from_median = true;                    // SOLBENCH_WARMUP_SIZING: median | last
   HotTiming hot_timing = HotTiming::net;           // SOLBENCH_HOT_TIMING: net | graph | marginal
+  double hot_window_us = 50;                       // SOLBENCH_HOT_WINDOW_US: whole microseconds, 10 to 5000
 
   // Each variable that `get` returns (std::getenv by default) parsed; an empty or bad value, or two
   // settings that exclude each other, throws std::invalid_argument naming the variable, what it takes
