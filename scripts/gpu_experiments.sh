@@ -59,6 +59,10 @@
 # mostly idle), each cut at SANITIZE_TIMEOUT seconds (default 300), the builds at once (scripts/sanitize.sh).
 # OUTDIR/<name>_<tool>_<k>.log. A shard fails unless it ends with a summary of 0 errors (memcheck) or 0 hazards,
 # warnings included (racecheck); a cut shard fails.
+# env:SOLBENCH_NAME=VALUE in place of a DEFINE: no build of its own, but the default build's binaries run with
+# that harness setting (bench/harness/timer_settings.h), as a build named env_SOLBENCH_NAME_VALUE: a timing-protocol
+# experiment measured the way a kernel's is (e.g. env:SOLBENCH_HOT_WINDOW_US=500). Its tests are the default's;
+# Nsight Compute runs it with the setting, and the sanitizers leave it out (the default's binary).
 # Exit status: 1 if any build, test, profile or sanitizer run failed.
 set -uo pipefail
 out=${1:?usage: scripts/gpu_experiments.sh OUTDIR DEFINE...}
@@ -72,8 +76,15 @@ if [ -n "${SAME_BINARY:-}" ]; then
   [ $# -eq 0 ] || { echo "gpu_experiments.sh: SAME_BINARY times variants of one build: name no DEFINE" >&2; exit 2; }
 else
   [ $# -gt 0 ] || { echo "gpu_experiments.sh: name at least one DEFINE (e.g. SB_DECODE_EXPERIMENT=3)" >&2; exit 2; }
+  for d in "$@"; do
+    case $d in
+      env:*) [[ $d =~ ^env:SOLBENCH_[A-Z0-9_]+=[A-Za-z0-9._-]+$ ]] ||
+        { echo "gpu_experiments.sh: an environment variant must be env:SOLBENCH_NAME=VALUE (letters, digits, . _ -), got '$d'" >&2; exit 2; } ;;
+    esac
+  done
 fi
-name_of() { local n=${1// -D/__}; n=${n//=/_}; echo "${n// /_}"; }  # "A=1 -DB=2" -> A_1__B_2
+# "A=1 -DB=2" -> A_1__B_2; "env:SOLBENCH_X=5" -> env_SOLBENCH_X_5
+name_of() { local n=${1/#env:/env_}; n=${n// -D/__}; n=${n//=/_}; echo "${n// /_}"; }
 control=${CONTROL:-}
 if [ -n "$control" ]; then  # a build of this command, named as in the output files
   names=()
@@ -163,18 +174,29 @@ if [ -n "${PATCH:-}" ]; then
 fi
 
 builds=(default)
+declare -A env_of=()  # an environment variant's build name -> its NAME=VALUE
+bin_dir() { [ -n "${env_of[$1]:-}" ] && echo "$root/build/exp_default" || echo "$root/build/exp_$1"; }
 default_src=$root
 [ -n "$cand" ] && default_src=$src  # SAME_BINARY: the one build holds the candidate variant
 configure_build "$default_src" "$root/build/exp_default" "$default_torch" "" "$out/default_build.log" &
 for d in "$@"; do
   n=$(name_of "$d")
   builds+=("$n")
+  if [[ $d == env:* ]]; then env_of[$n]=${d#env:}; continue; fi
   configure_build "$src" "$root/build/exp_$n" OFF "-D$d" "$out/${n}_build.log" &
 done
 wait
 
 tested=()
 for n in "${builds[@]}"; do
+  if [ -n "${env_of[$n]:-}" ]; then
+    if printf '%s\n' "${tested[@]}" | grep -qx default; then
+      echo "$n: the default build's binaries with ${env_of[$n]} (its tests are the default's)"; tested+=("$n")
+    else
+      echo "$n: not benchmarked (the default build it runs was not tested)"; status=1
+    fi
+    continue
+  fi
   b=$root/build/exp_$n
   if [ ! -x "$b/bench/$bench" ]; then
     echo "$n: BUILD FAILED (see ${n}_build.log)"; status=1; continue
@@ -204,7 +226,9 @@ for ((k = 1; k <= passes; k++)); do
       >>"$out/gpu_state.txt"
     json=$out/$n.json
     ((k > 1)) && json=$out/${n}_pass$k.json
-    "$root/build/exp_$n/bench/$bench" --shapes="${SHAPES:-anchors}" --dtypes="${DTYPES:-bf16}" --benchmark_filter="$bench_filter" \
+    with_env=()
+    [ -n "${env_of[$n]:-}" ] && with_env=(env "${env_of[$n]}")
+    "${with_env[@]}" "$(bin_dir "$n")/bench/$bench" --shapes="${SHAPES:-anchors}" --dtypes="${DTYPES:-bf16}" --benchmark_filter="$bench_filter" \
       --benchmark_repetitions="${REPETITIONS:-3}" --benchmark_display_aggregates_only=true \
       --benchmark_out="$json" --benchmark_out_format=json ${BENCH_ARGS:-} 2>&1 |
       awk -v n="$n" -v k="$k" -v cand="$cand" -v base="$base" '/_median/ {
@@ -224,9 +248,11 @@ if [ -s "$out/timings.txt" ]; then
 fi
 if [ -n "${NCU_SHAPES:-}" ]; then
   for n in "${tested[@]}"; do
-    if ncu --clock-control none --cache-control "${NCU_CACHE:-all}" --replay-mode "${NCU_REPLAY:-kernel}" \
+    with_env=()
+    [ -n "${env_of[$n]:-}" ] && with_env=(env "${env_of[$n]}")
+    if "${with_env[@]}" ncu --clock-control none --cache-control "${NCU_CACHE:-all}" --replay-mode "${NCU_REPLAY:-kernel}" \
       -k "$ncu_kernels" "${ncu_what[@]}" \
-      --csv --page raw "$root/build/exp_$n/bench/$bench" --profile --shapes="$NCU_SHAPES" \
+      --csv --page raw "$(bin_dir "$n")/bench/$bench" --profile --shapes="$NCU_SHAPES" \
       --benchmark_filter="$ncu_filter" >"$out/ncu_$n.csv" 2>&1; then
       gzip -9 -n -f "$out/ncu_$n.csv"
       echo "$n: Nsight Compute -> ncu_$n.csv.gz"
@@ -240,7 +266,9 @@ if ((${#sanitize_tools[@]} > 0)); then
     read -ra san_builds <<<"$SANITIZE_BUILDS"
   else
     san_builds=()
-    for n in "${tested[@]}"; do [ "$n" = default ] && [ -z "$cand" ] || san_builds+=("$n"); done
+    for n in "${tested[@]}"; do
+      { [ "$n" = default ] && [ -z "$cand" ]; } || [ -n "${env_of[$n]:-}" ] || san_builds+=("$n")
+    done
   fi
   san_pids=()
   for n in "${san_builds[@]}"; do

@@ -133,6 +133,7 @@ class ExperimentFilters(unittest.TestCase):
         "#!/bin/bash",
         'touch "$(dirname "$0")/ran"',
         'echo "$*" > "$(dirname "$0")/args"',
+        'echo "${SOLBENCH_HOT_WINDOW_US:-unset}" >> "$(dirname "$0")/windows"',
         'echo "attention/decode_splitk/bf16/decode/b1_hq32_hkv8_d128_q1_kv4096/cold/manual_time_median 11.0 us"',
         'echo "attention/decode_candidate/bf16/decode/b1_hq32_hkv8_d128_q1_kv4096/cold/manual_time_median 9.9 us"',
         'case "$*" in *decode_control*) echo "attention/decode_control/bf16/decode/b1_hq32_hkv8_d128_q1_kv4096/cold/manual_time_median 11.55 us";; esac',
@@ -152,12 +153,14 @@ class ExperimentFilters(unittest.TestCase):
             (tools / "cmake").write_text(self.FAKE_CMAKE)
             for f in tools.iterdir():
                 f.chmod(0o755)
-            env = script_env(PATH=f"{tools}:{os.environ['PATH']}", PASSES="1", **settings)
+            env = script_env(PATH=f"{tools}:{os.environ['PATH']}", **{"PASSES": "1", **settings})
             r = subprocess.run(["bash", str(root / "scripts" / "gpu_experiments.sh"), str(Path(tmp) / "out"),
                                 *defines], capture_output=True, text=True, env=env, timeout=60)
             benched = sorted(p.parent.parent.name for p in (root / "build").glob("exp_*/bench/ran"))
             self.bench_args = {p.parent.parent.name: p.read_text().split()
                                for p in (root / "build").glob("exp_*/bench/args")}
+            self.windows = {p.parent.parent.name: p.read_text().split()
+                            for p in (root / "build").glob("exp_*/bench/windows")}
             self.cmake_calls = (tools / "cmake_calls").read_text().splitlines()
             summary = Path(tmp) / "out" / "summary.txt"
             self.summary = summary.read_text() if summary.exists() else ""
@@ -193,6 +196,37 @@ class ExperimentFilters(unittest.TestCase):
         self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
         for build, args in self.bench_args.items():
             self.assertFalse([a for a in args if a.startswith("--split-sweep")], build)
+
+    def test_an_environment_variant_runs_the_default_binary_with_its_setting(self):
+        # A timing-protocol experiment (session 60: SOLBENCH_HOT_WINDOW_US) measured as a build of its own: no
+        # configure, the default's binary run with the setting, its cases read as build env_<NAME>_<VALUE>.
+        r, benched = self.run_experiments(defines=("env:SOLBENCH_HOT_WINDOW_US=500",), PASSES="2")
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertEqual(benched, ["exp_default"])
+        self.assertFalse([c for c in self.cmake_calls if "exp_env" in c], self.cmake_calls)
+        self.assertIn("env_SOLBENCH_HOT_WINDOW_US_500: the default build's binaries with SOLBENCH_HOT_WINDOW_US=500",
+                      r.stdout)
+        # Pass 1: default, then the variant; pass 2 reversed.
+        self.assertEqual(self.windows, {"exp_default": ["unset", "500", "500", "unset"]})
+        builds = [line.split()[:2] for line in self.timings if "decode_splitk" in line]
+        self.assertEqual(builds, [["1", "default"], ["1", "env_SOLBENCH_HOT_WINDOW_US_500"],
+                                  ["2", "env_SOLBENCH_HOT_WINDOW_US_500"], ["2", "default"]])
+        self.assertIn("env_SOLBENCH_HOT_WINDOW_US_500", self.summary)
+        # Beside a DEFINE build, and as the CONTROL.
+        r, benched = self.run_experiments(defines=("SB_DECODE_EXPERIMENT=1", "env:SOLBENCH_HOT_WINDOW_US=200"),
+                                          CONTROL="env_SOLBENCH_HOT_WINDOW_US_200")
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertEqual(benched, ["exp_SB_DECODE_EXPERIMENT_1", "exp_default"])
+        self.assertEqual(self.windows["exp_default"], ["unset", "200"])
+
+    def test_a_malformed_environment_variant_is_a_usage_error(self):
+        for define in ("env:FOO=1", "env:SOLBENCH_HOT_WINDOW_US=", "env:SOLBENCH_HOT_WINDOW_US=5 0",
+                       "env:solbench_x=1", "env:SOLBENCH_X=$(id)"):
+            with self.subTest(define=define):
+                r = subprocess.run(["bash", str(SCRIPTS / "gpu_experiments.sh"), "/nonexistent/out", define],
+                                   capture_output=True, text=True, env=script_env(), timeout=30)
+                self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+                self.assertIn("env:SOLBENCH_NAME=VALUE", r.stderr)
 
     def test_same_binary_compares_two_variants_of_one_process(self):
         # One build; the candidate's cases read as build CANDIDATE under the baseline's names, so each pass's
