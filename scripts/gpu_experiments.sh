@@ -176,6 +176,10 @@ fi
 builds=(default)
 declare -A env_of=()  # an environment variant's build name -> its NAME=VALUE
 bin_dir() { [ -n "${env_of[$1]:-}" ] && echo "$root/build/exp_default" || echo "$root/build/exp_$1"; }
+as_build() {  # build name, command...: the command, under the build's setting where it is an environment variant
+  local n=$1; shift
+  if [ -n "${env_of[$n]:-}" ]; then env "${env_of[$n]}" "$@"; else "$@"; fi
+}
 default_src=$root
 [ -n "$cand" ] && default_src=$src  # SAME_BINARY: the one build holds the candidate variant
 configure_build "$default_src" "$root/build/exp_default" "$default_torch" "" "$out/default_build.log" &
@@ -226,9 +230,7 @@ for ((k = 1; k <= passes; k++)); do
       >>"$out/gpu_state.txt"
     json=$out/$n.json
     ((k > 1)) && json=$out/${n}_pass$k.json
-    with_env=()
-    [ -n "${env_of[$n]:-}" ] && with_env=(env "${env_of[$n]}")
-    "${with_env[@]}" "$(bin_dir "$n")/bench/$bench" --shapes="${SHAPES:-anchors}" --dtypes="${DTYPES:-bf16}" --benchmark_filter="$bench_filter" \
+    as_build "$n" "$(bin_dir "$n")/bench/$bench" --shapes="${SHAPES:-anchors}" --dtypes="${DTYPES:-bf16}" --benchmark_filter="$bench_filter" \
       --benchmark_repetitions="${REPETITIONS:-3}" --benchmark_display_aggregates_only=true \
       --benchmark_out="$json" --benchmark_out_format=json ${BENCH_ARGS:-} 2>&1 |
       awk -v n="$n" -v k="$k" -v cand="$cand" -v base="$base" '/_median/ {
@@ -248,9 +250,7 @@ if [ -s "$out/timings.txt" ]; then
 fi
 if [ -n "${NCU_SHAPES:-}" ]; then
   for n in "${tested[@]}"; do
-    with_env=()
-    [ -n "${env_of[$n]:-}" ] && with_env=(env "${env_of[$n]}")
-    if "${with_env[@]}" ncu --clock-control none --cache-control "${NCU_CACHE:-all}" --replay-mode "${NCU_REPLAY:-kernel}" \
+    if as_build "$n" ncu --clock-control none --cache-control "${NCU_CACHE:-all}" --replay-mode "${NCU_REPLAY:-kernel}" \
       -k "$ncu_kernels" "${ncu_what[@]}" \
       --csv --page raw "$(bin_dir "$n")/bench/$bench" --profile --shapes="$NCU_SHAPES" \
       --benchmark_filter="$ncu_filter" >"$out/ncu_$n.csv" 2>&1; then

@@ -177,7 +177,7 @@ class GpuTimer {
   bool reset_persisting_ = true;
   bool size_from_median_ = true;
   HotTiming hot_timing_ = HotTiming::net;
-  double hot_window_us_ = 50;
+  double hot_window_us_ = kHotWindowUs;
   bool has_persisting_set_aside_ = true;
   int flush_blocks_ = 0;
   int sm_clock_khz_ = 0;
@@ -240,7 +240,6 @@ int cold_batch_count(double single_launch_ms);
 // microsecond kernel gets K 7-12 at the default window, where G / K is a third of its graph / K figure and
 // the noise of G's estimate (about +-0.4 us between repetitions on the H200s) is +-0.04 us a launch; a
 // wider window (SOLBENCH_HOT_WINDOW_US, for experiments) gives such kernels K up to 100.
-constexpr double kHotWindowUs = 50;
 int hot_launch_count(double single_launch_ms, double window_us = kHotWindowUs);
 
 // An empty kernel: the launch floor that small kernels are compared against.

@@ -16,6 +16,10 @@ const char* flush_method_name(FlushMethod m);  // "memset", "kernel", "read"
 enum class HotTiming { graph, marginal, net };
 const char* hot_timing_name(HotTiming h);  // "graph", "marginal", "net"
 
+// The window a hot graph's K launches are sized to fill by default (hot_launch_count, timer.h): ~50 us, where
+// event resolution is ~0.5 us. SOLBENCH_HOT_WINDOW_US changes it for experiments.
+constexpr double kHotWindowUs = 50;
+
 struct TimerSettings {
   std::size_t flush_bytes = 0;  // SOLBENCH_FLUSH_BYTES: a positive byte count; 0 = the L2's size
   FlushMethod flush_method = FlushMethod::memset;  // SOLBENCH_FLUSH_METHOD
@@ -26,7 +30,7 @@ struct TimerSettings {
   bool reset_persisting = true;                    // SOLBENCH_PERSISTING_RESET: on | off
   bool size_from_median = true;                    // SOLBENCH_WARMUP_SIZING: median | last
   HotTiming hot_timing = HotTiming::net;           // SOLBENCH_HOT_TIMING: net | graph | marginal
-  double hot_window_us = 50;                       // SOLBENCH_HOT_WINDOW_US: whole microseconds, 10 to 5000
+  double hot_window_us = kHotWindowUs;             // SOLBENCH_HOT_WINDOW_US: whole microseconds, 10 to 5000
 
   // Each variable that `get` returns (std::getenv by default) parsed; an empty or bad value, or two
   // settings that exclude each other, throws std::invalid_argument naming the variable, what it takes
