@@ -47,10 +47,11 @@ class CudaGraphReplay final : public Replay {
 
 __global__ void empty_kernel() {}
 // The empty kernel of a programmatically dependent launch: what a kernel launched with sb::launch_pdl
-// (common/pdl.cuh) costs with nothing in it but the two griddepcontrol instructions.
+// (common/pdl.cuh) costs with nothing in it but the two griddepcontrol instructions, in rmsnorm/vectorized's
+// order (the wait, then the release: session 61), so that the floor is measured with the kernel's handshake.
 __global__ void empty_kernel_pdl() {
-  pdl_launch_dependents();
   pdl_wait();
+  pdl_launch_dependents();
 }
 
 // The kernel flush (SOLBENCH_FLUSH_METHOD=kernel): 16-byte stores of zeros over the buffer, grid-stride.

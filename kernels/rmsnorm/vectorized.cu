@@ -362,9 +362,14 @@ __device__ inline float tree_sum(const float* a) {
 // The sum is taken in the order of one block a row (a tree over the parts of the trees within each), so
 // every block of a row computes the same rstd and the output is the same bits as unsplit.
 // Launched with programmatic dependent launch (SB_RMSNORM_PDL, common/pdl.cuh), as inference runtimes
-// launch their norms: it lets the next kernel launch at once and waits for the kernel ahead of it before
-// its first load, so the launch and block dispatch overlap the kernel ahead, which is most of the time
-// of a kernel this small when kernels run back to back.
+// launch their norms: it waits for the kernel ahead of it before its first load, then lets the next kernel
+// launch, so the next one's launch and block dispatch overlap this one's work, which is most of the time of a
+// kernel this small when kernels run back to back. The release comes after the wait, not before it: released
+// first, a grid lets its dependent launch while it still waits, that one's dependent too, and so on, so a
+// chain of these piles waiting grids onto the SMs, and the hot time per launch grew with the chain's length
+// (session 61, c292-c297, H200, bf16, hot graphs of K ~10 and ~100 launches: 16 x 8192 1.08 -> 1.27 us,
+// 64 x 8192 1.50 -> 2.00, 256 x 4096 1.80 -> 2.46; without PDL, or released after the wait, level within 4%:
+// after the wait 1.14 -> 1.19, 1.46 -> 1.49, 1.76 -> 1.77; results/h200/history/2026-12-02_session61_experiments/).
 template <typename T, int VectorsPerThread, int Warps, bool Full, int Split = 1>
 __global__ void __launch_bounds__(Warps * 32, 1)
     kernel_decode(const T* __restrict__ x, const T* __restrict__ w, T* __restrict__ y, int hidden, float eps,
@@ -373,8 +378,8 @@ __global__ void __launch_bounds__(Warps * 32, 1)
   static_assert(Split == 1 || (Full && VectorsPerThread % Split == 0), "a split row is whole vectors a part");
   constexpr int kOwn = VectorsPerThread / Split;  // the vectors a thread writes
   if (SB_RMSNORM_PDL) {
-    pdl_launch_dependents();
     pdl_wait();  // before any access: the kernel ahead may write x or w, or read y
+    pdl_launch_dependents();  // after the wait: one grid waiting behind this one at most (above)
   }
   const int t = threadIdx.x;
   const int left = hidden / kVec16<T> - t;  // vectors of the row from this thread's first on
