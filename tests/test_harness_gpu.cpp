@@ -16,6 +16,8 @@
 #include "harness/device.h"
 #include "harness/fill.h"
 #include "harness/timer.h"
+#include "rmsnorm/rmsnorm.h"
+#include "rmsnorm_case.h"
 #include "scoped_env.h"
 
 namespace sb::bench {
@@ -167,6 +169,47 @@ TEST_F(HarnessGpu, HotMarginalTimeLeavesOutTheGraphsOwnLaunch) {
     EXPECT_LT(empty_8, empty_graph);  // the graph's own launch, spread over 8, is gone
     EXPECT_NEAR(empty_4, empty_16, 0.25);
     EXPECT_NEAR(spin_8 - empty_8, spin_us, 0.15 * spin_us);
+  }
+}
+
+// A hot figure is one kernel launched K times back to back in a CUDA graph, K sized by the harness (7-10 for a
+// microsecond kernel at the default window, up to 100 at a wider one). It describes the kernel only if a launch
+// costs the same early and late in the chain. vectorized's decode kernel is launched with programmatic dependent
+// launch; when it released its dependent before its own wait, each waiting grid let the next one launch too, and
+// at 64 x 8192 and 256 x 4096 the time a launch grew from 1.5 and 1.9 us at K ~8 to 2.0 and 2.5 at K ~80
+// (session 61, c294; released after the wait, 530089d: 1.46 -> 1.49 and 1.76 -> 1.77 us, c297). Here the
+// marginal cost of launches K+1 to 2K, (t(2K) - t(K)) / K, free of the graph's own launch, at K 8 and 80: within
+// 15% of each other.
+TEST_F(HarnessGpu, VectorizedHotTimeIsLevelAlongTheChain) {
+  Stream s;
+  GpuTimer timer(s.get());
+  const rmsnorm::Variant& v = rmsnorm::variant("vectorized");
+  for (int i = 0; i < 20; ++i) launch_spin_kernel(s.get(), 20'000, nullptr);  // clocks up
+  for (const auto& [rows, hidden] : {std::pair<int64_t, int64_t>{64, 8192}, {256, 4096}}) {
+    SCOPED_TRACE(std::to_string(rows) + " x " + std::to_string(hidden));
+    RmsNormData data(rows, hidden, DType::bf16, 1e-6, 29, s.get());
+    const rmsnorm::Problem p = data.problem();
+    ASSERT_EQ(v.supports(p), "");
+    const LaunchFn launch = [&](cudaStream_t st) { rmsnorm::run(v, p, st); };
+    auto marginal_us = [&](int k) {
+      auto g = capture_cuda_graph(s.get(), k, launch);
+      auto g2 = capture_cuda_graph(s.get(), 2 * k, launch);
+      timer.replay_ms(*g);  // each new graph replayed once before it is timed, as run_timed does
+      timer.replay_ms(*g2);
+      std::vector<double> t;
+      for (int i = 0; i < 101; ++i) {
+        const double k_ms = timer.replay_ms(*g);
+        t.push_back(1e3 * marginal_launch_ms(k_ms, timer.replay_ms(*g2), k));
+      }
+      return median(t);
+    };
+    const double short_us = marginal_us(8), long_us = marginal_us(80);
+    std::printf("vectorized bf16 %lld x %lld hot, marginal us a launch: K 8 %.3f, K 80 %.3f (%.3fx)\n",
+                static_cast<long long>(rows), static_cast<long long>(hidden), short_us, long_us, long_us / short_us);
+    EXPECT_GT(short_us, 0.0);
+    EXPECT_LT(long_us, 1.15 * short_us) << "a launch late in a chain costs more than one early in it";
+    const Check c = data.verify();  // the chains' last launch wrote y
+    EXPECT_TRUE(c.ok) << c.message;
   }
 }
 
