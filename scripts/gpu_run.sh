@@ -79,7 +79,7 @@ if [ -z "${SKIP_TESTS:-}" ]; then
   SOLBENCH_REQUIRE_GPU=1 ctest --test-dir "$build" -j "$(nproc)" --output-on-failure --no-tests=error >>"$out/test.log" 2>&1 || fail ctest
   grep -E "tests passed|tests failed" "$out/test.log" >&2
   "$build/tests/test_harness_gpu" >>"$out/test.log" 2>&1 || fail harness self-test
-  grep -E "^spin|^clock|^copy|^H200" "$out/test.log" >&2
+  grep -E "^spin|^clock|^copy|^H200|^vectorized bf16" "$out/test.log" >&2
 fi
 
 if [ -z "${SKIP_BENCH:-}" ]; then
