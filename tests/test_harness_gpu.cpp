@@ -28,6 +28,42 @@ double median(std::vector<double> v) {
   return v[v.size() / 2];
 }
 
+// One hot launch's time (us) in graphs of k and 2k launches of `launch` on the timer's stream, as run_timed
+// takes it in `way`: each new graph replayed once, then pairs of replays for the graph's own launch G (the
+// settling's estimate, taken off only where resolved, which graphs of microsecond kernels must be: checked
+// under net), then the median of `samples` replays of K (net, graph), or of K and 2K (marginal). The harness
+// settles a microsecond case for 100 ms, thousands of pairs; from 20 pairs straight after capture, as here until
+// session 59, G once read about 2.7 us above what the same machine's next run implied at K 4 (c284: net
+// -0.176 us a launch, then 0.504), so 200.
+double hot_us_per_launch(GpuTimer& timer, const LaunchFn& launch, int k, HotTiming way, int samples = 30) {
+  constexpr int kPairs = 200;
+  auto g = capture_cuda_graph(timer.stream(), k, launch);
+  auto g2 = capture_cuda_graph(timer.stream(), 2 * k, launch);
+  timer.replay_ms(*g);
+  timer.replay_ms(*g2);
+  std::vector<double> g_ms, t;
+  for (int i = 0; i < kPairs; ++i) {
+    const double k_ms = timer.replay_ms(*g);
+    g_ms.push_back(graph_launch_ms(k_ms, timer.replay_ms(*g2)));
+  }
+  const GraphLaunch g_launch = estimate_graph_launch(g_ms);
+  if (way == HotTiming::net) {
+    std::printf("net, K %d: G %.3f us, standard error %.3f us over %d pairs\n", k, 1e3 * g_launch.median_ms,
+                1e3 * g_launch.standard_error_ms, kPairs);
+    EXPECT_TRUE(g_launch.resolved) << "G " << 1e3 * g_launch.median_ms << " us, standard error "
+                                   << 1e3 * g_launch.standard_error_ms << " us at K " << k;
+  }
+  const double graph_ms = g_launch.taken_off_ms();
+  for (int i = 0; i < samples; ++i) {
+    const double k_ms = timer.replay_ms(*g);
+    const double k2_ms = way == HotTiming::marginal ? timer.replay_ms(*g2) : 0.0;
+    t.push_back(1e3 * (way == HotTiming::marginal ? marginal_launch_ms(k_ms, k2_ms, k)
+                       : way == HotTiming::net    ? net_launch_ms(k_ms, graph_ms, k)
+                                                  : k_ms / k));
+  }
+  return median(t);
+}
+
 class HarnessGpu : public ::testing::Test {
  protected:
   void SetUp() override { SB_REQUIRE_GPU(); }
@@ -111,55 +147,23 @@ TEST_F(HarnessGpu, SpinKernelTimedAtCyclesOverClock) {
 // the empty kernel within 1.0% of its length by net, 1.2% by marginal. net takes G off only where the pairs
 // resolve it (estimate_graph_launch): here they must. Session 47 (c229, with that check): net 0.536, 0.708
 // and 0.676 us at K 4, 8 and 16, the spin 10.888 us for 10.101. Session 59 (c284, 0334843): net -0.176, 0.704
-// and 0.680 (failed), then on the same machine 0.504, 0.692 and 0.674; since then G comes from kPairs pairs after
-// one replay of each graph, as in run_timed (not yet run on a GPU at this writing).
+// and 0.680 (failed), then on the same machine 0.504, 0.692 and 0.674; since then G comes from 200 pairs after
+// one replay of each graph, as in run_timed (hot_us_per_launch). Session 60 (c287, 3611a58): net 0.552, 0.732
+// and 0.688.
 TEST_F(HarnessGpu, HotMarginalTimeLeavesOutTheGraphsOwnLaunch) {
   const DeviceInfo d = device_info();
   Stream s;
   GpuTimer timer(s.get());
   const long long cycles = 20'000;  // ~10 us at 1980 MHz
-  // Pairs of replays G is taken from. The harness settles a microsecond case for 100 ms (thousands of pairs,
-  // after one replay of each new graph). Taken from 20 pairs straight after capture, as here until session 59,
-  // G once read about 2.7 us above what the same machine's next run implies at K 4 (c284: net -0.176 us a
-  // launch, then 0.504); whether the new graphs' first replays or too few pairs did it was not measured.
-  constexpr int kPairs = 200;
   auto spin = [&](cudaStream_t st) { launch_spin_kernel(st, cycles, nullptr); };
-  auto per_launch = [&](const LaunchFn& launch, int k, HotTiming way) {
-    auto g = capture_cuda_graph(s.get(), k, launch);
-    auto g2 = capture_cuda_graph(s.get(), 2 * k, launch);
-    timer.replay_ms(*g);  // as run_timed does: each new graph replayed once before the settling
-    timer.replay_ms(*g2);
-    std::vector<double> g_ms, t;
-    for (int i = 0; i < kPairs; ++i) {  // as the settling: pairs of replays, the graph's own launch from each
-      const double k_ms = timer.replay_ms(*g);
-      g_ms.push_back(graph_launch_ms(k_ms, timer.replay_ms(*g2)));
-    }
-    // As the harness takes it: the median, off only where resolved, which these graphs of microsecond
-    // kernels must be.
-    const GraphLaunch g_launch = estimate_graph_launch(g_ms);
-    if (way == HotTiming::net) {
-      std::printf("net, K %d: G %.3f us, standard error %.3f us over %d pairs\n", k, 1e3 * g_launch.median_ms,
-                  1e3 * g_launch.standard_error_ms, kPairs);
-      EXPECT_TRUE(g_launch.resolved) << "G " << 1e3 * g_launch.median_ms << " us, standard error "
-                                     << 1e3 * g_launch.standard_error_ms << " us at K " << k;
-    }
-    const double graph_ms = g_launch.taken_off_ms();
-    for (int i = 0; i < 30; ++i) {
-      const double k_ms = timer.replay_ms(*g);
-      const double k2_ms = way == HotTiming::marginal ? timer.replay_ms(*g2) : 0.0;
-      t.push_back(1e3 * (way == HotTiming::marginal ? marginal_launch_ms(k_ms, k2_ms, k)
-                         : way == HotTiming::net    ? net_launch_ms(k_ms, graph_ms, k)
-                                              : k_ms / k));  // us
-    }
-    return median(t);
-  };
   for (int i = 0; i < 20; ++i) spin(s.get());  // clocks up
-  const double empty_graph = per_launch(launch_empty_kernel, 8, HotTiming::graph);
+  const double empty_graph = hot_us_per_launch(timer, launch_empty_kernel, 8, HotTiming::graph);
   for (const HotTiming way : {HotTiming::marginal, HotTiming::net}) {
     const char* name = hot_timing_name(way);
-    const double empty_4 = per_launch(launch_empty_kernel, 4, way), empty_8 = per_launch(launch_empty_kernel, 8, way),
-                 empty_16 = per_launch(launch_empty_kernel, 16, way);
-    const double spin_8 = per_launch(spin, 8, way);
+    const double empty_4 = hot_us_per_launch(timer, launch_empty_kernel, 4, way),
+                 empty_8 = hot_us_per_launch(timer, launch_empty_kernel, 8, way),
+                 empty_16 = hot_us_per_launch(timer, launch_empty_kernel, 16, way);
+    const double spin_8 = hot_us_per_launch(timer, spin, 8, way);
     const double spin_us = 1e3 * static_cast<double>(cycles) / d.sm_clock_khz;
     std::printf("hot, us a launch: empty kernel graph/K %.3f (K 8), %s %.3f, %.3f, %.3f (K 4, 8, 16); spin of "
                 "%lld cycles %s %.3f (K 8), its spin %.3f at %d MHz\n",
@@ -191,19 +195,8 @@ TEST_F(HarnessGpu, VectorizedHotTimeIsLevelAlongTheChain) {
     const rmsnorm::Problem p = data.problem();
     ASSERT_EQ(v.supports(p), "");
     const LaunchFn launch = [&](cudaStream_t st) { rmsnorm::run(v, p, st); };
-    auto marginal_us = [&](int k) {
-      auto g = capture_cuda_graph(s.get(), k, launch);
-      auto g2 = capture_cuda_graph(s.get(), 2 * k, launch);
-      timer.replay_ms(*g);  // each new graph replayed once before it is timed, as run_timed does
-      timer.replay_ms(*g2);
-      std::vector<double> t;
-      for (int i = 0; i < 101; ++i) {
-        const double k_ms = timer.replay_ms(*g);
-        t.push_back(1e3 * marginal_launch_ms(k_ms, timer.replay_ms(*g2), k));
-      }
-      return median(t);
-    };
-    const double short_us = marginal_us(8), long_us = marginal_us(80);
+    const double short_us = hot_us_per_launch(timer, launch, 8, HotTiming::marginal, 101),
+                 long_us = hot_us_per_launch(timer, launch, 80, HotTiming::marginal, 101);
     std::printf("vectorized bf16 %lld x %lld hot, marginal us a launch: K 8 %.3f, K 80 %.3f (%.3fx)\n",
                 static_cast<long long>(rows), static_cast<long long>(hidden), short_us, long_us, long_us / short_us);
     EXPECT_GT(short_us, 0.0);

@@ -64,8 +64,9 @@ inline constexpr std::size_t kClusterMaxKvBytes = std::size_t{32} << 20;
 // Only a grid over half the SMs pairs: session 59's full run (0334843) paired the num_splits sweep's forced
 // unsplit b1 rows too (8 blocks, each reading a whole KV cache alone), and they ran 1.12-1.19x slower than the
 // plain grid of 9219b4f's run (b1 KV 4096 30.4 -> 34.2 us, KV 131072 777 -> 920 us): a block that waits for its
-// partner every tile loses what it does not hide with the other blocks of a full wave. Grids of 9-65 blocks
-// were not measured either way; the heuristic leaves such a grid unsplit only where its cache is a few tiles.
+// partner every tile loses what it does not hide with the other blocks of a full wave. Session 60 (c291, one
+// pass, forced unsplit GQA 32/8 KV 32768, pairs at every one-wave grid against none): 8 blocks 1.160, 32 1.168,
+// 64 1.009, 72 1.003, 96 0.969, 128 0.987; the crossing lies between 72 and 96, and 64-72 are not resolved.
 inline constexpr int kPairBlocks = 2;
 
 // The tensor-core split kernel (GQA: 2-8 query rows of one kv head a block, head_dim 64 or 128; see
