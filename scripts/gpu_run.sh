@@ -21,7 +21,8 @@
 # call continues a run an earlier call began: then it is kept, so a run too long for one sitting is done in
 # parts on one GPU (BENCHES=bench_rmsnorm SKIP_CROSSCHECK=1, then CONTINUE_RUN=1 BENCHES=bench_attention;
 # the cross-check and the merge take every bench_*.json in OUTDIR, and the merge refuses parts measured on
-# another GPU, from another tree or under another protocol). A cross-check belongs to the JSON of the call
+# another GPU, from another tree or under another protocol; a part on a machine without the earlier parts' GPU
+# exits 2 before its build). A cross-check belongs to the JSON of the call
 # that makes it: an earlier crosscheck.json is removed when the bench stage starts. BENCHES may also name
 # bench_attention_decode and bench_attention_prefill: bench_attention over its decode or prefill set only (the
 # default set is the two), each its own JSON, so that bench_attention, too long for one sitting under the
@@ -60,6 +61,23 @@ if ! nvidia-smi -L >/dev/null 2>&1; then
   echo "gpu_run.sh: no NVIDIA GPU here (nvidia-smi -L failed); this script measures on a GPU." >&2
   echo "To build and run the tests on any machine: cmake --workflow --preset ci" >&2
   exit 3
+fi
+# A part of a run goes on the GPU that measured the parts before it (the merge refuses others). A part that lands
+# on another machine fails here, before the build and the benchmarks, rather than at the merge (session 62: the
+# machine of parts 1 and 2 was given back idle, and the next one held another H200).
+if [ -n "${CONTINUE_RUN:-}" ] && [ -z "${SKIP_BENCH:-}" ]; then
+  here=$(nvidia-smi --query-gpu=uuid --format=csv,noheader 2>/dev/null | grep '^GPU-' | tr '\n' ' ')
+  for b in $all_benches; do
+    [[ " $benches " != *" $b "* ]] && [ -s "$out/$b.json" ] || continue
+    was=$(python3 -c 'import json, sys
+try: print(json.load(open(sys.argv[1])).get("context", {}).get("gpu_uuid", ""))
+except (ValueError, OSError): pass' "$out/$b.json")
+    if [ -n "$was" ] && [ -n "$here" ] && [[ " $here" != *" $was "* ]]; then
+      echo "gpu_run.sh: CONTINUE_RUN=1, but $b.json (an earlier part) was measured on $was and this machine has $here;" \
+        "one run = one GPU, so the merge would refuse this part: run the whole run again without CONTINUE_RUN" >&2
+      exit 2
+    fi
+  done
 fi
 
 {

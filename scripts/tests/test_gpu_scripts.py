@@ -421,6 +421,24 @@ class GpuRunBenchStage(unittest.TestCase):
         self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
         self.assertNotIn("WARNING: CONTINUE_RUN", r.stderr)
 
+    def test_continue_run_on_another_gpu_fails_before_the_benchmarks(self):
+        # Session 62: parts 1 and 2 on one H200, part 3 sent to a fresh machine holding another; the merge refuses
+        # such parts, so the part must fail at once, not after its build and benchmarks.
+        smi = {"nvidia-smi": "#!/bin/sh\ncase \"$*\" in *--query-gpu=uuid*) echo GPU-bbbb ;; *) echo 'GPU 0: NVIDIA H200' ;; esac\n"}
+        earlier = {"bench_rmsnorm.json": '{"context": {"gpu_uuid": "GPU-aaaa"}, "benchmarks": []}\n'}
+        r, jsons = self.run_stage('touch "$(dirname "$f")/rmsnorm_ran"\n', before=earlier, tools_extra=smi,
+                                  BENCHES="bench_attention", BENCH_ARGS="", CONTINUE_RUN="1")
+        self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+        self.assertIn("bench_rmsnorm.json (an earlier part) was measured on GPU-aaaa and this machine has GPU-bbbb",
+                      r.stderr)
+        self.assertEqual(list(jsons), ["bench_rmsnorm.json"])  # bench_attention never ran
+        # The same GPU continues the run.
+        earlier = {"bench_rmsnorm.json": '{"context": {"gpu_uuid": "GPU-bbbb"}, "benchmarks": []}\n'}
+        r, jsons = self.run_stage("exit 1\n", before=earlier, tools_extra=smi,
+                                  BENCHES="bench_attention", BENCH_ARGS="", CONTINUE_RUN="1")
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertEqual(sorted(jsons), ["bench_attention.json", "bench_rmsnorm.json"])
+
     def test_without_continue_run_an_earlier_calls_json_is_not_merged(self):
         # A one-binary run must not file another binary's results from an earlier run (of another commit, say),
         # nor a cross-check that is not of this call's JSON.
