@@ -69,9 +69,10 @@ if [ -n "${CONTINUE_RUN:-}" ] && [ -z "${SKIP_BENCH:-}" ]; then
   here=$(nvidia-smi --query-gpu=uuid --format=csv,noheader 2>/dev/null | grep '^GPU-' | tr '\n' ' ')
   for b in $all_benches; do
     [[ " $benches " != *" $b "* ]] && [ -s "$out/$b.json" ] || continue
-    was=$(python3 -c 'import json, sys
-try: print(json.load(open(sys.argv[1])).get("context", {}).get("gpu_uuid", ""))
-except (ValueError, OSError): pass' "$out/$b.json")
+    # sbresults.py reads it as the merge will; a file it cannot read is left for the merge to name.
+    was=$(python3 -c 'import sys; sys.path.insert(0, sys.argv[1]); import sbresults
+try: print(sbresults.load_file(sys.argv[2])[0].get("gpu_uuid", ""))
+except sbresults.ResultsError: pass' "$root/scripts" "$out/$b.json")
     if [ -n "$was" ] && [ -n "$here" ] && [[ " $here" != *" $was "* ]]; then
       echo "gpu_run.sh: CONTINUE_RUN=1, but $b.json (an earlier part) was measured on $was and this machine has $here;" \
         "one run = one GPU, so the merge would refuse this part: run the whole run again without CONTINUE_RUN" >&2

@@ -426,7 +426,7 @@ class GpuRunBenchStage(unittest.TestCase):
         # such parts, so the part must fail at once, not after its build and benchmarks.
         smi = {"nvidia-smi": "#!/bin/sh\ncase \"$*\" in *--query-gpu=uuid*) echo GPU-bbbb ;; *) echo 'GPU 0: NVIDIA H200' ;; esac\n"}
         earlier = {"bench_rmsnorm.json": '{"context": {"gpu_uuid": "GPU-aaaa"}, "benchmarks": []}\n'}
-        r, jsons = self.run_stage('touch "$(dirname "$f")/rmsnorm_ran"\n', before=earlier, tools_extra=smi,
+        r, jsons = self.run_stage("exit 1\n", before=earlier, tools_extra=smi,
                                   BENCHES="bench_attention", BENCH_ARGS="", CONTINUE_RUN="1")
         self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
         self.assertIn("bench_rmsnorm.json (an earlier part) was measured on GPU-aaaa and this machine has GPU-bbbb",
