@@ -21,8 +21,8 @@
 # call continues a run an earlier call began: then it is kept, so a run too long for one sitting is done in
 # parts on one GPU (BENCHES=bench_rmsnorm SKIP_CROSSCHECK=1, then CONTINUE_RUN=1 BENCHES=bench_attention;
 # the cross-check and the merge take every bench_*.json in OUTDIR, and the merge refuses parts measured on
-# another GPU, from another tree or under another protocol; a part on a machine without the earlier parts' GPU
-# exits 2 before its build). A cross-check belongs to the JSON of the call
+# another GPU, from another tree or under another protocol; a part on a machine without the earlier parts' GPU,
+# or with no earlier part in OUTDIR, exits 2 before its build). A cross-check belongs to the JSON of the call
 # that makes it: an earlier crosscheck.json is removed when the bench stage starts. BENCHES may also name
 # bench_attention_decode and bench_attention_prefill: bench_attention over its decode or prefill set only (the
 # default set is the two), each its own JSON, so that bench_attention, too long for one sitting under the
@@ -64,11 +64,21 @@ if ! nvidia-smi -L >/dev/null 2>&1; then
 fi
 # A part of a run goes on the GPU that measured the parts before it (the merge refuses others). A part that lands
 # on another machine fails here, before the build and the benchmarks, rather than at the merge (session 62: the
-# machine of parts 1 and 2 was given back idle, and the next one held another H200).
+# machine of parts 1 and 2 was given back idle, and the next one held another H200). So does a part that finds no
+# earlier part at all (a fresh machine, or another OUTDIR): it has nothing to continue, and its benchmarks would be
+# a run of their own (sessions 59 and 63: part 2 ran its ~430 s alone on a fresh machine, and the budget left after
+# it no longer held the whole run again). Without CONTINUE_RUN, a set measured on its own is a run of its own.
 if [ -n "${CONTINUE_RUN:-}" ] && [ -z "${SKIP_BENCH:-}" ]; then
   here=$(nvidia-smi --query-gpu=uuid --format=csv,noheader 2>/dev/null | grep '^GPU-' | tr '\n' ' ')
-  for b in $all_benches; do
-    [[ " $benches " != *" $b "* ]] && [ -s "$out/$b.json" ] || continue
+  earlier=""
+  for b in $all_benches; do [[ " $benches " != *" $b "* ]] && [ -s "$out/$b.json" ] && earlier+=" $b"; done
+  if [ -z "$earlier" ]; then
+    echo "gpu_run.sh: CONTINUE_RUN=1, but $out holds no earlier part's JSON (of a binary BENCHES leaves out): nothing" \
+      "to continue (a fresh machine, or another OUTDIR?); run the whole run again from its first part, or leave" \
+      "CONTINUE_RUN unset to measure BENCHES as a run of its own" >&2
+    exit 2
+  fi
+  for b in $earlier; do
     # sbresults.py reads it as the merge will; a file it cannot read is left for the merge to name.
     was=$(python3 -c 'import sys; sys.path.insert(0, sys.argv[1]); import sbresults
 try: print(sbresults.load_file(sys.argv[2])[0].get("gpu_uuid", ""))
@@ -123,14 +133,6 @@ if [ -z "${SKIP_BENCH:-}" ]; then
     tail -3 "$out/bench.log" >&2
   }
   rm -f "$out/crosscheck.json"
-  if [ -n "${CONTINUE_RUN:-}" ]; then
-    # A part that finds none of the earlier parts (a call that landed on a fresh machine, or another OUTDIR) says
-    # so before its benchmarks: what it writes is then the whole run (session 59: c285 ran the decode set alone).
-    earlier=""
-    for b in $all_benches; do [[ " $benches " != *" $b "* ]] && [ -s "$out/$b.json" ] && earlier+=" $b"; done
-    [ -n "$earlier" ] ||
-      echo "WARNING: CONTINUE_RUN=1, but $out holds no earlier call's JSON of a binary BENCHES leaves out: this call's results will be the run's only part" >&2
-  fi
   for b in $all_benches; do
     if [ "$b" = bench_e2e ] && [ -z "${BENCHES+set}" ] && [ ! -x "$build/bench/bench_e2e" ]; then
       rm -f "$out/bench_e2e.json"

@@ -409,17 +409,29 @@ class GpuRunBenchStage(unittest.TestCase):
         self.assertIn("bench_rmsnorm: not in BENCHES; CONTINUE_RUN keeps bench_rmsnorm.json from an earlier call",
                       r.stderr)
 
-    def test_continue_run_that_finds_no_earlier_part_says_so(self):
-        # Session 59: a part that landed on a fresh machine ran alone, and nothing said so.
+    def test_continue_run_that_finds_no_earlier_part_fails_before_the_benchmarks(self):
+        # Sessions 59 and 63: a part sent to a fresh machine ran its ~430 s alone (session 59 with a warning), and
+        # what was left of the budget no longer held the whole run again. Nothing to continue is an error, at once.
         r, jsons = self.run_stage("exit 1\n", BENCHES="bench_attention_decode", BENCH_ARGS="", CONTINUE_RUN="1")
+        self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+        self.assertIn("CONTINUE_RUN=1, but", r.stderr)
+        self.assertIn("holds no earlier part's JSON", r.stderr)
+        self.assertNotIn("configure + build", r.stderr)
+        self.assertEqual(jsons, {})
+        # Only an earlier part of another binary counts: the set this call measures is not one.
+        r, jsons = self.run_stage("exit 1\n", before={"bench_attention_decode.json": "an old decode set\n"},
+                                  BENCHES="bench_attention_decode", BENCH_ARGS="", CONTINUE_RUN="1")
+        self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+        self.assertIn("holds no earlier part's JSON", r.stderr)
+        # Without CONTINUE_RUN the same set is a run of its own.
+        r, jsons = self.run_stage("exit 1\n", BENCHES="bench_attention_decode", BENCH_ARGS="")
         self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
         self.assertEqual(list(jsons), ["bench_attention_decode.json"])
-        self.assertIn("WARNING: CONTINUE_RUN=1, but", r.stderr)
-        self.assertIn("this call's results will be the run's only part", r.stderr)
-        r, _ = self.run_stage("exit 1\n", before={"bench_rmsnorm.json": "part one\n"},
-                              BENCHES="bench_attention_decode", BENCH_ARGS="", CONTINUE_RUN="1")
+        # With an earlier part, the part runs.
+        r, jsons = self.run_stage("exit 1\n", before={"bench_rmsnorm.json": "part one\n"},
+                                  BENCHES="bench_attention_decode", BENCH_ARGS="", CONTINUE_RUN="1")
         self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
-        self.assertNotIn("WARNING: CONTINUE_RUN", r.stderr)
+        self.assertEqual(sorted(jsons), ["bench_attention_decode.json", "bench_rmsnorm.json"])
 
     def test_continue_run_on_another_gpu_fails_before_the_benchmarks(self):
         # Session 62: parts 1 and 2 on one H200, part 3 sent to a fresh machine holding another; the merge refuses
