@@ -33,10 +33,18 @@ for v in REPETITIONS BENCHES CONTINUE_RUN ATTENTION_SHAPES ATTENTION_DTYPES E2E_
     SOLBENCH_COLD_HOLD SOLBENCH_COLD_QUEUE SOLBENCH_FLUSH_METHOD SOLBENCH_FLUSH_BYTES SOLBENCH_REST_MS SOLBENCH_MIN_HOLD_US SOLBENCH_PERSISTING_RESET SOLBENCH_WARMUP_SIZING SOLBENCH_HOT_TIMING SOLBENCH_HOT_WINDOW_US SOLBENCH_KV_GAP; do
   [ -n "${!v:-}" ] && settings+="$v=$(printf %q "${!v}") "
 done
+# gpu_run.sh starts its bench stage by writing bench.log; a call that stopped before it (a usage error, a refused
+# CONTINUE_RUN part, a failed build) must not file what logs/ holds from earlier calls as this commit's run.
+rm -f "$logs/bench.log"
 SUITE_COMMAND="${settings}scripts/run_suite.sh" "$root/scripts/gpu_run.sh" "$logs"
 status=$?
 if [ -n "${SKIP_BENCH:-}" ]; then
   echo "run_suite.sh: SKIP_BENCH: no benchmarks run, so no results filed (see $logs)" >&2
+  exit $status
+fi
+if [ ! -e "$logs/bench.log" ]; then
+  echo "run_suite.sh: gpu_run.sh stopped (status $status) before its benchmarks: no results filed (see its message above)" >&2
+  [ $status = 0 ] && status=1
   exit $status
 fi
 runs=$(ls "$logs"/bench_*.json 2>/dev/null)

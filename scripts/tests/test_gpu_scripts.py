@@ -307,7 +307,7 @@ class RunSuiteFiling(unittest.TestCase):
     report from the repository root with the relative path `results/<gpu>`, the command REPORT.md records
     and tests/test_committed_results.py regenerates it with; with SKIP_BENCH it files nothing."""
 
-    def run_suite(self, **settings):
+    def run_suite(self, gpu_run=None, earlier=False, **settings):
         import json
         import shutil
         import sys
@@ -323,7 +323,11 @@ class RunSuiteFiling(unittest.TestCase):
         (tools / "nvidia-smi").write_text("#!/bin/sh\necho 'NVIDIA H200'\n")
         run = gbfake.run([gbfake.floor("cold"), gbfake.rmsnorm("vectorized", "bf16", 4096, 4096, "cold")])
         (root / "run.json").write_text(json.dumps(run))
-        (root / "scripts" / "gpu_run.sh").write_text('#!/bin/sh\ncp "$(dirname "$0")/../run.json" "$1/bench_rmsnorm.json"\n')
+        (root / "scripts" / "gpu_run.sh").write_text(gpu_run or
+                                                     '#!/bin/sh\n: > "$1/bench.log"\ncp "$(dirname "$0")/../run.json" "$1/bench_rmsnorm.json"\n')
+        if earlier:  # an earlier call's JSON in logs/
+            (root / "results" / "h200" / "logs").mkdir(parents=True)
+            (root / "results" / "h200" / "logs" / "bench_rmsnorm.json").write_text(json.dumps(run))
         (root / "scripts" / "report.py").write_text(
             "import os, sys\nopen(os.path.join(os.path.dirname(__file__), 'report_call.txt'), 'w')"
             ".write(os.getcwd() + '\\n' + ' '.join(sys.argv[1:]))\n")
@@ -347,6 +351,18 @@ class RunSuiteFiling(unittest.TestCase):
         cwd, args = (self.root / "scripts" / "report_call.txt").read_text().split("\n")
         self.assertEqual(Path(cwd).resolve(), self.root.resolve())
         self.assertEqual(args, "results/h200")
+
+    def test_a_call_that_stops_before_its_benchmarks_files_nothing(self):
+        # Session 63: a CONTINUE_RUN part refused before its build (gpu_run.sh exits 2) left run_suite.sh to merge
+        # and file whatever logs/ held from earlier calls (on another GPU's machine, the earlier parts) as a run.
+        for code in (2, 1):
+            with self.subTest(status=code):
+                r, dest = self.run_suite(gpu_run=f"#!/bin/sh\necho 'gpu_run.sh: refused' >&2\nexit {code}\n", earlier=True)
+                self.assertEqual(r.returncode, code, r.stdout + r.stderr)
+                self.assertIn(f"gpu_run.sh stopped (status {code}) before its benchmarks: no results filed", r.stderr)
+                self.assertFalse((dest / "latest.json").exists())
+                self.assertEqual(list(dest.glob("*_0123456789ab.json")), [])
+                self.tearDown()
 
     def test_with_skip_bench_nothing_is_filed(self):
         # The logs folder keeps an earlier run's JSON; a call that runs no benchmark must not file it as a new run.
