@@ -313,8 +313,9 @@ class RunSuiteFiling(unittest.TestCase):
         import sys
         sys.path.insert(0, str(Path(__file__).resolve().parent))
         import gbfake
-        self.tmp = tempfile.TemporaryDirectory()
-        tmp = self.tmp.name
+        tmp_dir = tempfile.TemporaryDirectory()
+        self.addCleanup(tmp_dir.cleanup)
+        tmp = tmp_dir.name
         root, tools = Path(tmp) / "repo", Path(tmp) / "bin"
         (root / "scripts").mkdir(parents=True)
         tools.mkdir()
@@ -339,10 +340,6 @@ class RunSuiteFiling(unittest.TestCase):
         self.root = root
         return r, root / "results" / "h200"
 
-    def tearDown(self):
-        if hasattr(self, "tmp"):
-            self.tmp.cleanup()
-
     def test_the_report_is_generated_with_the_relative_results_path(self):
         r, dest = self.run_suite()
         self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
@@ -362,7 +359,6 @@ class RunSuiteFiling(unittest.TestCase):
                 self.assertIn(f"gpu_run.sh stopped (status {code}) before its benchmarks: no results filed", r.stderr)
                 self.assertFalse((dest / "latest.json").exists())
                 self.assertEqual(list(dest.glob("*_0123456789ab.json")), [])
-                self.tearDown()
 
     def test_with_skip_bench_nothing_is_filed(self):
         # The logs folder keeps an earlier run's JSON; a call that runs no benchmark must not file it as a new run.
