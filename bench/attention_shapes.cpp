@@ -72,6 +72,11 @@ std::vector<AttentionShape> make_decode_set() {
   s.push_back(decode(64, 32, 32, 128, 4096));
   s.push_back(decode(64, 32, 32, 128, 16384));
   s.push_back(decode(256, 32, 32, 128, 1024));
+  // Llama-3-70B (64 q heads on the same 8 kv heads): bench_e2e's two 70B decode layers. Twice the q rows
+  // a kv head (8: decode_splitk's 8-row tensor-core blocks, where the 8B shapes run 4-row ones) for the
+  // same K and V bytes.
+  s.push_back(decode(1, 64, 8, 128, 32768));
+  s.push_back(decode(64, 64, 8, 128, 4096));
   return s;
 }
 
@@ -153,7 +158,8 @@ std::string attention_shapes_grammar() {
          "                  kv_len > q_len, else prefill; causal masking with q_len != kv_len is\n"
          "                  bottom-right aligned. Sets: prefill (seq 512 to 16k, FlashAttention's\n"
          "                  16k-token convention and Llama-3-8B), decode (q_len 1, Llama-3-8B GQA and\n"
-         "                  MHA, batch 1 to 256, KV 1k to 128k), default (prefill + decode), anchors\n"
+         "                  MHA, batch 1 to 256, KV 1k to 128k; Llama-3-70B GQA at b1 KV 32k and b64\n"
+         "                  KV 4k), default (prefill + decode), anchors\n"
          "                  (the shapes of ANCHORS.md), smoke.\n"
          "                  Example: --shapes=anchors,b8_hq64_hkv8_d128_q1_kv32768\n";
 }
