@@ -85,7 +85,8 @@ def parse_list(text, allowed, what):
 
 def gpu_ops(trace):
     """The GPU ops of a Chrome trace (torch.profiler's export), sorted by start: name, cat, ts, dur (us)."""
-    ops = [{"name": e["name"], "cat": e["cat"], "ts": float(e["ts"]), "dur": float(e["dur"])}
+    ops = [{"name": e["name"], "cat": e["cat"], "ts": float(e["ts"]), "dur": float(e["dur"]),
+            "grid": e.get("args", {}).get("grid"), "block": e.get("args", {}).get("block")}
            for e in trace.get("traceEvents", []) if e.get("ph") == "X" and e.get("cat") in GPU_CATS]
     return sorted(ops, key=lambda o: o["ts"])
 
@@ -128,7 +129,10 @@ def summarize(reps):
             prev_end = r["marker_end"] if i == 0 else r["ops"][i - 1]["ts"] + r["ops"][i - 1]["dur"]
             return r["ops"][i]["ts"] - prev_end
         ops.append({"name": short_name(n), "start_us": med(r["ops"][i]["ts"] - r["ops"][0]["ts"] for r in reps),
-                    "dur_us": med(r["ops"][i]["dur"] for r in reps), "gap_us": med(gap(r) for r in reps)})
+                    "dur_us": med(r["ops"][i]["dur"] for r in reps), "gap_us": med(gap(r) for r in reps),
+                    "dur_min_us": min(r["ops"][i]["dur"] for r in reps),
+                    "dur_max_us": max(r["ops"][i]["dur"] for r in reps),
+                    "grid": reps[0]["ops"][i].get("grid"), "block": reps[0]["ops"][i].get("block")})
     spans = [r["ops"][-1]["ts"] + r["ops"][-1]["dur"] - r["ops"][0]["ts"] for r in reps]
     busy = [sum(o["dur"] for o in r["ops"]) for r in reps]
     return {"replays": len(reps), "ops": ops, "span_us": med(spans), "busy_us": med(busy),
@@ -341,6 +345,8 @@ def main():
     ap.add_argument("--variant", default="decode_splitk")
     ap.add_argument("--dtype", default="bf16", choices=("bf16", "fp16"))
     ap.add_argument("--lib", help="libsolbench_probe.so (default: the newest under build/)")
+    ap.add_argument("--side-stream", action="store_true",
+                    help="enqueue on a stream of its own (as the suite does) rather than PyTorch's default stream")
     a = ap.parse_args()
     try:
         s = parse_layer_shape(a.shape)
@@ -364,10 +370,12 @@ def main():
             return 2
         lib = probe_lib(lib_path)
     import torch
+    if a.side_stream:
+        torch.cuda.set_stream(torch.cuda.Stream())
     dtype = torch.bfloat16 if a.dtype == "bf16" else torch.float16
     layer = Layer(torch, s, dtype, 0, lib, a.variant)
     env = {"gpu": torch.cuda.get_device_name(), "torch": torch.__version__, "shape": a.shape, "dtype": a.dtype,
-           "variant": a.variant, "replays": a.replays,
+           "variant": a.variant, "replays": a.replays, "side_stream": a.side_stream, "lib": lib_path if lib is not None else None,
            "l2_bytes": torch.cuda.get_device_properties(0).L2_cache_size}
     print(json.dumps(env), flush=True)
     q = layer.qkv(layer.x)
@@ -395,7 +403,8 @@ def main():
                 print(f"\n== {mode} {context}/{attn}: span {summ['span_us']:.1f} us, busy {summ['busy_us']:.1f}, "
                       f"idle {summ['idle_us']:.1f}, {len(summ['ops'])} ops, SM {info['sm_mhz_median']} MHz", flush=True)
                 for i, o in enumerate(summ["ops"]):
-                    print(f"  {i:3d} {o['start_us']:9.2f} {o['dur_us']:8.2f} gap {o['gap_us']:6.2f}  {o['name']}")
+                    print(f"  {i:3d} {o['start_us']:9.2f} {o['dur_us']:8.2f} [{o['dur_min_us']:.2f}, {o['dur_max_us']:.2f}]"
+                          f" gap {o['gap_us']:6.2f} grid {o['grid']} block {o['block']}  {o['name']}")
         layers = {k.split("/")[1]: v for k, v in per.items() if k.startswith("layer/")}
         cmp = compare(layers)
         for attn, c in cmp.items():
