@@ -218,8 +218,13 @@ class Layer:
         self.cos, self.sin = emb.cos().to(dtype), emb.sin().to(dtype)
         self.lib, self.variant = lib, variant.encode()
         self.err = ctypes.create_string_buffer(512)
-        self.ws, self.ws_bytes = None, 0
+        self.ws, self.ws_bytes, self.norm_fn = None, 0, None
         if lib is not None:
+            self.norm_fn = lib.solbench_rmsnorm
+            self.norm_fn.argtypes = [ctypes.c_char_p, ctypes.c_int64, ctypes.c_int64, ctypes.c_double, ctypes.c_char_p,
+                                     ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p,
+                                     ctypes.c_char_p, ctypes.c_size_t]
+            self.norm_fn.restype = ctypes.c_int
             need = ctypes.c_size_t(0)
             probe = torch.empty(b, n, hq, d, device=dev, dtype=dtype)
             if lib.solbench_attention_workspace(*self._args(probe, probe), ctypes.byref(need), self.err, len(self.err)):
@@ -232,6 +237,16 @@ class Layer:
         return [self.variant, s["batch"], s["heads_q"], s["heads_kv"], s["head_dim"], s["q_len"], s["kv_len"], 0,
                 b"bf16" if self.dtype == self.torch.bfloat16 else b"fp16",
                 q.data_ptr(), self.kc.data_ptr(), self.vc.data_ptr(), o.data_ptr()]
+
+    def our_norm(self, x, w):
+        """The suite's vectorized RMSNorm (PDL-launched where the build says so) through the probe library."""
+        y = self.torch.empty_like(x)
+        rows = x.numel() // self.s["hidden"]
+        if self.norm_fn(b"vectorized", rows, self.s["hidden"], EPS, b"bf16" if self.dtype == self.torch.bfloat16
+                        else b"fp16", x.data_ptr(), w.data_ptr(), y.data_ptr(),
+                        self.torch.cuda.current_stream().cuda_stream, self.err, len(self.err)):
+            raise RuntimeError(self.err.value.decode())
+        return y
 
     def rope(self, t):
         half = t.shape[-1] // 2
@@ -267,6 +282,35 @@ class Layer:
         x1 = self.x + F.linear(a, self.wo)
         h2 = F.rms_norm(x1, (s["hidden"],), self.n2, EPS)
         return x1 + F.linear(F.silu(F.linear(h2, self.wg)) * F.linear(h2, self.wu), self.wd)
+
+
+def neighbour_sequences(layer, q):
+    """Short sequences that end in the layer's two FFN up-projections (Wg, Wu: the same GEMM shape), each
+    after a different predecessor: what a kernel does to the GEMMs that follow it."""
+    F, s = layer.F, layer.s
+    b, n = s["batch"], s["q_len"]
+    h2 = F.rms_norm(layer.x, (s["hidden"],), layer.n2, EPS)
+
+    def gemms():
+        F.linear(h2, layer.wg)
+        F.linear(h2, layer.wu)
+
+    def attn_then(attn, *mid):
+        def fn():
+            a = layer.attention(attn, q).reshape(b, n, s["heads_q"] * s["head_dim"])
+            if "wo" in mid:
+                F.linear(a, layer.wo)
+            if "norm" in mid:
+                F.rms_norm(layer.x, (s["hidden"],), layer.n2, EPS)
+            gemms()
+        return fn
+    seqs = {"gemms": gemms, "torch_norm,gemms": lambda: (F.rms_norm(layer.x, (s["hidden"],), layer.n2, EPS), gemms()),
+            "sdpa,gemms": attn_then("sdpa"), "sdpa,wo,norm,gemms": attn_then("sdpa", "wo", "norm")}
+    if layer.lib is not None:
+        seqs.update({"solbench,gemms": attn_then("solbench"), "solbench,norm,gemms": attn_then("solbench", "norm"),
+                     "solbench,wo,norm,gemms": attn_then("solbench", "wo", "norm"),
+                     "our_norm,gemms": lambda: (layer.our_norm(layer.x, layer.n2), gemms())})
+    return seqs
 
 
 def clock_sampler(torch):
@@ -345,6 +389,8 @@ def main():
     ap.add_argument("--variant", default="decode_splitk")
     ap.add_argument("--dtype", default="bf16", choices=("bf16", "fp16"))
     ap.add_argument("--lib", help="libsolbench_probe.so (default: the newest under build/)")
+    ap.add_argument("--neighbours", action="store_true",
+                    help="also time the FFN up-projections after each of several predecessors (cold)")
     ap.add_argument("--side-stream", action="store_true",
                     help="enqueue on a stream of its own (as the suite does) rather than PyTorch's default stream")
     a = ap.parse_args()
@@ -414,6 +460,19 @@ def main():
         out["modes"][mode] = {"timelines": {k: {"summary": {x: y for x, y in v["summary"].items() if x != "names"},
                                                 "info": v["info"]} for k, v in per.items()},
                               "against_none": cmp}
+    if a.neighbours:
+        rows = {}
+        for name, fn in neighbour_sequences(layer, q).items():
+            reps, info = profile(torch, fn, True, a.replays, flush, tiny, sampler)
+            summ = summarize(reps)
+            rows[name] = {"ops": [{k: o[k] for k in ("name", "dur_us", "dur_min_us", "dur_max_us", "gap_us", "grid")}
+                                  for o in summ["ops"]], "span_us": summ["span_us"]}
+            last = summ["ops"][-2:]
+            print(f"neighbours {name:24s} Wg {last[0]['dur_us']:7.2f} [{last[0]['dur_min_us']:.1f}, "
+                  f"{last[0]['dur_max_us']:.1f}]  Wu {last[1]['dur_us']:7.2f} [{last[1]['dur_min_us']:.1f}, "
+                  f"{last[1]['dur_max_us']:.1f}]  ops " + ", ".join(f"{o['name'][:28]} {o['dur_us']:.1f}"
+                                                               for o in summ["ops"][:-2]), flush=True)
+        out["neighbours"] = rows
     if a.output:
         with open(a.output, "w") as f:
             json.dump(out, f, indent=1)
