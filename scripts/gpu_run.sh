@@ -6,12 +6,15 @@
 #                        aggregates, context); bench_e2e (one decoder layer end to end) exists only when
 #                        the build found libtorch
 #   crosscheck.json      harness vs do_bench on the same PyTorch op, same GPU, same command
+#   layer_timeline.json  bench_e2e's bf16 decode layers kernel by kernel (scripts/layer_timeline.py, CUPTI): the
+#                        attention's window inside each layer, ours and PyTorch's, apart from the GEMMs around it;
+#                        made after bench_e2e in the call that runs it (SKIP_TIMELINE=1 leaves it out)
 #   env.txt              nvidia-smi, compilers, PyTorch: the machine the numbers came from
 #   test.log bench.log sanitizer.log, and ncu.csv when NCU=1 (kernel durations and DRAM bytes of the
 #   decode-sized RMSNorm cases, from Nsight Compute; NCU_BENCH, NCU_KERNELS, NCU_SHAPES, NCU_FILTER pick others,
 #   NCU_SET=full collects every section instead)
 # Exit status: non-zero if any stage failed (every stage still runs). Stages can be skipped with
-# SKIP_TESTS=1, SKIP_BENCH=1, SKIP_CROSSCHECK=1, SKIP_SANITIZER=1 (SANITIZER_FILTER picks the GPU tests it covers, default every
+# SKIP_TESTS=1, SKIP_BENCH=1, SKIP_CROSSCHECK=1, SKIP_TIMELINE=1, SKIP_SANITIZER=1 (SANITIZER_FILTER picks the GPU tests it covers, default every
 # test of test_gpu, one that names none fails; racecheck leaves out the parameterized RepeatedRunsAreBitIdentical tests, sanitize.sh's rule, unless
 # SANITIZER_RACECHECK_FILTER says otherwise; SANITIZER_SHARDS, default 4, the concurrent processes a tool;
 # SANITIZER_TIMEOUT cuts each, default never); BENCH_ARGS adds flags to the bench run
@@ -135,7 +138,7 @@ if [ -z "${SKIP_BENCH:-}" ]; then
   rm -f "$out/crosscheck.json"
   for b in $all_benches; do
     if [ "$b" = bench_e2e ] && [ -z "${BENCHES+set}" ] && [ ! -x "$build/bench/bench_e2e" ]; then
-      rm -f "$out/bench_e2e.json"
+      rm -f "$out/bench_e2e.json" "$out/layer_timeline.json"
       echo "bench_e2e: not built (it needs libtorch: install PyTorch and reconfigure); skipped" >&2
       continue
     fi
@@ -146,6 +149,7 @@ if [ -z "${SKIP_BENCH:-}" ]; then
         echo "$b: not in BENCHES; CONTINUE_RUN keeps $b.json from an earlier call ($(date -r "$out/$b.json" -u +%FT%TZ))" >&2
       else
         rm -f "$out/$b.json"
+        [ "$b" = bench_e2e ] && rm -f "$out/layer_timeline.json"
         echo "$b: not in BENCHES; its JSON from an earlier call removed (CONTINUE_RUN=1 keeps it)" >&2
       fi
       continue
@@ -157,7 +161,19 @@ if [ -z "${SKIP_BENCH:-}" ]; then
       bench_attention_decode | bench_attention_prefill)
         run_bench "$b" --shapes="${b#bench_attention_}" --dtypes="${ATTENTION_DTYPES:-fp32,fp16,bf16}" ;;
       # The layer needs a 16-bit dtype (its tolerance comes from one): E2E_SHAPES narrows the shapes.
-      bench_e2e) run_bench bench_e2e --shapes="${E2E_SHAPES:-default}" --dtypes=fp16,bf16 ;;
+      bench_e2e)
+        rm -f "$out/layer_timeline.json"
+        run_bench bench_e2e --shapes="${E2E_SHAPES:-default}" --dtypes=fp16,bf16
+        # Each bf16 decode layer it measured, kernel by kernel: the attention's own window inside the layer, ours
+        # and PyTorch's, which the layer's time mixes with what the attention does to the GEMMs after it.
+        if [ -z "${SKIP_TIMELINE:-}" ] && [ -s "$out/bench_e2e.json" ] &&
+          grep -q '"e2e/[a-z_]*/bf16/decode/' "$out/bench_e2e.json"; then
+          stage layer timeline
+          python3 "$root/scripts/layer_timeline.py" --from-bench "$out/bench_e2e.json" --modes cold \
+            --lib "$build/bench/libsolbench_probe.so" -o "$out/layer_timeline.json" >>"$out/bench.log" 2>&1 ||
+            { rm -f "$out/layer_timeline.json"; fail "layer timeline (bench.log)"; }
+          grep -E "^cold (sdpa|solbench) against none" "$out/bench.log" | tail -16 >&2
+        fi ;;
     esac
   done
   if [ -z "${SKIP_CROSSCHECK:-}" ]; then

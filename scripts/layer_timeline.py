@@ -25,9 +25,18 @@ the same way, for its durations outside the layer in the same process.
 Before timing, our attention's output is compared with SDPA's on the same q and caches (under 1/64: a guard
 on the ctypes path and the layouts; the kernels' tests hold them to an fp64 reference).
 
-    python3 scripts/layer_timeline.py [-o timeline.json] [--shape h8192_hq64_hkv8_d128_f28672_b1_q1_kv32768]
-                                      [--attn sdpa,solbench,none] [--modes cold,hot] [--replays 30]
-                                      [--variant decode_splitk] [--lib build/release/bench/libsolbench_probe.so]
+    python3 scripts/layer_timeline.py [-o timeline.json] [--shapes h8192_hq64_hkv8_d128_f28672_b1_q1_kv32768,...
+                                      | --from-bench bench_e2e.json] [--attn sdpa,solbench,none]
+                                      [--modes cold,hot] [--replays 30] [--variant decode_splitk] [--neighbours]
+                                      [--side-stream] [--lib build/release/bench/libsolbench_probe.so]
+
+scripts/gpu_run.sh runs it after bench_e2e over that run's bf16 decode layers (--from-bench, cold), and
+run_suite.sh files its output as results/<gpu>/layer_timeline_latest.json beside the run; report.py shows
+each layer's attention window, ours against PyTorch's, and the rest of the layer after it. --neighbours
+adds short sequences that end in the layer's two FFN up-projections after each of several predecessors
+(SDPA, ours, the norms, Wo): session 66 found those GEMMs (cuBLAS's 2x1-cluster kernels, 132 CTAs) 8-12%
+faster or slower after our PDL-launched attention depending on the H200, and the first one after an idle
+GPU ~10 us slower (results/h200/NOTES.md).
 
 Exit status: 0, 2 for a usage error or a failed check, 3 without an NVIDIA GPU.
 """
@@ -48,7 +57,7 @@ from sbresults import ResultsError, parse_shape  # noqa: E402
 ATTNS = ("sdpa", "solbench", "none")
 MODES = ("cold", "hot")
 LAYER_KEYS = ("hidden", "heads_q", "heads_kv", "head_dim", "ffn", "batch", "q_len", "kv_len")
-DEFAULT_SHAPE = "h8192_hq64_hkv8_d128_f28672_b1_q1_kv32768"
+DEFAULT_SHAPE = "h8192_hq64_hkv8_d128_f28672_b1_q1_kv32768"  # Llama-3-70B, one request
 GPU_CATS = ("kernel", "gpu_memset", "gpu_memcpy")
 MARKER = "spin_kernel"  # torch.cuda._sleep's kernel
 GUARD = 1 / 64
@@ -60,16 +69,16 @@ def parse_layer_shape(label):
     try:
         s = parse_shape(label)
     except ResultsError as e:
-        raise ValueError(f"--shape: {e}") from None
+        raise ValueError(f"--shapes: {e}") from None
     missing = [k for k in LAYER_KEYS if k not in s]
     if missing or set(s) - set(LAYER_KEYS):
-        raise ValueError(f"--shape: {label!r} is not a layer shape (h.._hq.._hkv.._d.._f.._b.._q.._kv..)")
+        raise ValueError(f"--shapes: {label!r} is not a layer shape (h.._hq.._hkv.._d.._f.._b.._q.._kv..)")
     if s["q_len"] != 1:
-        raise ValueError(f"--shape: {label!r}: decode layers only (q1); prefill is not timed here")
+        raise ValueError(f"--shapes: {label!r}: decode layers only (q1); prefill is not timed here")
     if s["heads_q"] % s["heads_kv"] or s["heads_q"] * s["head_dim"] <= 0 or min(s.values()) < 1:
-        raise ValueError(f"--shape: {label!r}: heads_q must be a positive multiple of heads_kv")
+        raise ValueError(f"--shapes: {label!r}: heads_q must be a positive multiple of heads_kv")
     if s["kv_len"] < s["q_len"]:
-        raise ValueError(f"--shape: {label!r}: kv_len must be >= q_len")
+        raise ValueError(f"--shapes: {label!r}: kv_len must be >= q_len")
     return s
 
 
@@ -379,63 +388,39 @@ def profile(torch, fn, cold, replays_n, flush, tiny, sampler):
                   "sm_mhz_median": statistics.median(mhz) if mhz else None, "sm_mhz_samples": len(mhz)}
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("-o", "--output", help="write the timelines and the comparison as JSON here")
-    ap.add_argument("--shape", default=DEFAULT_SHAPE)
-    ap.add_argument("--attn", default="sdpa,solbench,none")
-    ap.add_argument("--modes", default="cold,hot")
-    ap.add_argument("--replays", type=int, default=30)
-    ap.add_argument("--variant", default="decode_splitk")
-    ap.add_argument("--dtype", default="bf16", choices=("bf16", "fp16"))
-    ap.add_argument("--lib", help="libsolbench_probe.so (default: the newest under build/)")
-    ap.add_argument("--neighbours", action="store_true",
-                    help="also time the FFN up-projections after each of several predecessors (cold)")
-    ap.add_argument("--side-stream", action="store_true",
-                    help="enqueue on a stream of its own (as the suite does) rather than PyTorch's default stream")
-    a = ap.parse_args()
+def shapes_from_bench(path, dtype):
+    """The decode layer labels of a bench_e2e JSON's cases in `dtype`, in order of first appearance."""
     try:
-        s = parse_layer_shape(a.shape)
-        attns, modes = parse_list(a.attn, ATTNS, "attn"), parse_list(a.modes, MODES, "modes")
-        if not 3 <= a.replays <= 1000:
-            raise ValueError(f"--replays must be from 3 to 1000, got {a.replays}")
-    except ValueError as e:
-        print(f"layer_timeline: {e}", file=sys.stderr)
-        return 2
-    if not gpu_present():
-        print("layer_timeline: no NVIDIA GPU here (nvidia-smi -L failed)", file=sys.stderr)
-        return 3
-    lib = None
-    if "solbench" in attns:
-        from energy_probe import probe_lib
-        from timing_probe import find_probe_lib
-        lib_path = a.lib or find_probe_lib(str(pathlib.Path(__file__).resolve().parent.parent))
-        if not (lib_path and os.path.isfile(lib_path)):
-            print(f"layer_timeline: attention solbench needs libsolbench_probe.so: {lib_path or 'none under build/'}"
-                  " (build the suite, or give --lib)", file=sys.stderr)
-            return 2
-        lib = probe_lib(lib_path)
-    import torch
-    if a.side_stream:
-        torch.cuda.set_stream(torch.cuda.Stream())
+        with open(path) as f:
+            doc = json.load(f)
+    except (OSError, json.JSONDecodeError) as e:
+        raise ValueError(f"--from-bench: cannot read {path}: {e}") from None
+    labels = {}
+    for b in doc.get("benchmarks", []):
+        parts = b.get("name", "").split("/")
+        if len(parts) >= 6 and parts[0] == "e2e" and parts[2] == dtype and parts[3] == "decode":
+            labels[parts[4]] = None
+    if not labels:
+        raise ValueError(f"--from-bench: {path} has no {dtype} decode layer (e2e/<impl>/{dtype}/decode/<shape>/...)")
+    return list(labels)
+
+
+def time_shape(torch, label, s, a, attns, modes, lib, sampler):
+    """One layer shape's timelines (module docstring) as a JSON-able dict; raises RuntimeError when our
+    attention's output fails the guard against SDPA's."""
     dtype = torch.bfloat16 if a.dtype == "bf16" else torch.float16
     layer = Layer(torch, s, dtype, 0, lib, a.variant)
-    env = {"gpu": torch.cuda.get_device_name(), "torch": torch.__version__, "shape": a.shape, "dtype": a.dtype,
-           "variant": a.variant, "replays": a.replays, "side_stream": a.side_stream, "lib": lib_path if lib is not None else None,
-           "l2_bytes": torch.cuda.get_device_properties(0).L2_cache_size}
-    print(json.dumps(env), flush=True)
+    res = {"modes": {}}
+    print(f"\n#### {label}", flush=True)
     q = layer.qkv(layer.x)
     if lib is not None:
         ours, ref = layer.attention("solbench", q).float(), layer.attention("sdpa", q).float()
         diff = (ours - ref).abs().max().item()
-        env["check_max_abs_diff"] = diff
+        res["check_max_abs_diff"] = diff
         if not diff < GUARD:
-            print(f"layer_timeline: our attention differs from SDPA's by {diff:g} (guard {GUARD:g})", file=sys.stderr)
-            return 2
-    flush = torch.empty(env["l2_bytes"], dtype=torch.uint8, device="cuda")
+            raise RuntimeError(f"{label}: our attention differs from SDPA's by {diff:g} (guard {GUARD:g})")
+    flush = torch.empty(torch.cuda.get_device_properties(0).L2_cache_size, dtype=torch.uint8, device="cuda")
     tiny = torch.empty(1, dtype=torch.uint8, device="cuda")
-    sampler = clock_sampler(torch)
-    out = {"env": env, "modes": {}}
     for mode in modes:
         per = {}
         for context in ("layer", "alone"):
@@ -457,7 +442,7 @@ def main():
             print(f"\n{mode} {attn} against none: prefix {c['prefix_ops']} ops ({c['prefix_span_us']:.1f} us), "
                   f"window {c['window_us']:.2f} us, suffix busy {c['suffix_busy_us']:.1f} us; attention ops: "
                   + ", ".join(f"{o['name']} {o['dur_us']:.2f}" for o in c["attention_ops"]))
-        out["modes"][mode] = {"timelines": {k: {"summary": {x: y for x, y in v["summary"].items() if x != "names"},
+        res["modes"][mode] = {"timelines": {k: {"summary": {x: y for x, y in v["summary"].items() if x != "names"},
                                                 "info": v["info"]} for k, v in per.items()},
                               "against_none": cmp}
     if a.neighbours:
@@ -472,11 +457,87 @@ def main():
                   f"{last[0]['dur_max_us']:.1f}]  Wu {last[1]['dur_us']:7.2f} [{last[1]['dur_min_us']:.1f}, "
                   f"{last[1]['dur_max_us']:.1f}]  ops " + ", ".join(f"{o['name'][:28]} {o['dur_us']:.1f}"
                                                                for o in summ["ops"][:-2]), flush=True)
-        out["neighbours"] = rows
+        res["neighbours"] = rows
+    del layer, flush
+    torch.cuda.empty_cache()
+    return res
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("-o", "--output", help="write the timelines and the comparison as JSON here")
+    ap.add_argument("--shapes", default=DEFAULT_SHAPE, help="decode layer labels, comma-separated")
+    ap.add_argument("--from-bench", metavar="BENCH_E2E_JSON",
+                    help="the decode layers of this bench_e2e JSON in --dtype (instead of --shapes)")
+    ap.add_argument("--attn", default="sdpa,solbench,none")
+    ap.add_argument("--modes", default="cold,hot")
+    ap.add_argument("--replays", type=int, default=30)
+    ap.add_argument("--variant", default="decode_splitk")
+    ap.add_argument("--dtype", default="bf16", choices=("bf16", "fp16"))
+    ap.add_argument("--lib", help="libsolbench_probe.so (default: the newest under build/)")
+    ap.add_argument("--neighbours", action="store_true",
+                    help="also time the FFN up-projections after each of several predecessors (cold)")
+    ap.add_argument("--side-stream", action="store_true",
+                    help="enqueue on a stream of its own (as the suite does) rather than PyTorch's default stream")
+    a = ap.parse_args()
+    try:
+        labels = shapes_from_bench(a.from_bench, a.dtype) if a.from_bench else \
+            [t.strip() for t in a.shapes.split(",") if t.strip()]
+        if not labels:
+            raise ValueError("--shapes: empty list")
+        shapes = {label: parse_layer_shape(label) for label in labels}
+        attns, modes = parse_list(a.attn, ATTNS, "attn"), parse_list(a.modes, MODES, "modes")
+        if not 3 <= a.replays <= 1000:
+            raise ValueError(f"--replays must be from 3 to 1000, got {a.replays}")
+    except ValueError as e:
+        print(f"layer_timeline: {e}", file=sys.stderr)
+        return 2
+    if not gpu_present():
+        print("layer_timeline: no NVIDIA GPU here (nvidia-smi -L failed)", file=sys.stderr)
+        return 3
+    lib, lib_path = None, None
+    if "solbench" in attns:
+        from energy_probe import probe_lib
+        from timing_probe import find_probe_lib
+        lib_path = a.lib or find_probe_lib(str(pathlib.Path(__file__).resolve().parent.parent))
+        if not (lib_path and os.path.isfile(lib_path)):
+            print(f"layer_timeline: attention solbench needs libsolbench_probe.so: {lib_path or 'none under build/'}"
+                  " (build the suite, or give --lib)", file=sys.stderr)
+            return 2
+        lib = probe_lib(lib_path)
+    import torch
+    if a.side_stream:
+        torch.cuda.set_stream(torch.cuda.Stream())
+    props = torch.cuda.get_device_properties(torch.cuda.current_device())
+    uuid = str(props.uuid)
+    env = {"gpu_name": torch.cuda.get_device_name(), "gpu_uuid": uuid if uuid.startswith("GPU-") else "GPU-" + uuid,
+           "torch_version": torch.__version__, "dtype": a.dtype, "variant": a.variant, "replays": a.replays,
+           "side_stream": a.side_stream, "lib": lib_path, "l2_bytes": props.L2_cache_size,
+           "git_commit": os.environ.get("SOLBENCH_GIT_COMMIT") or git_commit(),
+           "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "command": " ".join(sys.argv)}
+    print(json.dumps(env), flush=True)
+    sampler = clock_sampler(torch)
+    out = {"env": env, "shapes": {}}
+    try:
+        for label, s in shapes.items():
+            out["shapes"][label] = time_shape(torch, label, s, a, attns, modes, lib, sampler)
+    except RuntimeError as e:
+        print(f"layer_timeline: {e}", file=sys.stderr)
+        return 2
     if a.output:
         with open(a.output, "w") as f:
             json.dump(out, f, indent=1)
     return 0
+
+
+def git_commit():
+    import subprocess
+    try:
+        r = subprocess.run(["git", "-C", str(pathlib.Path(__file__).resolve().parent), "rev-parse", "HEAD"],
+                           capture_output=True, text=True)
+        return r.stdout.strip() if r.returncode == 0 else "unknown"
+    except OSError:
+        return "unknown"
 
 
 if __name__ == "__main__":

@@ -8,7 +8,9 @@ TFLOP/s, % of speed of light, speedup over the best PyTorch baseline at that sha
 error, and the ANCHORS.md figure where RESULTS_DIR/anchors.json has one for the case), the plots,
 the split-count sweep of a split-KV variant (cases named <variant>_s<N>, kept out of the main
 tables), the cross-check of the PyTorch baselines against triton's do_bench
-(RESULTS_DIR/crosscheck_latest.json, written by scripts/crosscheck_torch.py) when present, and
+(RESULTS_DIR/crosscheck_latest.json, written by scripts/crosscheck_torch.py) when present, the attention's
+window inside each decode layer (RESULTS_DIR/layer_timeline_latest.json, scripts/layer_timeline.py) when
+present, and
 RESULTS_DIR/NOTES.md (hand-written) verbatim. Both REPORT.md and plots/ are generated: PNGs in plots/
 that this run did not produce are removed.
 """
@@ -42,6 +44,7 @@ FORCED_SPLITS = re.compile(r"(?P<variant>.+)_s(?P<splits>\d+)")
 IMPLAUSIBLE_SOL_PCT = 1000
 ANCHORS_FILE = "anchors.json"
 CROSSCHECK_FILE = "crosscheck_latest.json"
+TIMELINE_FILE = "layer_timeline_latest.json"
 CROSSCHECK_KEYS = ("case", "harness_us", "do_bench_us", "ratio", "ok")
 TOLERANCE_KEY = {"attention": "attention_tolerance"}  # other ops: "tolerance"
 
@@ -445,6 +448,65 @@ def crosscheck_section(xc: dict, run: sbresults.Run, anchors: dict) -> list:
         tolerance = xc.get(TOLERANCE_KEY.get(op, "tolerance"), xc["tolerance"])
         md += [f"### {op}", "", *crosscheck_table(op_rows, tolerance, run, anchors), ""]
     return md
+
+
+# ---------------------------------------------------------------- layer timeline
+
+def load_timeline(path: Path) -> dict | None:
+    """layer_timeline.py's output, None when absent; each shape needs its cold comparison of SDPA's and
+    our attention against the layer without attention."""
+    if not path.is_file():
+        return None
+    doc = _json(path)
+    if not isinstance(doc.get("shapes"), dict) or not isinstance(doc.get("env"), dict):
+        raise ReportError(f"{path}: no 'env' or 'shapes'; not layer_timeline.py output")
+    for label, shape in doc["shapes"].items():
+        try:
+            cold = shape["modes"]["cold"]
+            for attn in ("sdpa", "solbench"):
+                for key in ("window_us", "suffix_busy_us", "attention_ops"):
+                    cold["against_none"][attn][key]
+                cold["timelines"][f"layer/{attn}"]["summary"]["span_us"]
+            cold["timelines"]["layer/none"]["summary"]["span_us"]
+        except (KeyError, TypeError) as e:
+            raise ReportError(f"{path}: shape {label}: no cold comparison of sdpa and solbench ({e})") from None
+    return doc
+
+
+def timeline_section(tl: dict, run: sbresults.Run) -> list:
+    env, ctx = tl["env"], run.context
+    md = ["## Attention inside the decode layers: kernel timeline", "",
+          "`scripts/layer_timeline.py` ran each bf16 decode layer of `bench_e2e` again in PyTorch, the same ops "
+          "(`ref/torch/torch_layer.h`), with PyTorch's attention (SDPA's own choice of backend), ours "
+          f"(`{env.get('variant', 'decode_splitk')}`, through `libsolbench_probe.so`) and none, each replay enqueued "
+          "as the suite's cold launches are (L2-sized write, a spin of twice the layer's host time, the layer), "
+          f"and recorded every GPU op with CUPTI (torch.profiler), {env.get('replays', '?')} replays, medians. "
+          "The attention's window is the time from the end of the last op before it to the start of the first op "
+          "after it (the ops are matched against the layer without attention), so it holds the attention's "
+          "kernels and their launch gaps and nothing of the layer's other kernels; the layer's time also moves "
+          "with what an attention does to the GEMMs after it (the last columns: their busy time), which the "
+          "window leaves out. Ratios: PyTorch's time over ours (> 1: ours faster).", ""]
+    run_gpu, tl_gpu = ctx.get("gpu_uuid"), env.get("gpu_uuid")
+    run_commit, tl_commit = str(ctx.get("git_commit", ""))[:12], str(env.get("git_commit", ""))[:12]
+    n = min(len(run_commit), len(tl_commit))  # a run may record a short hash
+    if run_gpu and tl_gpu != run_gpu or n and run_commit[:n] != tl_commit[:n]:
+        md += [f"**Warning:** the timeline was taken on {tl_gpu or 'an unrecorded GPU'} at commit "
+               f"{tl_commit or '?'}, the run on {run_gpu or '?'} at {run_commit or '?'}: it comes from another run.", ""]
+    md += ["| layer | attention window: PyTorch's (its kernels) | ours | ratio | layer: PyTorch's attention | ours | "
+           "no attention | ratio | after the attention, busy: PyTorch's | ours |",
+           "|---|---|---|---|---|---|---|---|---|---|"]
+    for label, shape in tl["shapes"].items():
+        cold = shape["modes"]["cold"]
+        a, spans = cold["against_none"], {k.split("/")[1]: v["summary"]["span_us"] for k, v in cold["timelines"].items()
+                                          if k.startswith("layer/")}
+        theirs, ours = a["sdpa"], a["solbench"]
+        kernels = ", ".join(f"`{_short(o['name'], 40)}` {_fmt(o['dur_us'], 'µs')}" for o in theirs["attention_ops"])
+        md.append(f"| `{label}` | {_fmt(theirs['window_us'], 'µs')} ({kernels}) | {_fmt(ours['window_us'], 'µs')} | "
+                  f"**{theirs['window_us'] / ours['window_us']:.3f}×** | {_fmt(spans['sdpa'], 'µs')} | "
+                  f"{_fmt(spans['solbench'], 'µs')} | {_fmt(spans['none'], 'µs')} | "
+                  f"{spans['sdpa'] / spans['solbench']:.3f}× | {_fmt(theirs['suffix_busy_us'], 'µs')} | "
+                  f"{_fmt(ours['suffix_busy_us'], 'µs')} |")
+    return md + [""]
 
 
 # ---------------------------------------------------------------- split-count sweep
@@ -973,7 +1035,8 @@ def e2e_section(cases) -> list:
 # ---------------------------------------------------------------- report
 
 def render(run: sbresults.Run, results_dir: Path, command: str, plotter: Plotter | None,
-           anchors: dict | None = None, crosscheck: dict | None = None, across: bool = False) -> str:
+           anchors: dict | None = None, crosscheck: dict | None = None, across: bool = False,
+           timeline: dict | None = None) -> str:
     """REPORT.md's text; `across`: add the section on every committed run (the report of latest.json)."""
     anchors = anchors or {}
     ctx = run.context
@@ -1012,6 +1075,8 @@ def render(run: sbresults.Run, results_dir: Path, command: str, plotter: Plotter
         for name in group_plots(plotter, run, key, cases) if plotter else []:
             md += [f"![{name}](plots/{name})", ""]
     md += e2e_section(run.cases)
+    if timeline is not None:
+        md += timeline_section(timeline, run)
     md += split_sweep_section(run.cases, plotter)
     md += launch_floor_section(run.cases)
     if crosscheck is not None:
@@ -1053,6 +1118,7 @@ def main(argv=None) -> int:
         run = sbresults.load(args.run or [results_dir / "latest.json"])
         anchors = load_anchors(results_dir / ANCHORS_FILE)
         crosscheck = load_crosscheck(results_dir / CROSSCHECK_FILE)
+        timeline = load_timeline(results_dir / TIMELINE_FILE)
     except (sbresults.ResultsError, ReportError, OSError) as e:
         print(f"report.py: error: {e}", file=sys.stderr)
         return 2
@@ -1067,7 +1133,7 @@ def main(argv=None) -> int:
             return 2
     command = "python3 scripts/report.py " + shlex.join(argv)
     try:
-        text = render(run, results_dir, command, plotter, anchors, crosscheck, across=not args.run)
+        text = render(run, results_dir, command, plotter, anchors, crosscheck, across=not args.run, timeline=timeline)
     except (sbresults.ResultsError, ReportError, OSError) as e:
         print(f"report.py: error: {e}", file=sys.stderr)
         return 2

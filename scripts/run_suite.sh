@@ -29,7 +29,7 @@ stamp=$(date -u +%Y-%m-%d)_$commit
 
 # The command recorded in the results: this script with the settings that shaped the run.
 settings=""
-for v in REPETITIONS BENCHES CONTINUE_RUN ATTENTION_SHAPES ATTENTION_DTYPES E2E_SHAPES BENCH_ARGS CROSSCHECK_FILTER CROSSCHECK_ANCHORS CROSSCHECK_RUNS SKIP_TESTS SKIP_BENCH SKIP_CROSSCHECK SKIP_SANITIZER \
+for v in REPETITIONS BENCHES CONTINUE_RUN ATTENTION_SHAPES ATTENTION_DTYPES E2E_SHAPES BENCH_ARGS CROSSCHECK_FILTER CROSSCHECK_ANCHORS CROSSCHECK_RUNS SKIP_TESTS SKIP_BENCH SKIP_CROSSCHECK SKIP_TIMELINE SKIP_SANITIZER \
     SOLBENCH_COLD_HOLD SOLBENCH_COLD_QUEUE SOLBENCH_FLUSH_METHOD SOLBENCH_FLUSH_BYTES SOLBENCH_REST_MS SOLBENCH_MIN_HOLD_US SOLBENCH_PERSISTING_RESET SOLBENCH_WARMUP_SIZING SOLBENCH_HOT_TIMING SOLBENCH_HOT_WINDOW_US SOLBENCH_KV_GAP; do
   [ -n "${!v:-}" ] && settings+="$v=$(printf %q "${!v}") "
 done
@@ -53,6 +53,12 @@ if [ -n "$runs" ] && python3 "$root/scripts/sbresults.py" merge "$dest/$stamp.js
   # through it, since a committed latest.json links to the committed run, which baseline.json names too.
   ln -sfn "$stamp.json" "$dest/latest.json"
   [ -s "$logs/crosscheck.json" ] && cp "$logs/crosscheck.json" "$dest/crosscheck_latest.json"
+  # The layer timeline belongs to this run's bench_e2e; one from an earlier run must not sit beside it.
+  if [ -s "$logs/layer_timeline.json" ]; then
+    cp "$logs/layer_timeline.json" "$dest/layer_timeline_latest.json"
+  else
+    rm -f "$dest/layer_timeline_latest.json"
+  fi
   # The path as the repository names it: REPORT.md records the command that generates it, and
   # tests/test_committed_results.py regenerates it with that relative path (an absolute one made the
   # README's test command fail after a run in the same checkout, session 11).

@@ -32,7 +32,8 @@ class AdoptRun(unittest.TestCase):
         (self.res / "crosscheck_latest.json").write_text(json.dumps({"rows": ["old"]}))
         out = self.tmp / "out"
         out.mkdir()
-        self.new = gbfake.write(out / f"{NEW}.json", gbfake.run(CASES, seed=2))
+        self.new = gbfake.write(out / f"{NEW}.json", gbfake.run(CASES, seed=2, ctx=dict(gbfake.context("1.8.3"),
+                                                                                     gpu_uuid="GPU-new")))
         self.env = out / "env.txt"
         self.env.write_text("new env\n")
         self.cross = out / "crosscheck.json"
@@ -102,6 +103,23 @@ class AdoptRun(unittest.TestCase):
                 self.assertEqual(code, 2, err)
                 self.assertIn(why, err)
                 self.assertEqual(self.snapshot(), before)
+
+    def test_the_layer_timeline_goes_with_its_run(self):
+        (self.res / "layer_timeline_latest.json").write_text(json.dumps({"env": {"gpu_uuid": "GPU-old"}}))
+        timeline = self.tmp / "out" / "layer_timeline.json"
+        timeline.write_text(json.dumps({"env": {"gpu_uuid": "GPU-other"}, "shapes": {}}))
+        before = self.snapshot()
+        code, _, err = self.adopt("--timeline", str(timeline))
+        self.assertEqual(code, 2, err)
+        self.assertIn("--timeline: measured on GPU-other, the run on GPU-new", err)
+        self.assertEqual(self.snapshot(), before)
+        timeline.write_text(json.dumps({"env": {"gpu_uuid": "GPU-new"}, "shapes": {}}))
+        code, out, err = self.adopt("--timeline", str(timeline))
+        self.assertEqual(code, 0, err)
+        self.assertEqual(json.loads((self.res / "layer_timeline_latest.json").read_text())["env"]["gpu_uuid"], "GPU-new")
+        self.assertEqual(json.loads(lzma.decompress((self.res / "history" / f"{OLD}_layer_timeline.json.xz").read_bytes())),
+                         {"env": {"gpu_uuid": "GPU-old"}})
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -307,7 +307,7 @@ class RunSuiteFiling(unittest.TestCase):
     report from the repository root with the relative path `results/<gpu>`, the command REPORT.md records
     and tests/test_committed_results.py regenerates it with; with SKIP_BENCH it files nothing."""
 
-    def run_suite(self, gpu_run=None, earlier=False, **settings):
+    def run_suite(self, gpu_run=None, earlier=False, filed=None, **settings):
         import json
         import shutil
         import sys
@@ -329,6 +329,9 @@ class RunSuiteFiling(unittest.TestCase):
         if earlier:  # an earlier call's JSON in logs/
             (root / "results" / "h200" / "logs").mkdir(parents=True)
             (root / "results" / "h200" / "logs" / "bench_rmsnorm.json").write_text(json.dumps(run))
+        for name, text in (filed or {}).items():  # files results/h200 holds from an earlier run
+            (root / "results" / "h200").mkdir(parents=True, exist_ok=True)
+            (root / "results" / "h200" / name).write_text(text)
         (root / "scripts" / "report.py").write_text(
             "import os, sys\nopen(os.path.join(os.path.dirname(__file__), 'report_call.txt'), 'w')"
             ".write(os.getcwd() + '\\n' + ' '.join(sys.argv[1:]))\n")
@@ -348,6 +351,16 @@ class RunSuiteFiling(unittest.TestCase):
         cwd, args = (self.root / "scripts" / "report_call.txt").read_text().split("\n")
         self.assertEqual(Path(cwd).resolve(), self.root.resolve())
         self.assertEqual(args, "results/h200")
+
+    def test_the_layer_timeline_is_filed_with_its_run_and_a_stale_one_removed(self):
+        with_timeline = ('#!/bin/sh\n: > "$1/bench.log"\ncp "$(dirname "$0")/../run.json" "$1/bench_rmsnorm.json"\n'
+                         'echo \'{"shapes": {}}\' > "$1/layer_timeline.json"\n')
+        r, dest = self.run_suite(gpu_run=with_timeline)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertEqual((dest / "layer_timeline_latest.json").read_text(), '{"shapes": {}}\n')
+        r, dest = self.run_suite(filed={"layer_timeline_latest.json": "an earlier run's"})
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertFalse((dest / "layer_timeline_latest.json").exists())
 
     def test_a_call_that_stops_before_its_benchmarks_files_nothing(self):
         # Session 63: a CONTINUE_RUN part refused before its build (gpu_run.sh exits 2) left run_suite.sh to merge
@@ -374,7 +387,7 @@ class GpuRunBenchStage(unittest.TestCase):
     the stage drops that file and says so (session 20: the empty file failed the merge and the cross-check of
     a prefill-only run), while a binary that fails still fails the run."""
 
-    def run_stage(self, rmsnorm_body, before=None, test_gpu=None, tools_extra=None, **settings):
+    def run_stage(self, rmsnorm_body, before=None, test_gpu=None, tools_extra=None, e2e_body=None, **settings):
         with tempfile.TemporaryDirectory() as tmp:
             tools, build, out = Path(tmp) / "bin", Path(tmp) / "build", Path(tmp) / "out"
             (build / "bench").mkdir(parents=True)
@@ -391,6 +404,8 @@ class GpuRunBenchStage(unittest.TestCase):
             (build / "bench" / "bench_rmsnorm").write_text("#!/bin/bash\n" + writes_out + rmsnorm_body)
             (build / "bench" / "bench_attention").write_text(  # its flags in the context, for the tests to read
                 "#!/bin/bash\n" + writes_out + 'echo "{\\"context\\": {\\"args\\": \\"$*\\"}, \\"benchmarks\\": []}" > "$f"\n')
+            if e2e_body is not None:
+                (build / "bench" / "bench_e2e").write_text("#!/bin/bash\n" + writes_out + e2e_body)
             for f in list(tools.iterdir()) + list((build / "bench").iterdir()):
                 f.chmod(0o755)
             env = script_env(PATH=f"{tools}:{os.environ['PATH']}", BUILD_DIR=str(build), SKIP_TESTS="1",
@@ -403,6 +418,7 @@ class GpuRunBenchStage(unittest.TestCase):
             r = subprocess.run(["bash", str(SCRIPTS / "gpu_run.sh"), str(out)], capture_output=True, text=True,
                                env=env, timeout=60)
             self.crosscheck_left = (out / "crosscheck.json").exists()
+            self.timeline_left = (out / "layer_timeline.json").exists()
             self.sanitizer_logs = {p.name: p.read_text() for p in sorted(out.glob("sanitizer_*.log"))}
             return r, {p.name: p.read_text() for p in sorted(out.glob("bench_*.json"))}
 
@@ -570,6 +586,34 @@ class GpuRunBenchStage(unittest.TestCase):
         r, jsons = self.run_stage("exit 1\n", BENCHES="bench_e2e", BENCH_ARGS="")
         self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
         self.assertIn("FAILED: bench_e2e", r.stderr)
+
+    def test_the_layer_timeline_follows_bench_e2e_over_its_bf16_decode_layers(self):
+        # The stand-in build has no probe library, so the stage runs layer_timeline.py, which refuses with the
+        # reason: the stage fails the run and leaves no timeline, not an earlier call's.
+        decode = ('echo \'{"context": {}, "benchmarks": [{"name": '
+                  '"e2e/solbench/bf16/decode/h256_hq4_hkv2_d64_f512_b2_q1_kv33/cold"}]}\' > "$f"\n')
+        stale = {"layer_timeline.json": "{}", "bench_rmsnorm.json": "x"}
+        r, _ = self.run_stage("exit 1\n", e2e_body=decode, before=stale, BENCHES="bench_e2e", BENCH_ARGS="")
+        self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
+        self.assertIn("layer timeline", r.stderr)
+        self.assertIn("FAILED: layer timeline (bench.log)", r.stderr)
+        self.assertFalse(self.timeline_left)
+        # SKIP_TIMELINE, or no bf16 decode layer in the run: no stage, and the call passes.
+        r, _ = self.run_stage("exit 1\n", e2e_body=decode, before=stale, BENCHES="bench_e2e", BENCH_ARGS="",
+                              SKIP_TIMELINE="1")
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertNotIn("layer timeline", r.stderr)
+        self.assertFalse(self.timeline_left)
+        prefill = decode.replace("decode/h256_hq4_hkv2_d64_f512_b2_q1_kv33", "prefill/h256_hq4_hkv2_d64_f512_b1_q17_kv17")
+        r, _ = self.run_stage("exit 1\n", e2e_body=prefill, BENCHES="bench_e2e", BENCH_ARGS="")
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertNotIn("layer timeline", r.stderr)
+        # A later part of the run (CONTINUE_RUN, bench_e2e left out) keeps the timeline of the part that made it.
+        r, _ = self.run_stage('echo \'{"context": {}, "benchmarks": []}\' > "$f"\n',
+                              before={"layer_timeline.json": "{}", "bench_e2e.json": "part one\n"},
+                              BENCHES="bench_rmsnorm", BENCH_ARGS="", CONTINUE_RUN="1")
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertTrue(self.timeline_left)
 
     def test_a_failing_binary_still_fails_the_run(self):
         r, _ = self.run_stage(': > "$f"\nexit 1\n')

@@ -1,5 +1,6 @@
 """layer_timeline.py's checks that need no GPU: its shape grammar, how it cuts a trace into replays, its
 medians, the attention window it finds against the layer without attention, and its exit codes."""
+import json
 import os
 import subprocess
 import sys
@@ -52,6 +53,23 @@ class Grammar(unittest.TestCase):
                           ("h4096_x_d128", "bad shape token")):
             with self.subTest(text=text), self.assertRaisesRegex(ValueError, why):
                 lt.parse_layer_shape(text)
+
+    def test_decode_layers_of_a_bench_e2e_run(self):
+        names = ["e2e/solbench/bf16/decode/h4096_hq32_hkv8_d128_f14336_b1_q1_kv4096/cold",
+                 "e2e/torch_eager/bf16/decode/h4096_hq32_hkv8_d128_f14336_b1_q1_kv4096/hot",
+                 "e2e/solbench/fp16/decode/h4096_hq32_hkv8_d128_f14336_b2_q1_kv4096/cold",
+                 "e2e/solbench/bf16/prefill/h4096_hq32_hkv8_d128_f14336_b1_q4096_kv4096/cold",
+                 "e2e/solbench/bf16/decode/h8192_hq64_hkv8_d128_f28672_b1_q1_kv32768/cold/manual_time_median",
+                 "rmsnorm/vectorized/bf16/t1_h4096/cold"]
+        with tempfile.TemporaryDirectory() as tmp:
+            path = Path(tmp) / "bench_e2e.json"
+            path.write_text(json.dumps({"benchmarks": [{"name": n} for n in names]}))
+            self.assertEqual(lt.shapes_from_bench(str(path), "bf16"),
+                             ["h4096_hq32_hkv8_d128_f14336_b1_q1_kv4096", "h8192_hq64_hkv8_d128_f28672_b1_q1_kv32768"])
+            with self.assertRaisesRegex(ValueError, "no fp32 decode layer"):
+                lt.shapes_from_bench(str(path), "fp32")
+            with self.assertRaisesRegex(ValueError, "cannot read"):
+                lt.shapes_from_bench(str(Path(tmp) / "absent.json"), "bf16")
 
     def test_lists(self):
         self.assertEqual(lt.parse_list("sdpa, none", lt.ATTNS, "attn"), ["sdpa", "none"])
@@ -128,7 +146,8 @@ class Window(unittest.TestCase):
 class ExitCodes(unittest.TestCase):
     def test_usage_errors_are_2_with_the_reason(self):
         for args, why in ((["--replays", "1"], "--replays must be from 3"), (["--attn", "flash"], "unknown flash"),
-                          (["--modes", "warm"], "unknown warm"), (["--shape", "b1_hq2_hkv2_d64_q1_kv8"], "not a layer")):
+                          (["--modes", "warm"], "unknown warm"), (["--shapes", "b1_hq2_hkv2_d64_q1_kv8"], "not a layer"),
+                          (["--shapes", ","], "empty list"), (["--from-bench", "/nonexistent.json"], "cannot read")):
             with self.subTest(args=args):
                 r = run(*args)
                 self.assertEqual(r.returncode, 2, r.stdout + r.stderr)

@@ -252,6 +252,22 @@ def fake_results(results: Path) -> None:
     shutil.copy(REPO / "results" / "h200" / "anchors.json", results / "anchors.json")
     run = sbresults.load(results / "latest.json")
     (results / "crosscheck_latest.json").write_text(json.dumps(crosscheck_doc(run)))
+    (results / "layer_timeline_latest.json").write_text(json.dumps(timeline_doc("GPU-elsewhere")))
+
+
+def timeline_doc(gpu_uuid, commit="3f2c1ab" + "0" * 33):
+    """layer_timeline.py's output for one layer: SDPA's attention in a 42 us window (two kernels), ours in 40."""
+    def against(window, suffix, ops):
+        return {"prefix_ops": 18, "suffix_ops": 10, "window_us": window, "prefix_span_us": 112.0,
+                "suffix_busy_us": suffix, "attention_ops": [{"name": n, "dur_us": d} for n, d in ops]}
+    spans = {"sdpa": 551.6, "solbench": 575.4, "none": 508.9}
+    cold = {"timelines": {f"layer/{a}": {"summary": {"span_us": s}} for a, s in spans.items()},
+            "against_none": {"sdpa": against(42.18, 384.4, [("cudnn_generated_fort_native_sdpa", 34.46),
+                                                            ("cudnn::fusion::lean_reduction_kernel", 2.85)]),
+                             "solbench": against(41.17, 406.8, [("sb::attention::decode_splitk::", 35.28),
+                                                                ("sb::attention::decode_splitk::", 37.57)])}}
+    return {"env": {"gpu_uuid": gpu_uuid, "git_commit": commit, "variant": "decode_splitk", "replays": 30},
+            "shapes": {"h8192_hq64_hkv8_d128_f28672_b1_q1_kv32768": {"modes": {"cold": cold}}}}
 
 
 def lines_of(md, start, end="\n## "):
@@ -458,6 +474,38 @@ class ReportSections(ReportRun, unittest.TestCase):
         self.assertEqual(rows[("decode_splitk_s16", "1", "4096", "cold")]["splits"], "16")
         self.assertEqual(rows[("decode_splitk", "1", "32768", "cold")]["splits"], "32")
         self.assertEqual(rows[("manual", "1", "4096", "cold")]["splits"], "")
+
+    def test_layer_timeline_windows_spans_and_the_busy_time_after(self):
+        row = self.row("## Attention inside the decode layers", "h8192_hq64_hkv8_d128_f28672_b1_q1_kv32768")
+        self.assertIn("| 42.2 µs (`cudnn_generated_fort_native_sdpa` 34.5 µs, `cudnn::fusion::lean_reduction_kernel`"
+                      " 2.85 µs) | 41.2 µs | **1.025×** |", row)
+        self.assertIn(f"| 552 µs | 575 µs | 509 µs | {551.6 / 575.4:.3f}× | 384 µs | 407 µs |", row)
+        # The fake run records no git commit and no GPU UUID, the timeline another GPU: no claim either way.
+        section = "\n".join(lines_of(self.md, "## Attention inside the decode layers"))
+        self.assertNotIn("**Warning:**", section)
+
+    def test_layer_timeline_of_another_run_is_flagged(self):
+        run = sbresults.load(self.results / "latest.json")
+        run.context["gpu_uuid"] = "GPU-this"
+        md = "\n".join(report.timeline_section(timeline_doc("GPU-elsewhere"), run))
+        self.assertIn("**Warning:** the timeline was taken on GPU-elsewhere", md)
+        self.assertNotIn("**Warning:**", "\n".join(report.timeline_section(timeline_doc("GPU-this"), run)))
+        md = "\n".join(report.timeline_section(timeline_doc("GPU-this", "a" * 40), run))
+        self.assertIn("**Warning:** the timeline was taken on GPU-this at commit aaaaaaaaaaaa, the run on GPU-this at "
+                      "3f2c1ab", md)
+
+    def test_malformed_layer_timeline_is_exit_2(self):
+        bad = self.tmp / "bad_timeline"
+        bad.mkdir()
+        shutil.copy(self.results / "latest.json", bad / "latest.json")
+        doc = timeline_doc("GPU-x")
+        del doc["shapes"]["h8192_hq64_hkv8_d128_f28672_b1_q1_kv32768"]["modes"]["cold"]["against_none"]["solbench"]
+        (bad / "layer_timeline_latest.json").write_text(json.dumps(doc))
+        proc = subprocess.run([sys.executable, str(SCRIPTS / "report.py"), str(bad), "--no-plots"],
+                              capture_output=True, text=True)
+        self.assertEqual(proc.returncode, 2, proc.stderr)
+        self.assertIn("layer_timeline_latest.json: shape h8192_hq64_hkv8_d128_f28672_b1_q1_kv32768: no cold comparison",
+                      proc.stderr)
 
     def test_malformed_crosscheck_is_exit_2(self):
         bad = self.tmp / "bad"
