@@ -512,9 +512,10 @@ def main():
     uuid = str(props.uuid)
     env = {"gpu_name": torch.cuda.get_device_name(), "gpu_uuid": uuid if uuid.startswith("GPU-") else "GPU-" + uuid,
            "torch_version": torch.__version__, "dtype": a.dtype, "variant": a.variant, "replays": a.replays,
-           "side_stream": a.side_stream, "lib": lib_path, "l2_bytes": props.L2_cache_size,
+           "side_stream": a.side_stream, "lib": repo_relative(lib_path), "l2_bytes": props.L2_cache_size,
            "git_commit": os.environ.get("SOLBENCH_GIT_COMMIT") or git_commit(),
-           "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "command": " ".join(sys.argv)}
+           "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+           "command": " ".join(["python3"] + [repo_relative(x) for x in sys.argv])}
     print(json.dumps(env), flush=True)
     sampler = clock_sampler(torch)
     out = {"env": env, "shapes": {}}
@@ -528,6 +529,16 @@ def main():
         with open(a.output, "w") as f:
             json.dump(out, f, indent=1)
     return 0
+
+
+def repo_relative(arg):
+    """arg with the repository's root taken off a path inside it (the command reads the same on any checkout);
+    other arguments, options included (--opt=/path too), as they are."""
+    if arg is None:
+        return None
+    root = str(pathlib.Path(__file__).resolve().parent.parent) + os.sep
+    head, eq, value = arg.partition("=") if arg.startswith("--") else ("", "", arg)
+    return head + eq + (value[len(root):] if value.startswith(root) else value)
 
 
 def git_commit():

@@ -111,6 +111,14 @@ class Replays(unittest.TestCase):
         with self.assertRaisesRegex(ValueError, "replay 0: no ops"):
             lt.replays(lt.gpu_ops(trace([[]])))
 
+    def test_paths_are_recorded_from_the_repository_root(self):
+        root = str(SCRIPTS.parent)
+        self.assertEqual(lt.repo_relative(f"{root}/scripts/layer_timeline.py"), "scripts/layer_timeline.py")
+        self.assertEqual(lt.repo_relative(f"--lib={root}/build/x.so"), "--lib=build/x.so")
+        self.assertEqual(lt.repo_relative("/elsewhere/x.so"), "/elsewhere/x.so")
+        self.assertEqual(lt.repo_relative("--modes"), "--modes")
+        self.assertIsNone(lt.repo_relative(None))
+
     def test_short_names(self):
         self.assertEqual(lt.short_name("void ns::kern<128>(int, float)"), "ns::kern<128>")
         self.assertEqual(lt.short_name("sm90_xmma_gemm_bf16"), "sm90_xmma_gemm_bf16")
