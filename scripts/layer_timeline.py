@@ -323,10 +323,11 @@ def neighbour_sequences(layer, q):
 
 
 def clock_sampler(torch):
-    """A thread sampling NVML's SM clock every ms while it runs (None without pynvml): start(), stop() -> MHz list."""
+    """A thread sampling NVML's SM clock and clock-event reasons every ms while it runs (None without pynvml):
+    start(), stop() -> [(MHz, {reason names})]."""
     try:
         import pynvml as nvml
-        from energy_probe import nvml_handle
+        from energy_probe import event_reasons, nvml_handle, reason_names
         nvml.nvmlInit()
         h, _ = nvml_handle(torch, nvml)
     except Exception:  # noqa: BLE001 - the clock is context, not a result
@@ -340,7 +341,8 @@ def clock_sampler(torch):
 
         def loop(self):
             while self.run:
-                self.mhz.append(nvml.nvmlDeviceGetClockInfo(h, nvml.NVML_CLOCK_SM))
+                self.mhz.append((nvml.nvmlDeviceGetClockInfo(h, nvml.NVML_CLOCK_SM),
+                                 frozenset(reason_names(nvml, event_reasons(nvml, h)))))
                 time.sleep(0.001)
 
         def stop(self):
@@ -375,7 +377,12 @@ def profile(torch, fn, cold, replays_n, flush, tiny, sampler):
         (flush if cold else tiny).zero_()
         torch.cuda._sleep(cycles)
         torch.cuda.synchronize()
-    mhz = sampler.stop() if sampler else []
+    samples = sampler.stop() if sampler else []
+    mhz = [m for m, _ in samples]
+    reasons = {}
+    for _, names in samples:
+        for n in names:
+            reasons[n] = reasons.get(n, 0) + 1
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "trace.json")
         prof.export_chrome_trace(path)
@@ -385,7 +392,9 @@ def profile(torch, fn, cold, replays_n, flush, tiny, sampler):
     if len(reps) != replays_n:
         raise ValueError(f"{len(reps)} replays in the trace, {replays_n} enqueued")
     return reps, {"host_us": host_us, "spin_cycles": cycles,
-                  "sm_mhz_median": statistics.median(mhz) if mhz else None, "sm_mhz_samples": len(mhz)}
+                  "sm_mhz_median": statistics.median(mhz) if mhz else None, "sm_mhz_min": min(mhz) if mhz else None,
+                  "sm_mhz_samples": len(mhz),
+                  "clock_event_share": {n: c / len(samples) for n, c in sorted(reasons.items())}}
 
 
 def shapes_from_bench(path, dtype):
@@ -432,7 +441,8 @@ def time_shape(torch, label, s, a, attns, modes, lib, sampler):
                 summ = summarize(reps)
                 per[f"{context}/{attn}"] = {"summary": summ, "reps": reps, "info": info}
                 print(f"\n== {mode} {context}/{attn}: span {summ['span_us']:.1f} us, busy {summ['busy_us']:.1f}, "
-                      f"idle {summ['idle_us']:.1f}, {len(summ['ops'])} ops, SM {info['sm_mhz_median']} MHz", flush=True)
+                      f"idle {summ['idle_us']:.1f}, {len(summ['ops'])} ops, SM {info['sm_mhz_median']} MHz "
+                      f"(min {info['sm_mhz_min']}), clock events {info['clock_event_share']}", flush=True)
                 for i, o in enumerate(summ["ops"]):
                     print(f"  {i:3d} {o['start_us']:9.2f} {o['dur_us']:8.2f} [{o['dur_min_us']:.2f}, {o['dur_max_us']:.2f}]"
                           f" gap {o['gap_us']:6.2f} grid {o['grid']} block {o['block']}  {o['name']}")
