@@ -341,8 +341,11 @@ def clock_sampler(torch):
 
         def loop(self):
             while self.run:
-                self.mhz.append((nvml.nvmlDeviceGetClockInfo(h, nvml.NVML_CLOCK_SM),
-                                 frozenset(reason_names(nvml, event_reasons(nvml, h)))))
+                try:
+                    self.mhz.append((nvml.nvmlDeviceGetClockInfo(h, nvml.NVML_CLOCK_SM),
+                                     frozenset(reason_names(nvml, event_reasons(nvml, h)))))
+                except nvml.NVMLError:  # context, not a result: the samples so far stand
+                    return
                 time.sleep(0.001)
 
         def stop(self):
