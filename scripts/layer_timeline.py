@@ -121,7 +121,8 @@ def short_name(name, width=90):
 
 def summarize(reps):
     """Per position, the median start (from the replay's first op), duration and gap before it; per replay
-    the span (first start to last end), busy (sum of durations) and idle (span - busy), as medians.
+    the span (first start to last end), busy (sum of durations), idle (span - busy) and the largest gap (a
+    GPU waiting for the host: what the spin before each replay is for), as medians.
     Raises when the replays' op sequences differ."""
     if not reps:
         raise ValueError("no complete replay in the trace")
@@ -143,8 +144,16 @@ def summarize(reps):
                     "dur_max_us": max(r["ops"][i]["dur"] for r in reps),
                     "grid": reps[0]["ops"][i].get("grid"), "block": reps[0]["ops"][i].get("block")})
     spans = [r["ops"][-1]["ts"] + r["ops"][-1]["dur"] - r["ops"][0]["ts"] for r in reps]
+
+    def largest_gap(r):  # from the end of everything before an op to its start (a PDL overlap is no gap)
+        end, worst = r["marker_end"], float("-inf")
+        for o in r["ops"]:
+            worst = max(worst, o["ts"] - end)
+            end = max(end, o["ts"] + o["dur"])
+        return worst
     busy = [sum(o["dur"] for o in r["ops"]) for r in reps]
     return {"replays": len(reps), "ops": ops, "span_us": med(spans), "busy_us": med(busy),
+            "max_gap_us": med(largest_gap(r) for r in reps),
             "idle_us": med(s - b for s, b in zip(spans, busy)), "names": names}
 
 
@@ -323,11 +332,10 @@ def neighbour_sequences(layer, q):
 
 
 def clock_sampler(torch):
-    """A thread sampling NVML's SM clock and clock-event reasons every ms while it runs (None without pynvml):
-    start(), stop() -> [(MHz, {reason names})]."""
+    """A thread sampling NVML's SM clock every ms while it runs (None without pynvml): start(), stop() -> MHz list."""
     try:
         import pynvml as nvml
-        from energy_probe import event_reasons, nvml_handle, reason_names
+        from energy_probe import nvml_handle
         nvml.nvmlInit()
         h, _ = nvml_handle(torch, nvml)
     except Exception:  # noqa: BLE001 - the clock is context, not a result
@@ -341,11 +349,7 @@ def clock_sampler(torch):
 
         def loop(self):
             while self.run:
-                try:
-                    self.mhz.append((nvml.nvmlDeviceGetClockInfo(h, nvml.NVML_CLOCK_SM),
-                                     frozenset(reason_names(nvml, event_reasons(nvml, h)))))
-                except nvml.NVMLError:  # context, not a result: the samples so far stand
-                    return
+                self.mhz.append(nvml.nvmlDeviceGetClockInfo(h, nvml.NVML_CLOCK_SM))
                 time.sleep(0.001)
 
         def stop(self):
@@ -380,12 +384,7 @@ def profile(torch, fn, cold, replays_n, flush, tiny, sampler):
         (flush if cold else tiny).zero_()
         torch.cuda._sleep(cycles)
         torch.cuda.synchronize()
-    samples = sampler.stop() if sampler else []
-    mhz = [m for m, _ in samples]
-    reasons = {}
-    for _, names in samples:
-        for n in names:
-            reasons[n] = reasons.get(n, 0) + 1
+    mhz = sampler.stop() if sampler else []
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "trace.json")
         prof.export_chrome_trace(path)
@@ -396,8 +395,7 @@ def profile(torch, fn, cold, replays_n, flush, tiny, sampler):
         raise ValueError(f"{len(reps)} replays in the trace, {replays_n} enqueued")
     return reps, {"host_us": host_us, "spin_cycles": cycles,
                   "sm_mhz_median": statistics.median(mhz) if mhz else None, "sm_mhz_min": min(mhz) if mhz else None,
-                  "sm_mhz_samples": len(mhz),
-                  "clock_event_share": {n: c / len(samples) for n, c in sorted(reasons.items())}}
+                  "sm_mhz_samples": len(mhz)}
 
 
 def shapes_from_bench(path, dtype):
@@ -445,7 +443,7 @@ def time_shape(torch, label, s, a, attns, modes, lib, sampler):
                 per[f"{context}/{attn}"] = {"summary": summ, "reps": reps, "info": info}
                 print(f"\n== {mode} {context}/{attn}: span {summ['span_us']:.1f} us, busy {summ['busy_us']:.1f}, "
                       f"idle {summ['idle_us']:.1f}, {len(summ['ops'])} ops, SM {info['sm_mhz_median']} MHz "
-                      f"(min {info['sm_mhz_min']}), clock events {info['clock_event_share']}", flush=True)
+                      f"(min {info['sm_mhz_min']}), largest gap {summ['max_gap_us']:.1f} us", flush=True)
                 for i, o in enumerate(summ["ops"]):
                     print(f"  {i:3d} {o['start_us']:9.2f} {o['dur_us']:8.2f} [{o['dur_min_us']:.2f}, {o['dur_max_us']:.2f}]"
                           f" gap {o['gap_us']:6.2f} grid {o['grid']} block {o['block']}  {o['name']}")

@@ -45,6 +45,9 @@ IMPLAUSIBLE_SOL_PCT = 1000
 ANCHORS_FILE = "anchors.json"
 CROSSCHECK_FILE = "crosscheck_latest.json"
 TIMELINE_FILE = "layer_timeline_latest.json"
+# A layer timeline whose median replay has a gap this long waited for the host (the suite's replays show 1-2.5 µs;
+# session 66's c322, with a sampler thread contending for the GIL, 20-86 µs).
+HOST_GAP_US = 5.0
 CROSSCHECK_KEYS = ("case", "harness_us", "do_bench_us", "ratio", "ok")
 TOLERANCE_KEY = {"attention": "attention_tolerance"}  # other ops: "tolerance"
 
@@ -492,6 +495,13 @@ def timeline_section(tl: dict, run: sbresults.Run) -> list:
     if run_gpu and tl_gpu != run_gpu or n and run_commit[:n] != tl_commit[:n]:
         md += [f"**Warning:** the timeline was taken on {tl_gpu or 'an unrecorded GPU'} at commit "
                f"{tl_commit or '?'}, the run on {run_gpu or '?'} at {run_commit or '?'}: it comes from another run.", ""]
+    starved = sorted({label for label, shape in tl["shapes"].items()
+                      for v in shape["modes"]["cold"]["timelines"].values()
+                      if v["summary"].get("max_gap_us", 0) > HOST_GAP_US})
+    if starved:
+        md += [f"**Warning:** in {len(starved)} layer(s) (first: `{starved[0]}`) the median replay has a gap of over "
+               f"{HOST_GAP_US:g} µs between two ops: the GPU waited for the host, so those windows and spans hold "
+               "host time.", ""]
     md += ["| layer | attention window: PyTorch's (its kernels) | ours | ratio | layer: PyTorch's attention | ours | "
            "no attention | ratio | after the attention, busy: PyTorch's | ours |",
            "|---|---|---|---|---|---|---|---|---|---|"]

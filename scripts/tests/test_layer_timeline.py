@@ -99,6 +99,7 @@ class Replays(unittest.TestCase):
         self.assertEqual(s["span_us"], 3 + 1 + 30 + 6 + 44 + 1 + 30)
         self.assertEqual(s["busy_us"], 3 + 30 + 44 + 30)
         self.assertEqual(s["idle_us"], 8)
+        self.assertEqual(s["max_gap_us"], 6)
 
     def test_replays_that_differ_are_refused(self):
         other = [("norm", 2, 3), ("gemm_q", 1, 30), ("cudnn", 4, 40), ("gemm_o", 1, 30)]
@@ -137,6 +138,7 @@ class Window(unittest.TestCase):
         per = {a: {"reps": r, "summary": lt.summarize(r)} for a, r in
                (("solbench", lt.replays(lt.gpu_ops(trace([with_attn] * 3)))),
                 ("none", lt.replays(lt.gpu_ops(trace([without] * 3)))))}
+        self.assertEqual(per["solbench"]["summary"]["max_gap_us"], 4)  # the largest of its gaps, before the split kernel
         c = lt.compare(per)["solbench"]
         self.assertEqual((c["prefix_ops"], c["suffix_ops"]), (2, 1))
         self.assertEqual([o["name"] for o in c["attention_ops"]], ["split", "combine"])
@@ -144,6 +146,13 @@ class Window(unittest.TestCase):
         self.assertEqual(c["prefix_span_us"], 3 + 1 + 30)
         self.assertEqual(c["suffix_busy_us"], 30)
         self.assertEqual(lt.compare({"solbench": per["solbench"]}), {})
+
+    def test_an_overlapping_dependent_is_no_gap(self):
+        # A PDL dependent starts before the grid ahead ends: the gap after both is from the later end.
+        rep = {"marker_end": 0.0, "ops": [{"name": "split", "ts": 1.0, "dur": 40.0},
+                                          {"name": "combine", "ts": 2.0, "dur": 41.0},
+                                          {"name": "gemm", "ts": 46.0, "dur": 10.0}]}
+        self.assertEqual(lt.summarize([rep])["max_gap_us"], 3.0)
 
     def test_no_window_without_ops_on_both_sides(self):
         reps = lt.replays(lt.gpu_ops(trace([[("a", 1, 1), ("b", 1, 1)]])))

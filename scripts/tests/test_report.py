@@ -490,6 +490,10 @@ class ReportSections(ReportRun, unittest.TestCase):
         md = "\n".join(report.timeline_section(timeline_doc("GPU-elsewhere"), run))
         self.assertIn("**Warning:** the timeline was taken on GPU-elsewhere", md)
         self.assertNotIn("**Warning:**", "\n".join(report.timeline_section(timeline_doc("GPU-this"), run)))
+        starved = timeline_doc("GPU-this")
+        starved["shapes"]["h8192_hq64_hkv8_d128_f28672_b1_q1_kv32768"]["modes"]["cold"]["timelines"]["layer/sdpa"][
+            "summary"]["max_gap_us"] = 22.6
+        self.assertIn("the GPU waited for the host", "\n".join(report.timeline_section(starved, run)))
         md = "\n".join(report.timeline_section(timeline_doc("GPU-this", "a" * 40), run))
         self.assertIn("**Warning:** the timeline was taken on GPU-this at commit aaaaaaaaaaaa, the run on GPU-this at "
                       "3f2c1ab", md)
