@@ -52,6 +52,8 @@ import threading
 import time
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+from build_info import git_commit  # noqa: E402
+from energy_probe import gpu_present  # noqa: E402
 from sbresults import ResultsError, parse_shape  # noqa: E402
 
 ATTNS = ("sdpa", "solbench", "none")
@@ -200,14 +202,6 @@ def compare(per_attn, base="none"):
         p, s = common_ends(got["summary"]["names"], base_names)
         out[attn] = {"prefix_ops": p, "suffix_ops": s, **attention_window(got["reps"], p, s)}
     return out
-
-
-def gpu_present():
-    import subprocess
-    try:
-        return subprocess.run(["nvidia-smi", "-L"], capture_output=True).returncode == 0
-    except OSError:
-        return False
 
 
 class Layer:
@@ -429,7 +423,8 @@ def time_shape(torch, label, s, a, attns, modes, lib, sampler):
         res["check_max_abs_diff"] = diff
         if not diff < GUARD:
             raise RuntimeError(f"{label}: our attention differs from SDPA's by {diff:g} (guard {GUARD:g})")
-    flush = torch.empty(torch.cuda.get_device_properties(0).L2_cache_size, dtype=torch.uint8, device="cuda")
+    flush = torch.empty(torch.cuda.get_device_properties(torch.cuda.current_device()).L2_cache_size,
+                        dtype=torch.uint8, device="cuda")
     tiny = torch.empty(1, dtype=torch.uint8, device="cuda")
     for mode in modes:
         per = {}
@@ -524,7 +519,7 @@ def main():
     env = {"gpu_name": torch.cuda.get_device_name(), "gpu_uuid": uuid if uuid.startswith("GPU-") else "GPU-" + uuid,
            "torch_version": torch.__version__, "dtype": a.dtype, "variant": a.variant, "replays": a.replays,
            "side_stream": a.side_stream, "lib": repo_relative(lib_path), "l2_bytes": props.L2_cache_size,
-           "git_commit": os.environ.get("SOLBENCH_GIT_COMMIT") or git_commit(),
+           "git_commit": git_commit(pathlib.Path(__file__).resolve().parent.parent),
            "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
            "command": " ".join(["python3"] + [repo_relative(x) for x in sys.argv])}
     print(json.dumps(env), flush=True)
@@ -550,16 +545,6 @@ def repo_relative(arg):
     root = str(pathlib.Path(__file__).resolve().parent.parent) + os.sep
     head, eq, value = arg.partition("=") if arg.startswith("--") else ("", "", arg)
     return head + eq + (value[len(root):] if value.startswith(root) else value)
-
-
-def git_commit():
-    import subprocess
-    try:
-        r = subprocess.run(["git", "-C", str(pathlib.Path(__file__).resolve().parent), "rev-parse", "HEAD"],
-                           capture_output=True, text=True)
-        return r.stdout.strip() if r.returncode == 0 else "unknown"
-    except OSError:
-        return "unknown"
 
 
 if __name__ == "__main__":
