@@ -111,23 +111,17 @@ def rmsnorm(run: sbresults.Run, anchors: dict) -> list:
     rows.append(Row(3, "`vectorized` ≥ 1.0× `at::rms_norm`", "every shape of the run",
                     _worst(vs, lambda v: f"{v:.3f}×") if vs else "no `at::rms_norm` case",
                     min(vs)[0] >= 1.0 if vs else None, "÷ `at::rms_norm`", f"{min(vs)[0]:.3f}×" if vs else ""))
+    # Beside a shape below the line, what a bare copy of its bytes (`ref_copy`, cudaMemcpyAsync, timed the
+    # same way) reads against the same anchor: where the copy is below the line too, no RMSNorm, which moves
+    # the same bytes, can be expected above it on that GPU.
     compiled = []
     for s in shapes:
-        for figure in anchors.get(("rmsnorm", "bf16", s, "cold"), {}).get("torch_compile", []):
-            compiled.append((report.anchor_us(figure, ours[s]) / ours[s].median_us, f"`{s}`"))
-    # Beside a shape below the line, what a bare copy of its bytes (`ref_copy`, cudaMemcpyAsync, timed the
-    # same way) reads against the same anchor: below the line too, and no RMSNorm, which moves the same
-    # bytes, can be expected above it on that GPU.
-    def copy_beside(label: str) -> str:
-        s = label.strip("`")
         copy = c.get(f"rmsnorm/ref_copy/bf16/{s}/cold")
-        figures = anchors.get(("rmsnorm", "bf16", s, "cold"), {}).get("torch_compile", [])
-        if copy is None or not figures:
-            return ""
-        return f" (a copy of its bytes, `ref_copy`: {report.anchor_us(figures[0], copy) / copy.median_us:.3f}×)"
-
-    behind = ", ".join(f"{label} {v:.3f}×{copy_beside(label)}" for v, label in sorted(compiled)
-                       if v < 1 - ANCHOR_SLACK)
+        for figure in anchors.get(("rmsnorm", "bf16", s, "cold"), {}).get("torch_compile", []):
+            beside = (f" (a copy of its bytes, `ref_copy`: {report.anchor_us(figure, copy) / copy.median_us:.3f}×)"
+                      if copy else "")
+            compiled.append((report.anchor_us(figure, ours[s]) / ours[s].median_us, f"`{s}`", beside))
+    behind = ", ".join(f"{label} {v:.3f}×{beside}" for v, label, beside in sorted(compiled) if v < 1 - ANCHOR_SLACK)
     rows.append(Row(3, "≥ the torch.compile column of ANCHORS.md, 3% allowed", f"{len(compiled)} shapes",
                     (_worst(compiled, lambda v: f"{v:.3f}×") + (f"; below 0.97×: {behind}" if behind else ""))
                     if compiled else "no torch_compile anchor at the run's shapes",
@@ -195,7 +189,7 @@ def rmsnorm(run: sbresults.Run, anchors: dict) -> list:
         floor_note = f" (floor {floor.median_us:.2f} µs hot{at_k(floor)}{spread(floor)}{beside})"
         # A copy of each shape's bytes (`ref_copy`, hot, timed the same way) against the same floor: where it
         # is past 1.5x too, no kernel that reads and writes those bytes is within the target on that GPU.
-        copies = [(s, c[f"rmsnorm/ref_copy/bf16/{s}/hot"]) for s in DECODE_SIZED if f"rmsnorm/ref_copy/bf16/{s}/hot" in c]
+        copies = [(s, copy) for s in DECODE_SIZED if (copy := c.get(f"rmsnorm/ref_copy/bf16/{s}/hot"))]
         if copies:
             floor_note += "; a copy of the same bytes (`ref_copy`): " + ", ".join(
                 f"`{s}` {copy.median_us / floor.median_us:.2f}×" for s, copy in copies)
