@@ -150,9 +150,11 @@ class Acceptance(unittest.TestCase):
         with tempfile.TemporaryDirectory() as tmp:
             rows = self.results(tmp, pdl_floor_us=0.45, extra=copies)
         compiled = rows["≥ the torch.compile column of ANCHORS.md, 3% allowed"]
-        # gbfake's copy streams at 0.95 of its model against vectorized's 0.88, the anchor 1.1x ours in GB/s.
+        # The anchor's time over the copy's: ours reads 0.909x the anchor (its GB/s 1.1x ours), so the copy,
+        # faster than ours in gbfake's model (0.95 of the copy rate against 0.88), reads 0.909 x ours / copy.
         beside = compiled.measured.split("`t4096_h2048` 0.909× (a copy of its bytes, `ref_copy`: ")[1]
-        self.assertGreater(float(beside.split("×")[0]), 0.909)
+        ours_us = gbfake.rmsnorm("vectorized", "bf16", 4096, 2048, "cold")["us"]
+        self.assertAlmostEqual(float(beside.split("×")[0]), 0.909 * ours_us / copies[0]["us"], delta=0.01)
         hot = rows["the same two hot ≤ 1.5× the empty-kernel floor"]
         copy_part = hot.measured.split("; a copy of the same bytes (`ref_copy`): ")[1]
         floor = 0.45
