@@ -508,7 +508,7 @@ __global__ void __launch_bounds__(kThreads, Tile<D, R, H>::kMinBlocks) split_ker
 // same-dtype reference and FlashAttention round it (l sums the fp32 weights). Q reaches shared memory by
 // cp.async in the K/V pipeline's first group; the Q K^T sum runs as two accumulator chains (even and odd
 // 16-dim steps). Each version's measurements: history/kernel_comment_logs.md.
-// The fragment and swizzle index math is modelled on the CPU by scripts/tests/test_decode_tc_fragments.py.
+// The fragment and swizzle index math is modelled on the CPU by tests/scripts/test_decode_tc_fragments.py.
 namespace tc {
 using tiled_flash::ldmatrix_x4;
 using tiled_flash::ldmatrix_x4_trans;
@@ -689,7 +689,7 @@ __global__ void __launch_bounds__(kTcThreads, 2) split_kernel_tc(const Params p)
   //   bits: s < kSteps, kSteps in {4, 8}), so its byte offset in the stage is
   //   (lane_slot ^ 16 s) + 16 s kChunks with lane_slot = 16 (kSteps cq kChunks + (cc ^ ((kSteps cq) & 7))),
   //   the same for every tile.
-  // scripts/tests/test_decode_tc_fragments.py checks that the steps write every slot of a stage once with
+  // tests/scripts/test_decode_tc_fragments.py checks that the steps write every slot of a stage once with
   // the chunk swz() puts there.
   constexpr int kSteps = kWarpKeys * kChunks / 32;
   static_assert(32 % kChunks == 0 && (kSteps == 4 || kSteps == 8), "whole rows a step; row & 7 splits as above");
