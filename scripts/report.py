@@ -1075,7 +1075,7 @@ def render(run: sbresults.Run, results_dir: Path, command: str, plotter: Plotter
            "shape · verification error relative to tolerance (≤ 1 passes) · split count, for a "
            "split-KV variant. cold = L2 flushed before each launch, hot = back-to-back launches "
            "in a CUDA graph" + (", each replay net of the graph's own launch where the run resolved it "
-                                "(`graph_launch_us`, `graph_launch_off`)" if ctx.get("hot_timing") == "net" else "") +
+                                "(`graph_launch_us`, `graph_launch_off`)" if ctx.get("hot_timing", "net") == "net" else "") +
            "; never compare the two. ANCHORS: the figure of the same baseline and "
            "shape in ANCHORS.md (H200, 2026-11-29, PyTorch 2.11, triton do_bench, cold; "
            f"`{ANCHORS_FILE}`), a target measured by another tool, not a result of this run.", ""]

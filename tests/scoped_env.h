@@ -1,5 +1,5 @@
-// Test helper: an environment variable set for a scope (the harness reads its SOLBENCH_* settings when a
-// GpuTimer or a case's data is made), its previous value or absence restored after.
+// Test helper: an environment variable set for a scope (a case's data reads SOLBENCH_KV_GAP when it is
+// made), its previous value or absence restored after.
 #pragma once
 
 #include <cstdlib>

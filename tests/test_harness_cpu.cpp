@@ -1,12 +1,11 @@
-// CPU tests of the harness's pure functions: the hot-mode launch count, the NVTX name mapping and
-// the RMSNorm verification tolerance. No GPU needed.
+// CPU tests of the harness's pure functions: the resident set, device strings, the cold batch and hot
+// launch counts, the graph-launch estimate, the timing protocol's text, the NVTX name mapping, the RMSNorm
+// verification tolerance and register_case over Google Benchmark's runner. No GPU needed.
 #include <gtest/gtest.h>
 
 #include <cctype>
 #include <cmath>
-#include <map>
 #include <memory>
-#include <set>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -17,7 +16,6 @@
 #include "harness/nvtx.h"
 #include "harness/resident.h"
 #include "harness/timer.h"
-#include "harness/timer_settings.h"
 #include "rmsnorm_case.h"
 
 namespace sb::bench {
@@ -69,7 +67,7 @@ TEST(ResidentSet, ABudgetOfZeroKeepsOnlyTheLastOne) {
 }
 
 TEST(GpuUuid, FormattedAsNvidiaSmiNamesTheGpu) {
-  // The UUID of the H200 that session 20's calls 2 and 3 ran on, as nvidia-smi --query-gpu=uuid printed it.
+  // An H200's UUID, as nvidia-smi --query-gpu=uuid printed it.
   const unsigned char bytes[16] = {0x16, 0xa6, 0x52, 0x9d, 0xa3, 0x6c, 0xcc, 0x66,
                                    0xfd, 0x50, 0xa1, 0xe2, 0xd2, 0x52, 0x13, 0x06};
   EXPECT_EQ(format_gpu_uuid(bytes), "GPU-16a6529d-a36c-cc66-fd50-a1e2d2521306");
@@ -103,19 +101,7 @@ TEST(HotLaunchCount, FillsAFiftyMicrosecondWindowWithinBounds) {
   EXPECT_EQ(hot_launch_count(1e-9), 100);   // never more than 100
   EXPECT_EQ(hot_launch_count(0.0), 100);
   EXPECT_EQ(hot_launch_count(5.0), 2);      // long kernels: still 2, so a replay is never one launch
-  EXPECT_EQ(hot_launch_count(0.001, kHotWindowUs), hot_launch_count(0.001));
-}
-
-// SOLBENCH_HOT_WINDOW_US widens the window: a microsecond kernel, sized from its ~5 us warm launch (the host's
-// launch call), gets K 10 at the default and 100 at 500 us; the bounds hold at any window.
-TEST(HotLaunchCount, AWiderWindowGivesMicrosecondKernelsMoreLaunches) {
-  EXPECT_EQ(hot_launch_count(0.005), 10);
-  EXPECT_EQ(hot_launch_count(0.005, 500), 100);
-  EXPECT_EQ(hot_launch_count(0.005, 200), 40);
-  EXPECT_EQ(hot_launch_count(0.001, 5000), 100);  // still at most 100
-  EXPECT_EQ(hot_launch_count(5.0, 5000), 2);      // a 5 ms launch: still 2
-  EXPECT_EQ(hot_launch_count(0.5, 10), 2);        // the narrowest window: still 2
-  for (double bad : {0.0, -50.0}) EXPECT_THROW(hot_launch_count(0.005, bad), std::invalid_argument);
+  EXPECT_EQ(hot_launch_count(0.005), 10);   // a microsecond kernel sized from its ~5 us warm launch
 }
 
 TEST(ColdBatchCount, QueuesAboutAQuarterMillisecondOfLaunches) {
@@ -155,101 +141,22 @@ TEST(HoldTotals, ClockIsCyclesOverNanosecondsSinceTheEarlierRead) {
   EXPECT_EQ(before.mhz_since(after), 0.0);  // reads taken out of order give no clock
 }
 
-// The text every run records as timing_protocol, pinned: regress.py compares it as is across runs. v378 is
-// the default since session 47: v122 (sessions 44-46: v58 with the cold batch and hot K sized from the
-// median warm-up launch; v58, sessions 40-43: v26 with the repetitions in random order) with hot launches
-// net of the graph's own launch. Each setting has its version, with the median sizing (v74-v137) and
-// without it (v10-v73), +128 marginal, +256 net; the runs committed before keep their texts.
-TEST(TimingProtocol, DefaultTextIsPinnedAndEachSettingHasItsVersion) {
-  const std::string v58 =
-      "v58: warm-up = >= 3 launches and 1 ms, then the timed loop until 100 ms of wall time; cold = queued "
-      "batches of <= 4 launches, the previous launch waited for and the L2's persisting lines reset, then "
-      "flush + hold + events each, the hold's cycles counted (hold_mhz); hot = CUDA graph of K launches; "
-      "the repetitions of all cases in random order, each warmed up and settled";
-  const std::string v122 = "v122" + v58.substr(3) + "; the batch and K sized from the median warm-up launch";
-  EXPECT_EQ(timing_protocol(false, false, 0, 0, true, true, true, HotTiming::graph), v122);  // sessions 44-46
-  EXPECT_EQ(timing_protocol(false, false),
-            "v378" + v58.substr(3, v58.find("; the repetitions") - 3) +
-                " net of the graph's own launch (the median of 2 t(K) - t(2K) over the settling's replays, where over"
-                " 3 standard errors), over K"
-                "; the repetitions of all cases in random order, each warmed up and settled"
-                "; the batch and K sized from the median warm-up launch");
-  EXPECT_EQ(timing_protocol(false, false, 0, 0, true, true, false, HotTiming::graph), v58);  // sessions 40-43
-  // The runs of sessions 24-39 (registered order) and those before session 24 keep their texts.
-  EXPECT_EQ(timing_protocol(false, false, 0, 0, true, false, false, HotTiming::graph),
-            "v26: warm-up = >= 3 launches and 1 ms, then the timed loop until 100 ms of wall time; cold = queued "
-            "batches of <= 4 launches, the previous launch waited for and the L2's persisting lines reset, then "
-            "flush + hold + events each, the hold's cycles counted (hold_mhz); hot = CUDA graph of K launches");
-  EXPECT_EQ(timing_protocol(false, false, 0, 0, false, false, false, HotTiming::graph),
-            "v10: warm-up = >= 3 launches and 1 ms, then the timed loop until 100 ms of wall time; cold = queued "
-            "batches of <= 4 launches, flush + hold + events each, the hold's cycles counted (hold_mhz); hot = "
-            "CUDA graph of K launches");
-  std::set<std::string> seen;  // every combination of settings has a version of its own
-  for (int setting = 0; setting < 6; ++setting) {
-    const bool median = setting & 1;
-    const HotTiming hot = setting < 2 ? HotTiming::graph : setting < 4 ? HotTiming::marginal : HotTiming::net;
-    const bool marginal = hot == HotTiming::marginal, net = hot == HotTiming::net;
-    for (const auto& [reset, interleaved] : {std::pair{false, false}, {true, false}, {false, true}, {true, true}}) {
-      const int base =
-          (reset ? 26 : 10) + (interleaved ? 32 : 0) + (median ? 64 : 0) + (marginal ? 128 : 0) + (net ? 256 : 0);
-      auto version = [&](bool before, bool continuous, double rest, double min_hold) {
-        const std::string t = timing_protocol(before, continuous, rest, min_hold, reset, interleaved, median, hot);
-        return t.substr(0, t.find(':'));
-      };
-      EXPECT_EQ(version(false, false, 0, 0), "v" + std::to_string(base));
-      EXPECT_EQ(version(true, false, 0, 0), "v" + std::to_string(base + 1));
-      EXPECT_EQ(version(false, true, 0, 0), "v" + std::to_string(base + 2));
-      EXPECT_EQ(version(true, true, 0, 0), "v" + std::to_string(base + 3));
-      EXPECT_EQ(version(false, false, 100, 0), "v" + std::to_string(base + 4));  // SOLBENCH_REST_MS
-      EXPECT_EQ(version(true, true, 100, 0), "v" + std::to_string(base + 7));
-      EXPECT_EQ(version(false, false, 0, 40), "v" + std::to_string(base + 8));  // SOLBENCH_MIN_HOLD_US
-      EXPECT_EQ(version(true, true, 100, 40), "v" + std::to_string(base + 15));
-      for (int bits = 0; bits < 16; ++bits)
-        EXPECT_TRUE(seen.insert(version(bits & 1, bits & 2, bits & 4 ? 100 : 0, bits & 8 ? 40 : 0)).second);
-      const std::string t = timing_protocol(false, false, 0, 0, reset, interleaved, median, hot);
-      EXPECT_EQ(t.find("reset") != std::string::npos, reset);
-      EXPECT_EQ(t.find("random order") != std::string::npos, interleaved);
-      EXPECT_EQ(t.find("median warm-up launch") != std::string::npos, median);
-      EXPECT_EQ(t.find("graphs of 2K and K launches") != std::string::npos, marginal);
-      EXPECT_EQ(t.find("net of the graph's own launch") != std::string::npos, net);
-      EXPECT_NE(t.find(marginal ? "; hot = CUDA graphs of 2K" : "; hot = CUDA graph of K launches"), std::string::npos);
-    }
-  }
-  EXPECT_EQ(seen.size(), 384u);
-  EXPECT_EQ(timing_protocol(false, false, 0, 0, true, true, true, HotTiming::marginal).substr(0, 5), "v250:");
-  EXPECT_EQ(timing_protocol(false, false, 0, 0, true, true, true, HotTiming::net).substr(0, 5), "v378:");
-  EXPECT_NE(timing_protocol(true, false).find("hold + flush + events"), std::string::npos);
-  EXPECT_NE(timing_protocol(false, true).find("continuous queue of batches"), std::string::npos);
-  EXPECT_EQ(timing_protocol(false, false, 0), timing_protocol(false, false));
-  EXPECT_NE(timing_protocol(false, false, 100).find("launches of >= 1 ms: 100 ms of GPU idle"), std::string::npos);
-  EXPECT_EQ(timing_protocol(false, false).find("idle"), std::string::npos);
-  EXPECT_EQ(timing_protocol(false, false, 0, 0), timing_protocol(false, false));
-  EXPECT_NE(timing_protocol(false, false, 0, 40).find("the hold at least 40 us; hot"), std::string::npos);
-  EXPECT_EQ(timing_protocol(false, false).find("at least"), std::string::npos);
-  // SOLBENCH_HOT_WINDOW_US: +512 and its window in the text; the default window leaves v378's text as it was.
-  EXPECT_EQ(timing_protocol(false, false, 0, 0, true, true, true, HotTiming::net, kHotWindowUs), timing_protocol(false, false));
-  const std::string wide = timing_protocol(false, false, 0, 0, true, true, true, HotTiming::net, 500);
-  EXPECT_EQ(wide.substr(0, 5), "v890:");
-  EXPECT_EQ(wide.substr(4), timing_protocol(false, false).substr(4) + "; K sized for a 500 us window (at most 100)");
-  EXPECT_EQ(timing_protocol(false, false, 0, 0, true, true, true, HotTiming::graph, 200).substr(0, 5), "v634:");
-  EXPECT_EQ(timing_protocol(false, false).find("window"), std::string::npos);
+// The text every run records as timing_protocol, pinned: regress.py compares it as is across runs.
+TEST(TimingProtocol, TheTextIsPinned) {
+  EXPECT_STREQ(kTimingProtocol,
+               "1: Each case warms up with at least 3 launches and 1 ms of GPU time, then runs its timed loop untimed "
+               "until 100 ms of wall time have passed. The cold batch and the hot K are sized from the median warm-up "
+               "launch. Cold launches are queued in batches of at most 4 behind one uncounted launch, each preceded by "
+               "the previous launch's end, a reset of the L2's persisting lines, an L2-sized memset flush and a hold of "
+               "twice the launch's host time (at most 1 ms). Hot launches are a CUDA graph of K launches, K sized for a "
+               "50 us window, each replay timed net of the graph's own launch (the median of 2 t(K) - t(2K) over the "
+               "settling's replays, where over 3 standard errors) over K. The repetitions of all cases run in random "
+               "order, each warmed up and settled.");
+  EXPECT_STREQ(kRegisteredOrderNote,
+               " This run: the repetitions in registered order (--benchmark_enable_random_interleaving=false).");
 }
 
-// The launch time a case is sized from: the median of the warm-up's launches (the upper median of an even
-// count), so that one slow host launch does not set K; "last" (SOLBENCH_WARMUP_SIZING=last) keeps v58's.
-// SOLBENCH_HOT_TIMING=marginal: what one more launch costs inside a graph, without the graph's own launch.
-// Session 44's fit on the H200: t(K) = 0.50 + 3.5 / K us for the PDL floor, so K = 8 reads 0.94 us a launch
-// where one more launch costs 0.50.
-TEST(MarginalLaunch, TheGraphsOwnLaunchCancels) {
-  auto graph_us = [](int k) { return 3.5 + 0.50 * k; };  // one replay of a graph of k launches
-  EXPECT_NEAR(graph_us(8) / 8, 0.9375, 1e-12);
-  EXPECT_NEAR(marginal_launch_ms(graph_us(8), graph_us(16), 8), 0.50, 1e-12);
-  EXPECT_NEAR(marginal_launch_ms(graph_us(2), graph_us(4), 2), 0.50, 1e-12);
-  EXPECT_DOUBLE_EQ(marginal_launch_ms(1.0, 1.0, 4), 0.0);
-  EXPECT_THROW(marginal_launch_ms(1.0, 2.0, 0), std::invalid_argument);
-}
-
-// SOLBENCH_HOT_TIMING=net: the graph's own launch from one pair of replays, then each replay of K net of it.
+// The graph's own launch from one pair of replays, then each replay of K net of it.
 TEST(NetLaunch, TheGraphsOwnLaunchMeasuredOnceThenTakenOff) {
   auto graph_us = [](int k) { return 3.5 + 0.50 * k; };
   EXPECT_NEAR(graph_launch_ms(graph_us(8), graph_us(16)), 3.5, 1e-12);
@@ -259,7 +166,7 @@ TEST(NetLaunch, TheGraphsOwnLaunchMeasuredOnceThenTakenOff) {
   EXPECT_THROW(net_launch_ms(1.0, 0.5, 0), std::invalid_argument);
 }
 
-// net takes the graph's own launch off only where the settling resolved it: hundreds of samples close
+// The graph's own launch is taken off only where the settling resolved it: hundreds of samples close
 // together (a microsecond kernel), not 3 or 4 scattered by a millisecond replay's jitter.
 TEST(NetLaunch, TheGraphsOwnLaunchTakenOffOnlyWhereResolved) {
   std::vector<double> us_kernel;  // G 3.5 us, samples within +-0.4 us
@@ -294,121 +201,20 @@ TEST(UpperMedian, TheMiddleElementOnceSorted) {
 }
 
 TEST(SizingLaunch, MedianOfTheWarmUpNotItsLastLaunch) {
-  // Session 43 on GPU-cc6011d6: 1 x 4096's warm-up ended on a ~25 us host hiccup; its launches took ~6 us.
+  // A warm-up that ends on a ~25 us host hiccup; the launches took ~6 us.
   const std::vector<double> warm_up = {0.0061, 0.0058, 0.0063, 0.0060, 0.0250};
-  EXPECT_DOUBLE_EQ(sizing_launch_ms(warm_up, true), 0.0061);
-  EXPECT_DOUBLE_EQ(sizing_launch_ms(warm_up, false), 0.0250);
-  EXPECT_EQ(hot_launch_count(sizing_launch_ms(warm_up, true)), 9);
-  EXPECT_EQ(hot_launch_count(sizing_launch_ms(warm_up, false)), 2);  // what v58 captured: K = 2
-  EXPECT_DOUBLE_EQ(sizing_launch_ms({0.004, 0.002}, true), 0.004);   // even count: the upper median
-  EXPECT_DOUBLE_EQ(sizing_launch_ms({0.003}, true), 0.003);
-  EXPECT_DOUBLE_EQ(sizing_launch_ms({0.003}, false), 0.003);
-  EXPECT_THROW(sizing_launch_ms({}, true), std::invalid_argument);
-  EXPECT_THROW(sizing_launch_ms({}, false), std::invalid_argument);
-}
-
-// The SOLBENCH_* settings of the cold protocol: defaults without them, each value they take, and a clear
-// error for a bad one (the bench binary prints it and exits 2 before measuring anything).
-TimerSettings settings_of(const std::map<std::string, std::string>& vars) {
-  return TimerSettings::from_env([&](const char* name) -> const char* {
-    const auto it = vars.find(name);
-    return it == vars.end() ? nullptr : it->second.c_str();
-  });
-}
-
-TEST(TimerSettings, DefaultsWithoutTheVariables) {
-  const TimerSettings s = settings_of({});
-  EXPECT_EQ(s.flush_bytes, 0u);
-  EXPECT_EQ(s.flush_method, FlushMethod::memset);
-  EXPECT_FALSE(s.hold_before_flush);
-  EXPECT_FALSE(s.continuous_queue);
-  EXPECT_EQ(s.rest_ms, 0.0);
-  EXPECT_EQ(s.min_hold_us, 0.0);
-  EXPECT_TRUE(s.reset_persisting);
-  EXPECT_TRUE(s.size_from_median);
-  EXPECT_EQ(s.hot_timing, HotTiming::net);  // since session 47 (v378); graph until then
-  EXPECT_EQ(s.hot_window_us, kHotWindowUs);
-}
-
-TEST(TimerSettings, EachValueParses) {
-  const TimerSettings s = settings_of({{"SOLBENCH_FLUSH_BYTES", "268435456"},
-                                       {"SOLBENCH_FLUSH_METHOD", "read"},
-                                       {"SOLBENCH_COLD_HOLD", "before-flush"},
-                                       {"SOLBENCH_COLD_QUEUE", "continuous"},
-                                       {"SOLBENCH_REST_MS", "100"},
-                                       {"SOLBENCH_MIN_HOLD_US", "40"},
-                                       {"SOLBENCH_PERSISTING_RESET", "off"},
-                                       {"SOLBENCH_WARMUP_SIZING", "last"},
-                                       {"SOLBENCH_HOT_TIMING", "marginal"},
-                                       {"SOLBENCH_HOT_WINDOW_US", "500"}});
-  EXPECT_EQ(s.flush_bytes, std::size_t{268435456});
-  EXPECT_EQ(s.flush_method, FlushMethod::read);
-  EXPECT_TRUE(s.hold_before_flush);
-  EXPECT_TRUE(s.continuous_queue);
-  EXPECT_EQ(s.rest_ms, 100.0);
-  EXPECT_EQ(s.min_hold_us, 40.0);
-  EXPECT_FALSE(s.reset_persisting);
-  EXPECT_FALSE(s.size_from_median);
-  EXPECT_EQ(s.hot_timing, HotTiming::marginal);
-  EXPECT_EQ(s.hot_window_us, 500.0);
-  EXPECT_EQ(settings_of({{"SOLBENCH_HOT_WINDOW_US", "10"}}).hot_window_us, 10.0);
-  EXPECT_EQ(settings_of({{"SOLBENCH_HOT_WINDOW_US", "5000"}}).hot_window_us, 5000.0);
-  for (const char* h : {"graph", "marginal", "net"})
-    EXPECT_STREQ(hot_timing_name(settings_of({{"SOLBENCH_HOT_TIMING", h}}).hot_timing), h);
-  EXPECT_TRUE(settings_of({{"SOLBENCH_PERSISTING_RESET", "on"}}).reset_persisting);
-  EXPECT_TRUE(settings_of({{"SOLBENCH_WARMUP_SIZING", "median"}}).size_from_median);
-  for (const char* m : {"memset", "kernel", "read"})
-    EXPECT_STREQ(flush_method_name(settings_of({{"SOLBENCH_FLUSH_METHOD", m}}).flush_method), m);
-  EXPECT_EQ(settings_of({{"SOLBENCH_REST_MS", "0"}}).rest_ms, 0.0);
-}
-
-TEST(TimerSettings, BadValuesNameTheVariable) {
-  const std::pair<const char*, const char*> bad[] = {
-      {"SOLBENCH_FLUSH_BYTES", ""},       {"SOLBENCH_FLUSH_BYTES", "0"},      {"SOLBENCH_FLUSH_BYTES", "-5"},
-      {"SOLBENCH_FLUSH_BYTES", "60MB"},   {"SOLBENCH_FLUSH_METHOD", "zero"},  {"SOLBENCH_FLUSH_METHOD", ""},
-      {"SOLBENCH_FLUSH_METHOD", "evict-last"},  // removed in session 17: an error now, not a silent default
-      {"SOLBENCH_COLD_HOLD", "before"},   {"SOLBENCH_COLD_QUEUE", "eager"},   {"SOLBENCH_REST_MS", "-1"},
-      {"SOLBENCH_REST_MS", "100ms"},      {"SOLBENCH_REST_MS", "10001"},      {"SOLBENCH_REST_MS", ""},
-      {"SOLBENCH_REST_MS", " 5"},         {"SOLBENCH_REST_MS", "+5"},         {"SOLBENCH_FLUSH_BYTES", "+4096"},
-      {"SOLBENCH_FLUSH_BYTES", " 4096"},  {"SOLBENCH_FLUSH_BYTES", "99999999999999999999999"},
-      {"SOLBENCH_FLUSH_BYTES", "1099511627777"},  // 1 TiB + 1
-      {"SOLBENCH_MIN_HOLD_US", "1001"},   {"SOLBENCH_MIN_HOLD_US", "-1"},   {"SOLBENCH_MIN_HOLD_US", "40us"},
-      {"SOLBENCH_PERSISTING_RESET", "yes"}, {"SOLBENCH_PERSISTING_RESET", ""},
-      {"SOLBENCH_WARMUP_SIZING", "mean"}, {"SOLBENCH_WARMUP_SIZING", ""},   {"SOLBENCH_WARMUP_SIZING", "Median"},
-      {"SOLBENCH_HOT_TIMING", "diff"},   {"SOLBENCH_HOT_TIMING", ""},
-      {"SOLBENCH_HOT_WINDOW_US", "9"},   {"SOLBENCH_HOT_WINDOW_US", "5001"}, {"SOLBENCH_HOT_WINDOW_US", "500us"},
-      {"SOLBENCH_HOT_WINDOW_US", ""},    {"SOLBENCH_HOT_WINDOW_US", "0"},    {"SOLBENCH_HOT_WINDOW_US", "-50"}};
-  for (const auto& [name, value] : bad) {
-    try {
-      settings_of({{name, value}});
-      ADD_FAILURE() << name << "='" << value << "' was accepted";
-    } catch (const std::invalid_argument& e) {
-      const std::string what = e.what();
-      EXPECT_EQ(what.rfind(name, 0), 0u) << what;
-      EXPECT_NE(what.find(std::string("got '") + value + "'"), std::string::npos) << what;
-    }
-  }
-}
-
-TEST(TimerSettings, ContinuousQueueNeedsThePersistingResetOff) {
-  // The reset waits for the launch before it, which a continuous queue never does.
-  try {
-    settings_of({{"SOLBENCH_COLD_QUEUE", "continuous"}});
-    ADD_FAILURE() << "a continuous queue was accepted with the persisting reset on";
-  } catch (const std::invalid_argument& e) {
-    const std::string what = e.what();
-    EXPECT_EQ(what.rfind("SOLBENCH_COLD_QUEUE", 0), 0u) << what;
-    EXPECT_NE(what.find("SOLBENCH_PERSISTING_RESET"), std::string::npos) << what;
-  }
-  EXPECT_TRUE(
-      settings_of({{"SOLBENCH_COLD_QUEUE", "continuous"}, {"SOLBENCH_PERSISTING_RESET", "off"}}).continuous_queue);
+  EXPECT_DOUBLE_EQ(sizing_launch_ms(warm_up), 0.0061);
+  EXPECT_EQ(hot_launch_count(sizing_launch_ms(warm_up)), 9);  // the last launch alone would give K = 2
+  EXPECT_DOUBLE_EQ(sizing_launch_ms({0.004, 0.002}), 0.004);  // even count: the upper median
+  EXPECT_DOUBLE_EQ(sizing_launch_ms({0.003}), 0.003);
+  EXPECT_THROW(sizing_launch_ms({}), std::invalid_argument);
 }
 
 // register_case over Google Benchmark's own runner (no GPU: the bodies time nothing; 1 s a manual iteration,
-// so that one call of the body makes each repetition, the first one's calibration included): a case that throws, or is refused, in some repetitions and not in others. Google Benchmark
-// checks that all repetitions of a case report one iteration count and aborts the process otherwise (1.8.3
-// on the H200 in session 43, c214: a PyTorch baseline timed in one repetition, out of memory in two), so
-// before this these cases killed the binary with every result unwritten.
+// so that one call of the body makes each repetition, the first one's calibration included): a case that
+// throws, or is refused, in some repetitions and not in others. Google Benchmark checks that all
+// repetitions of a case report one iteration count and aborts the process otherwise (e.g. a PyTorch
+// baseline timed in one repetition, out of memory in another); register_case keeps that from happening.
 // A run's error or skip message, "" when it ran: Google Benchmark 1.7.1 (Debian, CI) names it error_message,
 // 1.8 (the H200 machine) skip_message.
 template <class R>
@@ -459,8 +265,8 @@ TEST(RegisterCase, ACaseRunsInEveryRepetitionOrInNoneAndNeverAbortsTheRun) {
   int argc = static_cast<int>(argv.size());
   benchmark::Initialize(&argc, argv.data());
   CapturedRuns out;
-  // Before register_case kept each case's history: "Check (run_iterations) == (run.iterations) failed"
-  // (abort) for fails_in_second and refused_after_timed, a segmentation fault for fails_in_first.
+  // Without register_case's history: "Check (run_iterations) == (run.iterations) failed" (abort) for
+  // fails_in_second and refused_after_timed, a segmentation fault for fails_in_first.
   benchmark::RunSpecifiedBenchmarks(&out);
 
   using Run = benchmark::BenchmarkReporter::Run;

@@ -18,7 +18,6 @@
 #include "harness/timer.h"
 #include "rmsnorm/rmsnorm.h"
 #include "rmsnorm_case.h"
-#include "scoped_env.h"
 
 namespace sb::bench {
 namespace {
@@ -28,14 +27,16 @@ double median(std::vector<double> v) {
   return v[v.size() / 2];
 }
 
-// One hot launch's time (us) in graphs of k and 2k launches of `launch` on the timer's stream, as run_timed
-// takes it in `way`: each new graph replayed once, then pairs of replays for the graph's own launch G (the
-// settling's estimate, taken off only where resolved, which graphs of microsecond kernels must be: checked
-// under net), then the median of `samples` replays of K (net, graph), or of K and 2K (marginal). The harness
-// settles a microsecond case for 100 ms, thousands of pairs; from 20 pairs straight after capture, as here until
-// session 59, G once read about 2.7 us above what the same machine's next run implied at K 4 (c284: net
-// -0.176 us a launch, then 0.504), so 200.
-double hot_us_per_launch(GpuTimer& timer, const LaunchFn& launch, int k, HotTiming way, int samples = 30) {
+// How hot_us_per_launch takes one launch's time from graphs of K and 2K launches: a replay of K over K
+// (graph), a replay of K net of the graph's own launch, over K (net, run_timed's way), or the difference of a
+// replay of 2K and one of K, over K (marginal: what launches K+1 to 2K cost, free of the graph's launch).
+enum class HotWay { graph, net, marginal };
+
+// One hot launch's time (us) in graphs of k and 2k launches of `launch` on the timer's stream: each graph
+// replayed once, then 200 pairs of replays for the graph's own launch G (as run_timed's settling estimates
+// it; under net it must be resolved), then the median of `samples` replays. Fewer pairs straight after
+// capture can leave G microseconds off at small K.
+double hot_us_per_launch(GpuTimer& timer, const LaunchFn& launch, int k, HotWay way, int samples = 30) {
   constexpr int kPairs = 200;
   auto g = capture_cuda_graph(timer.stream(), k, launch);
   auto g2 = capture_cuda_graph(timer.stream(), 2 * k, launch);
@@ -47,7 +48,7 @@ double hot_us_per_launch(GpuTimer& timer, const LaunchFn& launch, int k, HotTimi
     g_ms.push_back(graph_launch_ms(k_ms, timer.replay_ms(*g2)));
   }
   const GraphLaunch g_launch = estimate_graph_launch(g_ms);
-  if (way == HotTiming::net) {
+  if (way == HotWay::net) {
     std::printf("net, K %d: G %.3f us, standard error %.3f us over %d pairs\n", k, 1e3 * g_launch.median_ms,
                 1e3 * g_launch.standard_error_ms, kPairs);
     EXPECT_TRUE(g_launch.resolved) << "G " << 1e3 * g_launch.median_ms << " us, standard error "
@@ -56,10 +57,10 @@ double hot_us_per_launch(GpuTimer& timer, const LaunchFn& launch, int k, HotTimi
   const double graph_ms = g_launch.taken_off_ms();
   for (int i = 0; i < samples; ++i) {
     const double k_ms = timer.replay_ms(*g);
-    const double k2_ms = way == HotTiming::marginal ? timer.replay_ms(*g2) : 0.0;
-    t.push_back(1e3 * (way == HotTiming::marginal ? marginal_launch_ms(k_ms, k2_ms, k)
-                       : way == HotTiming::net    ? net_launch_ms(k_ms, graph_ms, k)
-                                                  : k_ms / k));
+    const double k2_ms = way == HotWay::marginal ? timer.replay_ms(*g2) : 0.0;
+    t.push_back(1e3 * (way == HotWay::marginal ? (k2_ms - k_ms) / k
+                       : way == HotWay::net    ? net_launch_ms(k_ms, graph_ms, k)
+                                               : k_ms / k));
   }
   return median(t);
 }
@@ -88,17 +89,7 @@ TEST_F(HarnessGpu, SpinKernelTimedAtCyclesOverClock) {
   }
   // The bench's cold protocol: a full batch (a larger count is refused: cold_batch_ms checks it).
   std::vector<double> queued = timer.cold_batch_ms(spin, GpuTimer::kMaxColdBatch);
-  // The continuous cold queue (SOLBENCH_COLD_QUEUE=continuous): each call returns the batch before it.
-  ScopedEnv queue("SOLBENCH_COLD_QUEUE"), reset("SOLBENCH_PERSISTING_RESET");  // restored when the test ends
-  ASSERT_TRUE(queue.set("continuous"));
-  ASSERT_TRUE(reset.set("off"));  // the reset waits for each launch: a continuous queue goes without it
-  GpuTimer continuous(s.get());
-  EXPECT_STREQ(continuous.cold_queue(), "continuous");
-  EXPECT_STREQ(timer.cold_queue(), "batched");
-  std::vector<double> streamed;
-  for (int i = 0; i < 3; ++i)
-    for (double t : continuous.cold_batch_ms(spin, GpuTimer::kMaxColdBatch)) streamed.push_back(t);
-  continuous.drain();
+  EXPECT_THROW(timer.cold_batch_ms(spin, GpuTimer::kMaxColdBatch + 1), std::invalid_argument);
   long long host[2];
   SB_CUDA_CHECK(cudaMemcpyAsync(host, out.get(), sizeof host, cudaMemcpyDeviceToHost, s.get()));
   s.sync();
@@ -107,16 +98,14 @@ TEST_F(HarnessGpu, SpinKernelTimedAtCyclesOverClock) {
   graph->replay(s.get());
   std::vector<double> hot;
   for (int i = 0; i < 5; ++i) hot.push_back(timer.replay_ms(*graph) / graph->launches());
-  std::printf("spin %lld cycles at %d MHz: expected %.4f ms; cold %.4f, cold queued %.4f, cold continuous %.4f, "
-              "warm %.4f, hot %.4f, globaltimer %.4f ms\n",
-              cycles, d.sm_clock_khz / 1000, expect_ms, median(cold), median(queued), median(streamed), median(warm),
-              median(hot), globaltimer_ms);
+  std::printf("spin %lld cycles at %d MHz: expected %.4f ms; cold %.4f, cold queued %.4f, warm %.4f, hot %.4f, "
+              "globaltimer %.4f ms\n",
+              cycles, d.sm_clock_khz / 1000, expect_ms, median(cold), median(queued), median(warm), median(hot),
+              globaltimer_ms);
   EXPECT_GE(host[0], cycles);
   EXPECT_NEAR(median(cold) / expect_ms, 1.0, 0.03);
   ASSERT_EQ(queued.size(), static_cast<std::size_t>(GpuTimer::kMaxColdBatch));
   EXPECT_NEAR(median(queued) / expect_ms, 1.0, 0.03);
-  ASSERT_EQ(streamed.size(), static_cast<std::size_t>(3 * GpuTimer::kMaxColdBatch));
-  EXPECT_NEAR(median(streamed) / expect_ms, 1.0, 0.03);
   EXPECT_NEAR(median(warm) / expect_ms, 1.0, 0.03);
   EXPECT_NEAR(median(hot) / expect_ms, 1.0, 0.03);
   EXPECT_NEAR(median(warm) / globaltimer_ms, 1.0, 0.02);
@@ -137,53 +126,38 @@ TEST_F(HarnessGpu, SpinKernelTimedAtCyclesOverClock) {
   EXPECT_EQ(timer.hold_totals().mhz_since(after), 0.0);  // no hold ran since
 }
 
-// SOLBENCH_HOT_TIMING=marginal's and =net's arithmetic on real graphs: replays of graphs of K and 2K launches,
-// their difference over K (marginal), or one replay of K net of the graph's own launch measured first from
-// pairs of replays (net). The graph's own launch (about 3.5 us on the H200, session 44's fit) cancels: the
-// empty kernel's time per launch reads below its graph time over K, nearly the same at K = 4 and K = 16, and
-// a spin kernel's exceeds the empty kernel's by its spin. Session 45 (c220, marginal only): empty kernel
-// 0.64-0.74 us at K 4, 8 and 16 against graph / K 1.05 at K 8; the spin within 0.3-1.1% of its length.
-// Session 46 (c225): net 0.48, 0.69 and 0.68 us at K 4, 8 and 16 (marginal 0.66, 0.63, 0.70); the spin less
-// the empty kernel within 1.0% of its length by net, 1.2% by marginal. net takes G off only where the pairs
-// resolve it (estimate_graph_launch): here they must. Session 47 (c229, with that check): net 0.536, 0.708
-// and 0.676 us at K 4, 8 and 16, the spin 10.888 us for 10.101. Session 59 (c284, 0334843): net -0.176, 0.704
-// and 0.680 (failed), then on the same machine 0.504, 0.692 and 0.674; since then G comes from 200 pairs after
-// one replay of each graph, as in run_timed (hot_us_per_launch). Session 60 (c287, 3611a58): net 0.552, 0.732
-// and 0.688.
-TEST_F(HarnessGpu, HotMarginalTimeLeavesOutTheGraphsOwnLaunch) {
+// The net hot time on real graphs: one replay of K net of the graph's own launch, measured first from
+// pairs of replays of K and 2K. The graph's own launch cancels: the empty kernel's time per launch reads below
+// its graph time over K, nearly the same at K = 4 and K = 16, and a spin kernel's exceeds the empty kernel's by
+// its spin.
+TEST_F(HarnessGpu, HotNetTimeLeavesOutTheGraphsOwnLaunch) {
   const DeviceInfo d = device_info();
   Stream s;
   GpuTimer timer(s.get());
   const long long cycles = 20'000;  // ~10 us at 1980 MHz
   auto spin = [&](cudaStream_t st) { launch_spin_kernel(st, cycles, nullptr); };
   for (int i = 0; i < 20; ++i) spin(s.get());  // clocks up
-  const double empty_graph = hot_us_per_launch(timer, launch_empty_kernel, 8, HotTiming::graph);
-  for (const HotTiming way : {HotTiming::marginal, HotTiming::net}) {
-    const char* name = hot_timing_name(way);
-    const double empty_4 = hot_us_per_launch(timer, launch_empty_kernel, 4, way),
-                 empty_8 = hot_us_per_launch(timer, launch_empty_kernel, 8, way),
-                 empty_16 = hot_us_per_launch(timer, launch_empty_kernel, 16, way);
-    const double spin_8 = hot_us_per_launch(timer, spin, 8, way);
-    const double spin_us = 1e3 * static_cast<double>(cycles) / d.sm_clock_khz;
-    std::printf("hot, us a launch: empty kernel graph/K %.3f (K 8), %s %.3f, %.3f, %.3f (K 4, 8, 16); spin of "
-                "%lld cycles %s %.3f (K 8), its spin %.3f at %d MHz\n",
-                empty_graph, name, empty_4, empty_8, empty_16, cycles, name, spin_8, spin_us, d.sm_clock_khz / 1000);
-    SCOPED_TRACE(name);
-    EXPECT_GT(empty_8, 0.0);
-    EXPECT_LT(empty_8, empty_graph);  // the graph's own launch, spread over 8, is gone
-    EXPECT_NEAR(empty_4, empty_16, 0.25);
-    EXPECT_NEAR(spin_8 - empty_8, spin_us, 0.15 * spin_us);
-  }
+  const double empty_graph = hot_us_per_launch(timer, launch_empty_kernel, 8, HotWay::graph);
+  const double empty_4 = hot_us_per_launch(timer, launch_empty_kernel, 4, HotWay::net),
+               empty_8 = hot_us_per_launch(timer, launch_empty_kernel, 8, HotWay::net),
+               empty_16 = hot_us_per_launch(timer, launch_empty_kernel, 16, HotWay::net);
+  const double spin_8 = hot_us_per_launch(timer, spin, 8, HotWay::net);
+  const double spin_us = 1e3 * static_cast<double>(cycles) / d.sm_clock_khz;
+  std::printf("hot, us a launch: empty kernel graph/K %.3f (K 8), net %.3f, %.3f, %.3f (K 4, 8, 16); spin of %lld "
+              "cycles net %.3f (K 8), its spin %.3f at %d MHz\n",
+              empty_graph, empty_4, empty_8, empty_16, cycles, spin_8, spin_us, d.sm_clock_khz / 1000);
+  EXPECT_GT(empty_8, 0.0);
+  EXPECT_LT(empty_8, empty_graph);  // the graph's own launch, spread over 8, is gone
+  EXPECT_NEAR(empty_4, empty_16, 0.25);
+  EXPECT_NEAR(spin_8 - empty_8, spin_us, 0.15 * spin_us);
 }
 
 // A hot figure is one kernel launched K times back to back in a CUDA graph, K sized by the harness (7-10 for a
-// microsecond kernel at the default window, up to 100 at a wider one). It describes the kernel only if a launch
-// costs the same early and late in the chain. vectorized's decode kernel is launched with programmatic dependent
-// launch; when it released its dependent before its own wait, each waiting grid let the next one launch too, and
-// at 64 x 8192 and 256 x 4096 the time a launch grew from 1.5 and 1.9 us at K ~8 to 2.0 and 2.5 at K ~80
-// (session 61, c294; released after the wait, 530089d: 1.46 -> 1.49 and 1.76 -> 1.77 us, c297). Here the
-// marginal cost of launches K+1 to 2K, (t(2K) - t(K)) / K, free of the graph's own launch, at K 8 and 80: within
-// 15% of each other.
+// microsecond kernel). It describes the kernel only if a launch costs the same early and late in the chain.
+// vectorized's decode kernel is launched with programmatic dependent launch: were it to release its dependent
+// before its own wait, each waiting grid would let the next one launch too, and a launch late in a long chain
+// would cost more than one early in it. Here the marginal cost of launches K+1 to 2K, (t(2K) - t(K)) / K,
+// free of the graph's own launch, at K 8 and 80: within 15% of each other.
 TEST_F(HarnessGpu, VectorizedHotTimeIsLevelAlongTheChain) {
   Stream s;
   GpuTimer timer(s.get());
@@ -195,8 +169,8 @@ TEST_F(HarnessGpu, VectorizedHotTimeIsLevelAlongTheChain) {
     const rmsnorm::Problem p = data.problem();
     ASSERT_EQ(v.supports(p), "");
     const LaunchFn launch = [&](cudaStream_t st) { rmsnorm::run(v, p, st); };
-    const double short_us = hot_us_per_launch(timer, launch, 8, HotTiming::marginal, 101),
-                 long_us = hot_us_per_launch(timer, launch, 80, HotTiming::marginal, 101);
+    const double short_us = hot_us_per_launch(timer, launch, 8, HotWay::marginal, 101),
+                 long_us = hot_us_per_launch(timer, launch, 80, HotWay::marginal, 101);
     std::printf("vectorized bf16 %lld x %lld hot, marginal us a launch: K 8 %.3f, K 80 %.3f (%.3fx)\n",
                 static_cast<long long>(rows), static_cast<long long>(hidden), short_us, long_us, long_us / short_us);
     EXPECT_GT(short_us, 0.0);
@@ -207,8 +181,8 @@ TEST_F(HarnessGpu, VectorizedHotTimeIsLevelAlongTheChain) {
 }
 
 // A failed runtime call that SB_CUDA_CHECK turns into an exception leaves no error behind: the next launch
-// check, in other code, passes (session 58, c282: a refused launch caught by its test failed the next test's
-// fill kernel with the same error). A 1-PiB allocation fails without harming the context.
+// check, in other code, passes (otherwise a refused launch caught by its test fails the next test's fill
+// kernel with the same error). A 1-PiB allocation fails without harming the context.
 TEST_F(HarnessGpu, ACaughtCudaErrorIsNotReportedAgainByTheNextCheck) {
   void* p = nullptr;
   EXPECT_THROW(SB_CUDA_CHECK(cudaMalloc(&p, std::size_t{1} << 50)), sb::CudaError);
@@ -276,7 +250,7 @@ TEST_F(HarnessGpu, ReadSumKernelReadsEveryWordOnce) {
     for (std::size_t i = 0; i < a.size(); ++i) want_a += a[i] = static_cast<unsigned>(i * 2654435761u + 12345u);
     for (std::size_t i = 0; i < b.size(); ++i) want_b += b[i] = static_cast<unsigned>(i * 40503u ^ 0x9e3779b9u);
     // Every copy on s, the kernel's stream: s does not wait for the legacy stream's cudaMemcpy and cudaMemset
-    // (c139: under racecheck, slower, the kernel read the 40 MiB case before they had landed).
+    // (under racecheck, slower, the kernel would read the 40 MiB case before they had landed).
     DeviceBuffer da(a_bytes + 16), db(b_bytes + 16);
     SB_CUDA_CHECK(cudaMemcpyAsync(da.get(), a.data(), a_bytes, cudaMemcpyHostToDevice, s.get()));
     SB_CUDA_CHECK(cudaMemcpyAsync(db.get(), b.data(), b_bytes, cudaMemcpyHostToDevice, s.get()));
@@ -333,31 +307,13 @@ TEST_F(HarnessGpu, ColdAndHotDifferOnlyWhenDataFitsInL2) {
   EXPECT_NEAR(hot_large / cold_large, 1.0, 0.05);
 }
 
-// Every flush method (SOLBENCH_FLUSH_METHOD) evicts a working set that fits L2: the read flush, which
-// leaves clean lines, as well as the two writes, which leave dirty ones.
-TEST_F(HarnessGpu, EveryFlushMethodEvictsAWorkingSetThatFitsL2) {
-  const DeviceInfo d = device_info();
-  Stream s;
-  ScopedEnv env("SOLBENCH_FLUSH_METHOD");
-  for (const char* method : {"memset", "kernel", "read"}) {
-    ASSERT_TRUE(env.set(method));
-    GpuTimer timer(s.get());
-    EXPECT_STREQ(timer.flush_method(), method);
-    const auto [cold, hot] = copy_cold_hot(timer, s.get(), d.l2_bytes / 8);
-    std::printf("flush %s: copy of %zu B cold %.2f us, hot %.2f us\n", method, d.l2_bytes / 8, cold * 1e3, hot * 1e3);
-    EXPECT_LT(hot, 0.8 * cold) << method << ": the flush should leave the copy's data out of L2";
-  }
-}
-
 // The cold protocol's premise: after the flush, none of a launch's data is in L2, whatever priority the
 // launch gives its loads. Lines loaded with an L2 evict-last policy (as torch.compile's RMSNorm loads x,
 // and any library kernel may) go to the persisting set-aside, which the flush's ordinary stores do not
 // evict; the timer resets them to normal before each flush (timer.h). A read of a quarter of L2 whose own
 // loads carry the policy is timed cold over and over (each launch marks the lines the next one would
 // find), beside the same read with ordinary loads, and hot: the evict-last read must keep at least 80% of
-// the ordinary read's cold-hot gap, for every flush method, through the bench's protocol (batches with
-// a hold). Without the reset (SOLBENCH_PERSISTING_RESET=off), session 24 timed an 8 MiB evict-last read
-// 5.7 us cold on the H200 against 7.4 us for the same read with ordinary loads (7.0 with the reset).
+// the ordinary read's cold-hot gap, through the bench's protocol (batches with a hold).
 TEST_F(HarnessGpu, FlushEvictsLinesMarkedEvictLast) {
   const DeviceInfo d = device_info();
   Stream s;
@@ -367,29 +323,24 @@ TEST_F(HarnessGpu, FlushEvictsLinesMarkedEvictLast) {
   auto read = [&](bool evict_last) {
     return [&, evict_last](cudaStream_t st) { read_kernel(buf.get(), bytes, evict_last, 1u, sink.as<unsigned>(), st); };
   };
-  ScopedEnv env("SOLBENCH_FLUSH_METHOD");
-  for (const char* method : {"memset", "kernel", "read"}) {
-    ASSERT_TRUE(env.set(method));
-    GpuTimer timer(s.get());
-    EXPECT_STREQ(timer.persisting_reset(), "on");
-    const double hold_ms = 0.02;
-    std::vector<double> normal, evict_last, hot;
-    for (int i = 0; i < 10; ++i) {
-      for (double t : timer.cold_batch_ms(read(false), GpuTimer::kMaxColdBatch, hold_ms)) normal.push_back(t);
-      for (double t : timer.cold_batch_ms(read(true), GpuTimer::kMaxColdBatch, hold_ms)) evict_last.push_back(t);
-    }
-    const double tn = median(normal), te = median(evict_last);
-    // Hot as the bench times it: back-to-back launches in a graph. (One launch timed alone on an idle GPU,
-    // warm_ms, also times the host's enqueue after its start event: 11.5 us against 10.4 cold on the H200.)
-    auto graph = capture_cuda_graph(s.get(), hot_launch_count(tn), read(false));
-    graph->replay(s.get());
-    for (int i = 0; i < 10; ++i) hot.push_back(timer.replay_ms(*graph) / graph->launches());
-    const double th = median(hot);
-    std::printf("flush %s, cold reads of %zu B: ordinary loads %.2f us, evict-last loads %.2f us; hot %.2f us\n",
-                method, bytes, tn * 1e3, te * 1e3, th * 1e3);
-    EXPECT_LT(th, 0.9 * tn) << method << ": a quarter of L2 should read faster from L2 than from memory";
-    EXPECT_GT(te - th, 0.8 * (tn - th)) << method << ": lines loaded with evict-last outlived the flush";
+  GpuTimer timer(s.get());
+  const double hold_ms = 0.02;
+  std::vector<double> normal, evict_last, hot;
+  for (int i = 0; i < 10; ++i) {
+    for (double t : timer.cold_batch_ms(read(false), GpuTimer::kMaxColdBatch, hold_ms)) normal.push_back(t);
+    for (double t : timer.cold_batch_ms(read(true), GpuTimer::kMaxColdBatch, hold_ms)) evict_last.push_back(t);
   }
+  const double tn = median(normal), te = median(evict_last);
+  // Hot as the bench times it: back-to-back launches in a graph. (One launch timed alone on an idle GPU,
+  // warm_ms, also times the host's enqueue after its start event.)
+  auto graph = capture_cuda_graph(s.get(), hot_launch_count(tn), read(false));
+  graph->replay(s.get());
+  for (int i = 0; i < 10; ++i) hot.push_back(timer.replay_ms(*graph) / graph->launches());
+  const double th = median(hot);
+  std::printf("cold reads of %zu B: ordinary loads %.2f us, evict-last loads %.2f us; hot %.2f us\n", bytes, tn * 1e3,
+              te * 1e3, th * 1e3);
+  EXPECT_LT(th, 0.9 * tn) << "a quarter of L2 should read faster from L2 than from memory";
+  EXPECT_GT(te - th, 0.8 * (tn - th)) << "lines loaded with evict-last outlived the flush";
 }
 
 // The ceilings the acceptance of the foundation names, on the H200 only.

@@ -14,8 +14,7 @@ struct Ceilings {
 };
 
 // The copy ceiling: median of `reps` cold cudaMemcpyAsync device-to-device copies of `bytes`, timed
-// with GpuTimer (the vendor's copy beat a grid-stride 16-byte kernel, 4,258 against 3,981 GB/s on the
-// H200: results/h200/history/2026-11-29_fc07d35_test.log.gz).
+// with GpuTimer. The vendor's copy, because it outruns a grid-stride kernel of 16-byte accesses on the H200.
 double measure_copy_gbps(cudaStream_t s, std::size_t bytes, int reps = 20);
 // The same copies timed by the host clock around `reps` back-to-back calls and one synchronize: no
 // events, no flush. The self-test's independent check of the timer.

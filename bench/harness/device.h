@@ -27,7 +27,7 @@ struct DeviceInfo {
 };
 DeviceInfo device_info();  // of the current device; throws CudaError
 // The 16 bytes of cudaDeviceProp::uuid in nvidia-smi's form. Runs record it because two GPUs of one model
-// can time the same kernels differently (two H200s, session 20: 1,010 against 970 us for one decode case).
+// can time the same kernels differently (two H200s have read one decode case 4% apart).
 std::string format_gpu_uuid(const unsigned char (&bytes)[16]);
 // The NVIDIA kernel driver's version ("580.159.04"), which cudaDriverGetVersion does not give (it gives
 // the CUDA version the driver supports, 13.0): read from /proc/driver/nvidia/version (Linux), which

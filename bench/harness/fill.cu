@@ -77,12 +77,11 @@ __global__ void read_kernel_impl(const uint4* p, std::size_t n, unsigned never, 
 }
 
 // kReadSumUnroll independent 16-byte loads a thread an iteration over [a | b]: with a grid of up to 8 blocks
-// of kThreads an SM, enough bytes in flight to stream at the DRAM's rate (session 31, c138: at 2 GiB,
-// 4,532 GB/s cold against 4,520 for 4 loads; 1,024-thread blocks and evict-first loads no better overall).
+// of kThreads an SM, enough bytes in flight to stream at the DRAM's rate.
 constexpr int kReadSumUnroll = 8;
 
-// Plain loads (no __restrict__: with it the loads compile to ld.global.nc, and with the range chosen by a
-// branch instead of a pointer select, each behind its own branch; that form read 507 µs at 2 GiB, c139).
+// Plain loads, the range chosen by a pointer select: with __restrict__ the loads compile to ld.global.nc
+// with the range chosen by a branch, each load behind its own branch, which streams markedly slower.
 __global__ void read_sum_impl(const uint4* a, std::size_t na, const uint4* b, std::size_t nb, unsigned* block_sums) {
   const std::size_t n = na + nb, stride = std::size_t{gridDim.x} * blockDim.x;
   std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x;

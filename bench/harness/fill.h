@@ -21,7 +21,7 @@ void fill_nan(void* p, std::size_t n, DType t, cudaStream_t s);
 void copy_kernel(void* dst, const void* src, std::size_t bytes, cudaStream_t s);
 // Reads `bytes` (a multiple of 16, p 16-byte aligned) by a kernel of 16-byte loads and writes nothing:
 // the loads' XOR goes to *sink only if it equals `never`, which the caller keeps impossible (the data
-// is known). The timer's read flush, and the self-test's probe of what a flush leaves in L2.
+// is known). The self-test's probe of what a flush leaves in L2.
 // evict_last: the loads carry an L2 evict-last policy (createpolicy.fractional, fraction 1), as Triton's
 // eviction_policy='evict_last' (torch.compile's RMSNorm reads x so) compiles to.
 void read_kernel(const void* p, std::size_t bytes, bool evict_last, unsigned never, unsigned* sink, cudaStream_t s);

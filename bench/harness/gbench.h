@@ -73,34 +73,17 @@ struct BenchSpec {
   std::string torch_version;   // "" without libtorch
   // Registers the op's cases for the parsed options; throws UsageError for a bad --shapes.
   std::function<void(const Options&)> register_cases;
-  // The op's own run-context entries (name, value), recorded after the harness's; called once with the
-  // flags and SOLBENCH_* settings, so it may throw std::invalid_argument for a bad setting (exit 2).
+  // The op's own run-context entries (name, value), recorded after the harness's; called once after the
+  // flags are parsed, so it may throw std::invalid_argument for a bad setting (exit 2).
   std::function<std::vector<std::pair<std::string, std::string>>()> context;
 };
 
-// The run context's timing_protocol: the version and a description of how cases are timed. v378 is the
-// default (session 47; v122 from session 44, v58 from session 40): batched cold launches, the hold after the
-// flush, the L2's persisting lines reset before each flush (SOLBENCH_PERSISTING_RESET=on), the repetitions of
-// all cases in random order (Google Benchmark's --benchmark_enable_random_interleaving, which bench_main
-// sets), the cold batch and hot K sized from the median warm-up launch, hot launches net of the graph's own
-// launch. Each experiment setting adds
-// to the base: +1 the hold before the flush (SOLBENCH_COLD_HOLD), +2 the continuous queue
-// (SOLBENCH_COLD_QUEUE; only without the reset), +4 a rest before the settle loop of launches of >= 1 ms
-// (SOLBENCH_REST_MS = rest_ms > 0), +8 a floor under the hold (SOLBENCH_MIN_HOLD_US). The base is 10
-// without the reset, 26 with it, and 32 more with the random order: v10-v25 (v10: the runs committed until
-// session 24; v6-v9 before the holds counted their cycles), v26-v41 (v26: the runs of sessions 24-39, in
-// the registered order), v42-v57 and v58-v73 (v58: sessions 40-43). +64 sizes a case's cold batch and hot
-// graph from the median warm-up launch instead of the last (SOLBENCH_WARMUP_SIZING=median, the default
-// since session 44: v122; the last gave 1 x 4096 a hot graph of 2 launches on one H200, 8 on another).
-// +128 times hot launches as the difference of graphs of 2K and K launches (SOLBENCH_HOT_TIMING=marginal,
-// experiments: v250 with the other defaults); +256 times them as a graph of K net of the graph's own launch,
-// measured during the settling (SOLBENCH_HOT_TIMING=net, the default since session 47: v378; v122 is
-// SOLBENCH_HOT_TIMING=graph with the other defaults, sessions 44-46). +512 sizes a hot graph's K for a window
-// other than kHotWindowUs's 50 us (SOLBENCH_HOT_WINDOW_US, experiments: v890 at 500 us with the other defaults).
+// The run context's timing_protocol: "<version>: <one sentence per rule>" of how every case is timed (the
+// version changes with the text). A run whose repetitions keep the registered order
+// (--benchmark_enable_random_interleaving=false) records the text followed by kRegisteredOrderNote.
 // regress.py warns when two runs' texts differ.
-std::string timing_protocol(bool hold_before_flush, bool continuous_queue, double rest_ms = 0, double min_hold_us = 0,
-                            bool reset_persisting = true, bool random_interleaving = true, bool size_from_median = true,
-                            HotTiming hot_timing = HotTiming::net, double hot_window_us = kHotWindowUs);
+extern const char kTimingProtocol[];
+extern const char kRegisteredOrderNote[];
 
 // Parses flags (exit 2 on error), registers cases, lists them without a GPU if asked, otherwise needs
 // a GPU (exit 77 without one), measures the ceilings, records the run context, runs, and returns 1 if

@@ -1,9 +1,7 @@
 // What the cases of a shape share (its inputs, a decoder layer), kept on the device across cases within a
-// byte budget, the least recently used dropped first. The interleaved repetitions of protocol v58 run a
-// shape's cases far apart; with one shape's inputs kept at a time, nearly every repetition rebuilt them:
-// bench_e2e took 151 s against 49 s in registered order (session 42). Kept resident (session 43, c212, one
-// H200, bf16, 3 repetitions), bench_e2e took 75 s, against 107 s with one layer at a time in the same command
-// (its set-up 5.3 s against 34.9 s); bench_rmsnorm 170 s (185 s in session 42, another H200).
+// byte budget, the least recently used dropped first. The repetitions run interleaved in random order, so a
+// shape's cases run far apart; with only one shape's inputs kept at a time, nearly every repetition would
+// rebuild them, and set-up would dominate the run's wall time.
 // Plain C++ (no CUDA), so that its bookkeeping is tested without a GPU (tests/test_harness_cpu.cpp).
 #pragma once
 

@@ -8,7 +8,6 @@
 
 #include "common/check.h"
 #include "common/pdl.cuh"
-#include "harness/fill.h"
 
 namespace sb::bench {
 
@@ -46,19 +45,12 @@ class CudaGraphReplay final : public Replay {
 };
 
 __global__ void empty_kernel() {}
-// The empty kernel of a programmatically dependent launch: what a kernel launched with sb::launch_pdl
-// (common/pdl.cuh) costs with nothing in it but the two griddepcontrol instructions, in rmsnorm/vectorized's
-// order (the wait, then the release: session 61), so that the floor is measured with the kernel's handshake.
+// The empty kernel of a programmatically dependent launch: nothing in it but the two griddepcontrol
+// instructions, in rmsnorm/vectorized's order (the wait, then the release), so that the floor includes the
+// kernel's handshake.
 __global__ void empty_kernel_pdl() {
   pdl_wait();
   pdl_launch_dependents();
-}
-
-// The kernel flush (SOLBENCH_FLUSH_METHOD=kernel): 16-byte stores of zeros over the buffer, grid-stride.
-__global__ void fill_kernel(uint4* p, std::size_t n) {
-  for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < n;
-       i += static_cast<std::size_t>(gridDim.x) * blockDim.x)
-    p[i] = make_uint4(0, 0, 0, 0);
 }
 
 __global__ void spin_kernel(long long cycles, long long* out, unsigned long long* totals) {
@@ -85,17 +77,6 @@ std::unique_ptr<Replay> capture_cuda_graph(cudaStream_t stream, int launches, co
 }
 
 GpuTimer::GpuTimer(cudaStream_t stream) : stream_(stream) {
-  // The SOLBENCH_* settings first: a bad value fails before anything is allocated.
-  const TimerSettings settings = TimerSettings::from_env();
-  flush_method_ = settings.flush_method;
-  hold_before_flush_ = settings.hold_before_flush;
-  continuous_ = settings.continuous_queue;
-  rest_ms_ = settings.rest_ms;
-  min_hold_ms_ = 1e-3 * settings.min_hold_us;
-  reset_persisting_ = settings.reset_persisting;
-  size_from_median_ = settings.size_from_median;
-  hot_timing_ = settings.hot_timing;
-  hot_window_us_ = settings.hot_window_us;
   int dev = 0, l2 = 0;
   SB_CUDA_CHECK(cudaGetDevice(&dev));
   SB_CUDA_CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, dev));
@@ -103,50 +84,28 @@ GpuTimer::GpuTimer(cudaStream_t stream) : stream_(stream) {
   int persisting_max = 0;  // 0 on GPUs without an L2 set-aside for persisting accesses (before sm_80)
   SB_CUDA_CHECK(cudaDeviceGetAttribute(&persisting_max, cudaDevAttrMaxPersistingL2CacheSize, dev));
   has_persisting_set_aside_ = persisting_max > 0;
-  // Experiments only (recorded as flush_bytes in the run context): another flush size.
-  flush_ = DeviceBuffer(settings.flush_bytes > 0 ? settings.flush_bytes : static_cast<std::size_t>(l2));
-  if (flush_method_ == FlushMethod::read) {  // zeros to read (and a sink the read kernel never writes)
-    SB_CUDA_CHECK(cudaMemsetAsync(flush_.get(), 0, flush_.bytes(), stream_));
-    flush_sink_ = DeviceBuffer(sizeof(unsigned));
-  }
-  int sms = 0;
-  SB_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-  flush_blocks_ = 4 * sms;
+  flush_ = DeviceBuffer(static_cast<std::size_t>(l2));
   probe_ = DeviceBuffer(2 * sizeof(long long));
   hold_totals_ = DeviceBuffer(2 * sizeof(unsigned long long));
   SB_CUDA_CHECK(cudaMemsetAsync(hold_totals_.get(), 0, hold_totals_.bytes(), stream_));
   SB_CUDA_CHECK(cudaStreamSynchronize(stream_));
   SB_CUDA_CHECK(cudaEventCreate(&start_));
   SB_CUDA_CHECK(cudaEventCreate(&stop_));
-  for (auto* pools : {batch_start_, batch_stop_})
-    for (int p = 0; p < 2; ++p) {
-      pools[p].resize(kMaxColdBatch + 1, nullptr);
-      for (cudaEvent_t& e : pools[p]) SB_CUDA_CHECK(cudaEventCreate(&e));
-    }
+  for (auto* pool : {&batch_start_, &batch_stop_}) {
+    pool->resize(kMaxColdBatch + 1, nullptr);
+    for (cudaEvent_t& e : *pool) SB_CUDA_CHECK(cudaEventCreate(&e));
+  }
 }
 
 GpuTimer::~GpuTimer() {
   if (start_) cudaEventDestroy(start_);
   if (stop_) cudaEventDestroy(stop_);
-  for (auto* pools : {batch_start_, batch_stop_})
-    for (int p = 0; p < 2; ++p)
-      for (cudaEvent_t e : pools[p])
-        if (e) cudaEventDestroy(e);
+  for (auto* pool : {&batch_start_, &batch_stop_})
+    for (cudaEvent_t e : *pool)
+      if (e) cudaEventDestroy(e);
 }
 
-const char* GpuTimer::flush_method() const { return flush_method_name(flush_method_); }
-
-void GpuTimer::flush_l2() {
-  const std::size_t n = flush_.bytes() / sizeof(uint4);
-  switch (flush_method_) {
-    case FlushMethod::memset: SB_CUDA_CHECK(cudaMemsetAsync(flush_.get(), 0, flush_.bytes(), stream_)); return;
-    case FlushMethod::kernel: fill_kernel<<<flush_blocks_, 512, 0, stream_>>>(flush_.as<uint4>(), n); break;
-    case FlushMethod::read:  // the buffer holds zeros: their XOR is never 1
-      read_kernel(flush_.get(), n * sizeof(uint4), false, 1u, flush_sink_.as<unsigned>(), stream_);
-      return;
-  }
-  SB_LAUNCH_CHECK();
-}
+void GpuTimer::flush_l2() { SB_CUDA_CHECK(cudaMemsetAsync(flush_.get(), 0, flush_.bytes(), stream_)); }
 
 double GpuTimer::elapsed_ms() {
   SB_CUDA_CHECK(cudaEventSynchronize(stop_));
@@ -156,7 +115,7 @@ double GpuTimer::elapsed_ms() {
 }
 
 void GpuTimer::reset_persisting_lines() {
-  if (!reset_persisting_ || !has_persisting_set_aside_) return;  // nothing can persist without a set-aside
+  if (!has_persisting_set_aside_) return;  // nothing can persist without a set-aside
   SB_CUDA_CHECK(cudaStreamSynchronize(stream_));  // the previous launch's persisting lines are all set
   SB_CUDA_CHECK(cudaCtxResetPersistingL2Cache());
 }
@@ -167,61 +126,28 @@ double GpuTimer::cold_ms(const LaunchFn& launch) {
   return warm_ms(launch);
 }
 
-// count + 1 cold launches on the stream, the first not counted, with their events in pool `pool`.
-void GpuTimer::enqueue_batch(int pool, const LaunchFn& launch, int count, long long hold_cycles) {
-  unsigned long long* totals = hold_totals_.as<unsigned long long>();  // hold_mhz (hold_totals)
-  for (int i = 0; i <= count; ++i) {
-    reset_persisting_lines();
-    if (hold_before_flush_ && hold_cycles > 0) launch_spin_kernel(stream_, hold_cycles, nullptr, totals);
-    flush_l2();
-    if (!hold_before_flush_ && hold_cycles > 0) launch_spin_kernel(stream_, hold_cycles, nullptr, totals);
-    SB_CUDA_CHECK(cudaEventRecord(batch_start_[pool][i], stream_));
-    launch(stream_);
-    SB_CUDA_CHECK(cudaEventRecord(batch_stop_[pool][i], stream_));
-  }
-}
-
-// Waits for pool `pool`'s batch of `count` counted launches; their times, in launch order.
-std::vector<double> GpuTimer::batch_times(int pool, int count) {
-  SB_CUDA_CHECK(cudaEventSynchronize(batch_stop_[pool][count]));
-  std::vector<double> ms(count);
-  for (int i = 1; i <= count; ++i) {
-    float t = 0.0f;
-    SB_CUDA_CHECK(cudaEventElapsedTime(&t, batch_start_[pool][i], batch_stop_[pool][i]));
-    ms[i - 1] = t;
-  }
-  return ms;
-}
-
 std::vector<double> GpuTimer::cold_batch_ms(const LaunchFn& launch, int count, double hold_ms) {
   if (count < 1 || count > kMaxColdBatch)
     throw std::invalid_argument("GpuTimer::cold_batch_ms: count must be in [1, " + std::to_string(kMaxColdBatch) +
                                 "], got " + std::to_string(count));
   const long long hold_cycles = static_cast<long long>(std::max(hold_ms, 0.0) * sm_clock_khz_);
-  if (!continuous_) {
-    enqueue_batch(0, launch, count, hold_cycles);
-    return batch_times(0, count);
+  unsigned long long* totals = hold_totals_.as<unsigned long long>();
+  for (int i = 0; i <= count; ++i) {  // launch 0 is not counted
+    reset_persisting_lines();
+    flush_l2();
+    if (hold_cycles > 0) launch_spin_kernel(stream_, hold_cycles, nullptr, totals);
+    SB_CUDA_CHECK(cudaEventRecord(batch_start_[i], stream_));
+    launch(stream_);
+    SB_CUDA_CHECK(cudaEventRecord(batch_stop_[i], stream_));
   }
-  // Continuous: this call's batch goes on the queue behind the one in flight before the host waits for
-  // that one, so the GPU runs the two back to back. The first call of a run (or after drain) primes the
-  // queue with one more batch.
-  if (pending_pool_ < 0) {
-    enqueue_batch(0, launch, count, hold_cycles);
-    pending_pool_ = 0;
-    pending_count_ = count;
+  SB_CUDA_CHECK(cudaEventSynchronize(batch_stop_[count]));
+  std::vector<double> ms(count);
+  for (int i = 1; i <= count; ++i) {
+    float t = 0.0f;
+    SB_CUDA_CHECK(cudaEventElapsedTime(&t, batch_start_[i], batch_stop_[i]));
+    ms[i - 1] = t;
   }
-  const int pool = 1 - pending_pool_;
-  enqueue_batch(pool, launch, count, hold_cycles);
-  std::vector<double> ms = batch_times(pending_pool_, pending_count_);
-  pending_pool_ = pool;
-  pending_count_ = count;
   return ms;
-}
-
-void GpuTimer::drain() {
-  if (pending_pool_ < 0) return;
-  SB_CUDA_CHECK(cudaEventSynchronize(batch_stop_[pending_pool_][pending_count_]));
-  pending_pool_ = -1;
 }
 
 double GpuTimer::warm_ms(const LaunchFn& launch) {
@@ -267,14 +193,9 @@ double upper_median(std::vector<double> v) {
   return *mid;
 }
 
-double sizing_launch_ms(std::vector<double> launches_ms, bool median) {
+double sizing_launch_ms(std::vector<double> launches_ms) {
   if (launches_ms.empty()) throw std::invalid_argument("sizing_launch_ms: no warm-up launch times");
-  return median ? upper_median(std::move(launches_ms)) : launches_ms.back();
-}
-
-double marginal_launch_ms(double replay_k_ms, double replay_2k_ms, int k) {
-  if (k < 1) throw std::invalid_argument("marginal_launch_ms: k must be at least 1, got " + std::to_string(k));
-  return (replay_2k_ms - replay_k_ms) / k;
+  return upper_median(std::move(launches_ms));
 }
 
 double graph_launch_ms(double replay_k_ms, double replay_2k_ms) { return 2 * replay_k_ms - replay_2k_ms; }
@@ -296,10 +217,8 @@ double net_launch_ms(double replay_k_ms, double graph_ms, int k) {
   return (replay_k_ms - graph_ms) / k;
 }
 
-int hot_launch_count(double single_launch_ms, double window_us) {
-  if (!(window_us > 0))
-    throw std::invalid_argument("hot_launch_count: the window must be a positive time, got " + std::to_string(window_us) + " us");
-  const double k = std::ceil(1e-3 * window_us / std::max(single_launch_ms, 1e-6));
+int hot_launch_count(double single_launch_ms) {
+  const double k = std::ceil(1e-3 * kHotWindowUs / std::max(single_launch_ms, 1e-6));
   return static_cast<int>(std::clamp(k, 2.0, 100.0));
 }
 
