@@ -42,8 +42,12 @@ def parse_args(argv: list) -> argparse.Namespace:
 
 
 def make_plotter(results_dir: Path, run: sbresults.Run):
-    from .plots import Plotter
-    return Plotter(results_dir / "plots", impl_order([c for c in run.cases if in_main_tables(c)]))
+    """The plotter, one colour per implementation of the main tables; a ReportError without matplotlib."""
+    try:
+        from .plots import Plotter
+        return Plotter(results_dir / "plots", impl_order([c for c in run.cases if in_main_tables(c)]))
+    except ImportError:
+        raise ReportError("matplotlib is needed for the plots (pip install matplotlib), or pass --no-plots") from None
 
 
 def write(results_dir: Path, files: dict, plotter) -> None:
@@ -74,10 +78,6 @@ def main(argv=None) -> int:
         if args.readme:
             rewrite_readme(args.readme, results_block(run, args.readme, results_dir, command))
         write(results_dir, files, plotter)
-    except ImportError:
-        print("report.py: error: matplotlib is needed for the plots (pip install matplotlib), "
-              "or pass --no-plots", file=sys.stderr)
-        return 2
     except (sbresults.ResultsError, ReportError, OSError) as e:
         print(f"report.py: error: {e}", file=sys.stderr)
         return 2
