@@ -7,13 +7,13 @@ import tempfile
 import unittest
 from pathlib import Path
 
-SCRIPTS = Path(__file__).resolve().parents[2] / "scripts"
-sys.path.insert(0, str(SCRIPTS))
+TOOLS = Path(__file__).resolve().parents[2] / "tools"
+sys.path.insert(0, str(TOOLS))
 import energy_probe  # noqa: E402
 
 
 def run(*args, env=None):
-    return subprocess.run([sys.executable, str(SCRIPTS / "energy_probe.py"), *args], capture_output=True, text=True,
+    return subprocess.run([sys.executable, str(TOOLS / "energy_probe.py"), *args], capture_output=True, text=True,
                           env=env, timeout=60)
 
 

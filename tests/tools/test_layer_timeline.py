@@ -8,13 +8,13 @@ import tempfile
 import unittest
 from pathlib import Path
 
-SCRIPTS = Path(__file__).resolve().parents[2] / "scripts"
-sys.path.insert(0, str(SCRIPTS))
+TOOLS = Path(__file__).resolve().parents[2] / "tools"
+sys.path.insert(0, str(TOOLS))
 import layer_timeline as lt  # noqa: E402
 
 
 def run(*args, env=None):
-    return subprocess.run([sys.executable, str(SCRIPTS / "layer_timeline.py"), *args], capture_output=True,
+    return subprocess.run([sys.executable, str(TOOLS / "layer_timeline.py"), *args], capture_output=True,
                           text=True, env=env, timeout=60)
 
 
@@ -113,7 +113,7 @@ class Replays(unittest.TestCase):
             lt.replays(lt.gpu_ops(trace([[]])))
 
     def test_paths_are_recorded_from_the_repository_root(self):
-        root = str(SCRIPTS.parent)
+        root = str(TOOLS.parent)
         self.assertEqual(lt.repo_relative(f"{root}/scripts/layer_timeline.py"), "scripts/layer_timeline.py")
         self.assertEqual(lt.repo_relative(f"--lib={root}/build/x.so"), "--lib=build/x.so")
         self.assertEqual(lt.repo_relative("/elsewhere/x.so"), "/elsewhere/x.so")
