@@ -75,12 +75,14 @@ done
 
 # Each item of a comma-separated LIST must be one of the allowed words.
 check_list() {  # option, value, allowed words...
-  local opt=$1 value=$2 item
+  local opt=$1 value=$2 item seen=" "
   shift 2
   IFS=, read -ra items <<<"$value"
   ((${#items[@]})) || bad "$opt is empty"
   for item in "${items[@]}"; do
     [[ " $* " == *" $item "* ]] || bad "$opt: '$item' is not one of: $*"
+    [[ $seen != *" $item "* ]] || bad "$opt names $item twice"
+    seen+="$item "
   done
 }
 [ -z "$benches" ] || check_list --benches "$benches" rmsnorm attention e2e
@@ -127,10 +129,7 @@ grep -E "solbench: libtorch" "$logs/test.log" >&2
 # an hour of tests and benchmarks (the binaries check their flags when they list their cases).
 names=()
 declare -A flags
-for b in ${benches//,/ }; do
-  [[ " ${names[*]} " != *" $b "* ]] || bad "--benches names $b twice"
-  names+=("$b")
-done
+for b in ${benches//,/ }; do names+=("$b"); done
 if ((${#names[@]} == 0)); then
   names=(rmsnorm attention)
   if [ -x "$build/bench/bench_e2e" ]; then names+=(e2e)
