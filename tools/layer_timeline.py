@@ -500,8 +500,7 @@ def main():
         return 3
     lib, lib_path = None, None
     if "solbench" in attns:
-        from energy_probe import probe_lib
-        from energy_probe import find_probe_lib
+        from energy_probe import find_probe_lib, probe_lib
         lib_path = a.lib or find_probe_lib(str(pathlib.Path(__file__).resolve().parent.parent))
         if not (lib_path and os.path.isfile(lib_path)):
             print(f"layer_timeline: attention solbench needs libsolbench_probe.so: {lib_path or 'none under build/'}"
