@@ -32,6 +32,11 @@ options:
   --build-dir DIR    the CMake build directory (default build/release)
   -h, --help         this text
 
+examples:
+  $prog                                           the full suite into results/<gpu>/
+  $prog --benches attention --dtypes bf16 --shapes anchors --skip sanitizer
+  $prog --benches rmsnorm --shapes 8x5120,1x5120 --out /tmp/mymodel
+
 Exit status: 0 when every stage passed, 1 when one failed, 2 on a bad option, 3 without an NVIDIA GPU.
 
 The run never touches DIR/baseline.json.xz, the run the regression gate compares against. To check a
@@ -141,6 +146,11 @@ for b in "${names[@]}"; do
   d=${dtypes:-fp32,fp16,bf16}
   if [ "$b" = e2e ]; then  # the layer's tolerance comes from a 16-bit dtype
     d=$(tr , '\n' <<<"$d" | grep -E '^(fp16|bf16)$' | paste -sd,)
+    if [ -z "$d" ] && [ -z "$benches" ]; then
+      echo "bench_e2e: runs fp16 and bf16 only, and --dtypes names neither; skipped" >&2
+      unset 'names[-1]'  # e2e, last of the default list
+      continue
+    fi
     [ -n "$d" ] || bad "--dtypes: bench_e2e runs fp16 and bf16 only, and '$dtypes' names neither"
   fi
   flags[$b]="--dtypes=$d${shapes:+ --shapes=$shapes}"
@@ -162,7 +172,11 @@ fi
 # The command that reproduces the run, recorded in the JSON context by the bench binaries (an environment
 # variable: --benchmark_context cannot carry '=' or ',' in a value).
 SOLBENCH_RUN_COMMAND=$prog
-for a in "${given[@]}"; do SOLBENCH_RUN_COMMAND+=" $(printf %q "$a")"; done
+for a in "${given[@]}"; do  # quoted only where the shell needs it
+  if [[ $a =~ ^[A-Za-z0-9_./,:=+@-]+$ ]]; then SOLBENCH_RUN_COMMAND+=" $a"
+  else SOLBENCH_RUN_COMMAND+=" $(printf %q "$a")"
+  fi
+done
 export SOLBENCH_RUN_COMMAND
 rm -f "$logs"/bench_*.json "$logs/crosscheck.json"
 : >"$logs/bench.log"

@@ -9,6 +9,7 @@ import json
 import lzma
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -158,7 +159,7 @@ class RunSuiteFiling(unittest.TestCase):
         doc = self.latest()
         names = {b["name"].split("/")[0] for b in doc["benchmarks"]}
         self.assertEqual(names, {"rmsnorm", "attention"})
-        self.assertEqual(doc["context"]["command"], "scripts/run_suite.sh --skip tests\\,crosscheck\\,sanitizer "
+        self.assertEqual(doc["context"]["command"], "scripts/run_suite.sh --skip tests,crosscheck,sanitizer "
                          "--repetitions 2")
         self.assertIn("--benchmark_repetitions=2", doc["context"]["args"])
         self.assertIn("--dtypes=fp32,fp16,bf16", doc["context"]["args"])
@@ -190,6 +191,22 @@ class RunSuiteFiling(unittest.TestCase):
         self.assertIn("bench_rmsnorm refuses --dtypes=fp32,fp16,bf16 --shapes=bad: --shapes: unknown set 'bad'",
                       r.stderr)
         self.assertFalse((self.dest / "latest.json.xz").exists())
+
+    def test_a_value_with_spaces_is_recorded_quoted(self):
+        r = self.suite("--filter", "vectorized/bf16/t1 |x")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        command = self.latest()["context"]["command"]
+        self.assertEqual(shlex.split(command)[-2:], ["--filter", "vectorized/bf16/t1 |x"])
+
+    def test_dtypes_without_a_16_bit_one_leave_out_bench_e2e_unless_it_is_named(self):
+        shutil.copy(self.build / "bench" / "bench_rmsnorm", self.build / "bench" / "bench_e2e")
+        r = self.suite("--dtypes", "fp32")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("bench_e2e: runs fp16 and bf16 only, and --dtypes names neither; skipped", r.stderr)
+        self.assertFalse((self.dest / "logs" / "bench_e2e.json").exists())
+        r = self.suite("--dtypes", "fp32", "--benches", "e2e")
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertIn("--dtypes: bench_e2e runs fp16 and bf16 only, and 'fp32' names neither", r.stderr)
 
     def test_a_bench_that_was_not_built_is_a_usage_error(self):
         r = self.suite("--benches", "e2e")
