@@ -18,20 +18,17 @@ its GPU time, else the lower of the two medians (the row's `compared` says which
   most 1 ms, before do_bench's start event; see held_flush).
 Each errs only upward, in a way the other does not: plain do_bench times the host whenever a call's host
 side outlasts its flush (on the H200, cuDNN and flash decode at b1 KV 4096: 52-57 us plain against a
-GPU span of 14-21 us by the profiler, 17-25 us held); held do_bench read 0.5-0.7 us above plain
-and the harness at the ~10 us RMSNorm cases of the 8d53e09 run (t256_h4096: 11.17 held, 10.53 plain,
-10.42 harness, 8.10 us kernel span by the profiler). The rule was set after that run (which compared
-the held figure alone: 61 of 62) and before the run that confirms it.
+GPU span of 14-21 us by the profiler, 17-25 us held); held do_bench reads 0.5-0.7 us above plain
+and the harness at the ~10 us RMSNorm cases (t256_h4096: 11.17 held, 10.53 plain, 10.42 harness,
+8.10 us kernel span by the profiler).
 For cases under 100 us, and for cases up to 10 ms whose SM clock after plain do_bench is more than 4%
 below the harness's sm_mhz (wants_diagnostics), three diagnostics: the held do_bench once more with a
 flush of the L2's size instead of 256 MB (do_bench_l2_flush_us), the call timed with the harness's own
 protocol from Python (harness_protocol_py_us: batches of 4 cold launches, one synchronization a batch), and
 do_bench's own loop with a synchronization after every iteration (do_bench_loop_sync_us: the one change
-that moved do_bench's ~10 us figures onto the harness's in session 7's probe); the SM clock is
-recorded after each variant.
+that moves do_bench's ~10 us figures onto the harness's); the SM clock is recorded after each variant.
 do_bench runs --runs times per case under 1 ms, once past it (median of its medians, with their min and max recorded): at
-~10 us a single do_bench call moved by up to 8% from run to run on the H200
-(results/h200/NOTES_EARLIER.md, the cross-check's earlier runs), more than the tolerance.
+~10 us a single do_bench call moves by up to 8% from run to run on the H200, more than the tolerance.
 Each row also records the SM clock right after the case's do_bench calls (torch.cuda._sleep timed by
 events) beside the harness's sm_mhz counter, and, from torch.profiler (--no-kernels skips it), the
 GPU kernels one Python call launches and their GPU span after do_bench's flush by CUPTI's timestamps,
@@ -66,7 +63,7 @@ def wants_diagnostics(harness_us, harness_mhz, do_bench_mhz):
     synchronized loop). Launches under L2_FLUSH_DIAGNOSTIC_US, where the flush and the launch path weigh
     most; and launches up to CLOCK_GAP_MAX_US whose SM clock after plain do_bench is more than
     CLOCK_GAP_DIAGNOSTIC below the harness's sm_mhz: on the H200, SDPA flash decode b64 KV 16384 read
-    6% slower under do_bench at a 6% lower clock in two runs (results/h200/NOTES_EARLIER.md), and the L2-sized
+    6% slower under do_bench at a 6% lower clock in two runs, and the L2-sized
     flush says whether do_bench's 256 MB memset before every call is what lowers it."""
     if harness_us < L2_FLUSH_DIAGNOSTIC_US:
         return True
@@ -176,7 +173,7 @@ def cudart():
 
 
 def persisting_reset(rt):
-    """The harness's step before each cold launch under protocol v26 (bench/harness/timer.h), through the
+    """The harness's step before each cold launch (bench/harness/timer.h), through the
     CUDA runtime `rt`: reset(pairs, k) waits for launch k - 1 of the batch (its end event; launch 0
     follows the batch synchronization), then resets the L2's persisting lines; RuntimeError with the CUDA
     error number if the reset fails."""
@@ -216,9 +213,8 @@ def timed_loop_us(torch, fn, flush_bytes, hold_cycles=0, batches=25, batch=4, wa
 def harness_protocol_us(torch, fn, flush_bytes, hold_cycles, batches=25, batch=4, reset=None):
     """fn timed the harness's way, from Python: batches of `batch` cold launches, each an L2-sized flush,
     the hold, start event, the call, end event; one host synchronization a batch (bench/harness/timer.h);
-    after one batch of warm-up. With `reset` (persisting_reset(), for runs of protocol v26 on), each
-    launch waits for the one before it and resets the L2's persisting lines before its flush, as the
-    harness does. A diagnostic beside do_bench: where it agrees with the harness and not with do_bench,
+    after one batch of warm-up. With `reset` (persisting_reset()), each launch waits for the one before
+    it and resets the L2's persisting lines before its flush, as the harness does. A diagnostic beside do_bench: where it agrees with the harness and not with do_bench,
     the difference is do_bench's protocol (its back-to-back loop of 256 MB flushes), not the C++ process
     or its events."""
     return timed_loop_us(torch, fn, flush_bytes, hold_cycles, batches, batch, reset=reset)
@@ -226,9 +222,9 @@ def harness_protocol_us(torch, fn, flush_bytes, hold_cycles, batches=25, batch=4
 
 def loop_sync_us(torch, fn, iters=200):
     """do_bench's loop (a 256 MB zero_, start event, the call, end event) with a host synchronization
-    after every iteration, median in us over `iters` after 10 of warm-up. A diagnostic: session 7's
-    timing probe found that this one change moves do_bench's ~10 us figures onto the harness's
-    (results/h200/timing_probe/README.md); recorded in every run so that the finding is re-measured."""
+    after every iteration, median in us over `iters` after 10 of warm-up. A diagnostic: this one change
+    moves do_bench's ~10 us figures onto the harness's; recorded in every run so that the finding is
+    re-measured."""
     return timed_loop_us(torch, fn, 256 * 1024 * 1024, batches=iters, batch=1, warmup_batches=10)
 
 
@@ -319,9 +315,7 @@ def main() -> int:
     ap.add_argument("run", nargs="+", help="bench JSON of the same machine (files or directory)")
     ap.add_argument("-o", "--out", help="write the comparison as JSON here")
     ap.add_argument("--tolerance", type=float, default=0.05, help="relative difference allowed for RMSNorm (default 0.05)")
-    # 5% for attention too: the foundation issue's figure. Until session 10 the default was 10%, a figure
-    # chosen when the attention rows were added and never justified by a measurement; at 5% that
-    # session's run had two SDPA cuDNN prefill rows outside (results/h200/NOTES_EARLIER.md).
+    # 5% for attention too: the figure the suite's acceptance asks of the cross-check.
     ap.add_argument("--attention-tolerance", type=float, default=0.05,
                     help="relative difference allowed for attention (default 0.05, as for RMSNorm)")
     ap.add_argument("--runs", type=int, default=5, help="do_bench calls per case (default 5)")
@@ -364,8 +358,8 @@ def main() -> int:
     stream = torch.cuda.Stream()
     l2_bytes = torch.cuda.get_device_properties(torch.cuda.current_device()).L2_cache_size
     can_hold = hasattr(triton.runtime.driver.active, "clear_cache")
-    # The harness's protocol from Python follows the run's: v26 on resets the persisting lines.
-    reset = persisting_reset(cudart()) if run.context.get("persisting_reset") == "on" else None
+    # The harness's protocol from Python: each cold launch resets the L2's persisting lines, as the harness's.
+    reset = persisting_reset(cudart())
     if not can_hold:
         print(f"crosscheck_torch: triton {triton.__version__} has no driver.active.clear_cache to add the "
               "hold to: comparing with plain do_bench", file=sys.stderr)

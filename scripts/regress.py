@@ -11,20 +11,17 @@ within the noise is SLOWER-BUT-NOISE; the same test in the other direction gives
 else is SAME.
 Why the range for small n: on the H200 each run's repetitions move with the SM clock (the GPU's
 power management; the suite may not lock clocks), by up to ~10% within one run, often bimodally.
-1.4826 * MAD, the rule until 2026-11-29, is for n = 3 1.4826 times the smaller of the two
-distances to the median: it ignores one of the three samples and underestimated that spread
-badly. Two back-to-back runs of one build, results/h200/history/2026-11-29_a5d28dfb865c.json.xz and
-results/h200/history/2026-11-29_a5d28dfb865c_run2.json.xz (3 repetitions each), REGRESSED on 3
-PyTorch cases under it (results/h200/history/2026-11-29_regress_a5d28dfb865c_run1_vs_run2.txt.gz),
-e.g. attention/torch_sdpa_cudnn/bf16/prefill/b32_hq32_hkv32_d64_q512_kv512/hot: repetitions
-172.8, 175.1, 188.3 us then 173.5, 186.2, 186.1 us, median 175.10 -> 186.12 us, with a MAD noise
-of 3.39 us though run 1's samples span 15.5 us (range / d2(3): 9.17 us). The range uses every
-sample; beyond 10 repetitions it loses efficiency and MAD's robustness to outliers is worth more.
+1.4826 * MAD is, for n = 3, 1.4826 times the smaller of the two distances to the median: it ignores
+one of the three samples and underestimates that spread badly (two back-to-back runs of one build,
+3 repetitions each, read as REGRESSED on 3 PyTorch cases under it, e.g. a cuDNN prefill case with
+repetitions 172.8, 175.1, 188.3 us then 173.5, 186.2, 186.1 us: a MAD noise of 3.39 us though
+run 1's samples span 15.5 us, range / d2(3) 9.17 us). The range uses every sample; beyond 10
+repetitions it loses efficiency and MAD's robustness to outliers is worth more.
 A difference must also exceed an absolute floor (--min-delta-us, default 1 us): on the H200 two
-back-to-back runs of the same build moved microsecond-scale cases by up to 0.83 us (+17% on a 5 us
-case) while each run's own repetitions agreed within a few tenths of a microsecond, so the
-within-run spread underestimates run-to-run drift near the launch floor
-(results/h200/regression_demo/). Regressions smaller than 1 us are not detectable by this suite.
+back-to-back runs of the same build move microsecond-scale cases by up to ~0.8 us (+17% on a 5 us
+case) while each run's own repetitions agree within a few tenths of a microsecond, so the within-run
+spread underestimates run-to-run drift near the launch floor (tests/scripts/test_regress.py checks
+this on such runs). Regressions smaller than 1 us are not detectable by this suite.
 Faster cases pass. A case with an error in the run is ERROR (a failure); a case skipped in the
 run, or failed or skipped in the baseline, has no comparison and passes. Cases in the baseline
 but not in the run (MISSING) and in the run but not in the baseline (NEW) are listed, not failed.
@@ -177,14 +174,14 @@ def main(argv=None) -> int:
     uuids = [r.context.get("gpu_uuid") for r in (base_run, new_run)]
     if None not in uuids and uuids[0] != uuids[1] and base_run.context.get("gpu_name") == new_run.context.get("gpu_name"):
         print(f"WARNING: different physical GPUs of one model (H200s have timed the same decode kernel up to "
-              f"6.6% apart, session 20): baseline {uuids[0]}, run {uuids[1]}")
+              f"6.6% apart): baseline {uuids[0]}, run {uuids[1]}")
     if base_run.context.get("timing_protocol") != new_run.context.get("timing_protocol"):
         print(f"WARNING: different timing protocols (a change of method, not of kernels, moves times): "
               f"baseline {base_run.context.get('timing_protocol', 'not recorded')!r}, "
               f"run {new_run.context.get('timing_protocol', 'not recorded')!r}")
     placements = [r.context.get("kv_placement", "separate") for r in (base_run, new_run)]  # unrecorded: the default
     if placements[0] != placements[1]:
-        print(f"WARNING: different K / V placements (SOLBENCH_KV_GAP, an experiment setting): "
+        print(f"WARNING: different K / V placements (the run context's kv_placement): "
               f"baseline {placements[0]!r}, run {placements[1]!r}")
     for line in stale or []:
         print(f"WARNING: stale results: {line}")

@@ -1,71 +1,237 @@
 #!/usr/bin/env bash
-# The suite, end to end, on a machine with an NVIDIA GPU: build (Release, with the PyTorch baselines
-# when PyTorch is installed), test, run every bench binary with repetitions, file the JSON under
-# results/<gpu>/ as <date>_<commit>.json and latest.json, and regenerate results/<gpu>/REPORT.md and
-# its plots. Logs of the run go to results/<gpu>/logs/ (not committed).
-#   scripts/run_suite.sh            # the full suite
-#   REPETITIONS=10 scripts/run_suite.sh
-#   ATTENTION_DTYPES=bf16 ATTENTION_SHAPES=anchors scripts/run_suite.sh   # a shorter attention run
-#   BENCHES=bench_rmsnorm SKIP_CROSSCHECK=1 scripts/run_suite.sh
-#   CONTINUE_RUN=1 BENCHES=bench_attention scripts/run_suite.sh   # one run in two parts, same GPU and tree
-#                                                                  # (the second files the whole run)
-# (every setting of scripts/gpu_run.sh applies; the ones given are recorded with the results)
-# Without a GPU it says so and exits non-zero (3).
+# The suite, end to end, on a machine with an NVIDIA GPU. See usage() below (or --help).
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
+prog=scripts/run_suite.sh
+
+usage() {
+  cat <<EOF
+usage: $prog [options]
+
+Runs the suite on this machine's NVIDIA GPU, in stages; a failed stage does not stop the later ones:
+  1. configure (Release; with the PyTorch baselines and bench_e2e when PyTorch is installed) and build
+  2. ctest with the GPU tests required (SOLBENCH_REQUIRE_GPU=1), then the harness self-test
+  3. each bench binary with repetitions (randomly interleaved), its JSON into DIR/logs/
+  4. the cross-check of the harness against triton's do_bench (scripts/crosscheck_torch.py), at the
+     shapes of DIR/anchors.json (else results/<gpu>/anchors.json; with neither, every case)
+  5. compute-sanitizer memcheck and racecheck over test_gpu (scripts/sanitize.sh)
+  6. DIR/latest.json.xz (the bench JSONs merged), DIR/crosscheck.json, DIR/env.txt, and the report
+     (python3 scripts/report.py DIR: DIR/REPORT.md and DIR/plots/)
+Logs go to DIR/logs/ (not committed). The command line is recorded in the results' context.
+
+options:
+  --out DIR          where the results go (default results/<gpu>/, <gpu> from nvidia-smi's name, e.g. h200)
+  --benches LIST     comma-separated, of rmsnorm, attention, e2e (default: every one that was built;
+                     e2e is built only with PyTorch)
+  --dtypes LIST      comma-separated, of fp32, fp16, bf16 (default all; e2e runs fp16 and bf16 only)
+  --shapes SPEC      passed as --shapes=SPEC to each bench binary: a named set (default, anchors, smoke,
+                     decode, prefill: each binary lists its own with --help) and/or shapes of its form
+  --filter REGEX     passed as --benchmark_filter=REGEX to each bench binary
+  --repetitions N    repetitions of each case (default 5); the median is what is compared and plotted
+  --skip LIST        comma-separated stages to leave out: tests, crosscheck, sanitizer
+  --build-dir DIR    the CMake build directory (default build/release)
+  -h, --help         this text
+
+examples:
+  $prog                                           the full suite into results/<gpu>/
+  $prog --benches attention --dtypes bf16 --shapes anchors --skip sanitizer
+  $prog --benches rmsnorm --shapes 8x5120,1x5120 --out /tmp/mymodel
+
+Exit status: 0 when every stage passed, 1 when one failed, 2 on a bad option, 3 without an NVIDIA GPU.
+
+The run never touches DIR/baseline.json.xz, the run the regression gate compares against. To check a
+run against it, and to promote a run to the baseline:
+  python3 scripts/regress.py results/h200/baseline.json.xz results/h200/latest.json.xz
+  cp results/h200/latest.json.xz results/h200/baseline.json.xz
+To build and run the tests on any machine, GPU or not: cmake --workflow --preset ci
+EOF
+}
+
+bad() { echo "$prog: $1 (see $prog --help)" >&2; exit 2; }
+
+# --- options ------------------------------------------------------------------------------------------
+out="" benches="" dtypes="" shapes="" filter="" reps=5 skip="" build=$root/build/release
+given=()  # the options as given, for the recorded command
+while (($#)); do
+  opt=$1
+  case $opt in
+    -h | --help) usage; exit 0 ;;
+    --out | --benches | --dtypes | --shapes | --filter | --repetitions | --skip | --build-dir)
+      (($# >= 2)) || bad "$opt needs a value"
+      val=$2; shift 2 ;;
+    --*=*) opt=${1%%=*}; val=${1#*=}; shift
+      case $opt in --out | --benches | --dtypes | --shapes | --filter | --repetitions | --skip | --build-dir) ;;
+        *) bad "unknown option '$opt'" ;; esac ;;
+    *) bad "unknown option '$opt'" ;;
+  esac
+  [ -n "$val" ] || bad "$opt is empty"
+  given+=("$opt" "$val")
+  case $opt in
+    --out) out=$val ;;
+    --benches) benches=$val ;;
+    --dtypes) dtypes=$val ;;
+    --shapes) shapes=$val ;;
+    --filter) filter=$val ;;
+    --repetitions) reps=$val ;;
+    --skip) skip=$val ;;
+    --build-dir) build=$val ;;
+  esac
+done
+
+# Each item of a comma-separated LIST must be one of the allowed words.
+check_list() {  # option, value, allowed words...
+  local opt=$1 value=$2 item seen=" "
+  shift 2
+  IFS=, read -ra items <<<"$value"
+  ((${#items[@]})) || bad "$opt is empty"
+  for item in "${items[@]}"; do
+    [[ " $* " == *" $item "* ]] || bad "$opt: '$item' is not one of: $*"
+    [[ $seen != *" $item "* ]] || bad "$opt names $item twice"
+    seen+="$item "
+  done
+}
+[ -z "$benches" ] || check_list --benches "$benches" rmsnorm attention e2e
+[ -z "$dtypes" ] || check_list --dtypes "$dtypes" fp32 fp16 bf16
+[ -z "$skip" ] || check_list --skip "$skip" tests crosscheck sanitizer
+[[ $reps =~ ^[1-9][0-9]*$ ]] || bad "--repetitions must be a positive integer, got '$reps'"
+if [ -n "$filter" ]; then
+  # bash's =~ takes POSIX extended regexes, close enough to Google Benchmark's to catch a malformed one.
+  [[ "" =~ $filter ]]
+  (($? != 2)) || bad "--filter: '$filter' is not a valid regular expression"
+fi
+skipping() { [[ ",$skip," == *",$1,"* ]]; }
+
 if ! nvidia-smi -L >/dev/null 2>&1; then
-  echo "run_suite.sh: no NVIDIA GPU on this machine (nvidia-smi -L failed): nothing can be measured here." >&2
+  echo "$prog: no NVIDIA GPU on this machine (nvidia-smi -L failed): nothing can be measured here." >&2
   echo "To build and run the tests on any machine: cmake --workflow --preset ci" >&2
   exit 3
 fi
 gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1 | sed -E 's/^NVIDIA //; s/[^A-Za-z0-9]+/_/g' | tr 'A-Z' 'a-z')
-dest=$root/results/$gpu
-logs=$dest/logs
-mkdir -p "$logs"
-# SOLBENCH_GIT_COMMIT names the commit where the tree is not a git checkout (an exported copy).
-commit=${SOLBENCH_GIT_COMMIT:-$(git -C "$root" rev-parse HEAD 2>/dev/null || echo unknown)}
-commit=${commit:0:12}
-stamp=$(date -u +%Y-%m-%d)_$commit
+out=${out:-$root/results/$gpu}
+mkdir -p "$out/logs" || bad "--out: cannot create '$out/logs'"
+out=$(cd "$out" && pwd)
+logs=$out/logs
+[[ $build == /* ]] || build=$PWD/$build
 
-# The command recorded in the results: this script with the settings that shaped the run.
-settings=""
-for v in REPETITIONS BENCHES CONTINUE_RUN ATTENTION_SHAPES ATTENTION_DTYPES E2E_SHAPES BENCH_ARGS CROSSCHECK_FILTER CROSSCHECK_ANCHORS CROSSCHECK_RUNS SKIP_TESTS SKIP_BENCH SKIP_CROSSCHECK SKIP_TIMELINE SKIP_SANITIZER \
-    SOLBENCH_COLD_HOLD SOLBENCH_COLD_QUEUE SOLBENCH_FLUSH_METHOD SOLBENCH_FLUSH_BYTES SOLBENCH_REST_MS SOLBENCH_MIN_HOLD_US SOLBENCH_PERSISTING_RESET SOLBENCH_WARMUP_SIZING SOLBENCH_HOT_TIMING SOLBENCH_HOT_WINDOW_US SOLBENCH_KV_GAP; do
-  [ -n "${!v:-}" ] && settings+="$v=$(printf %q "${!v}") "
-done
-# gpu_run.sh starts its bench stage by writing bench.log; a call that stopped before it (a usage error, a refused
-# CONTINUE_RUN part, a failed build) must not file what logs/ holds from earlier calls as this commit's run.
-rm -f "$logs/bench.log"
-SUITE_COMMAND="${settings}scripts/run_suite.sh" "$root/scripts/gpu_run.sh" "$logs"
-status=$?
-if [ -n "${SKIP_BENCH:-}" ]; then
-  echo "run_suite.sh: SKIP_BENCH: no benchmarks run, so no results filed (see $logs)" >&2
-  exit $status
-fi
-if [ ! -e "$logs/bench.log" ]; then
-  echo "run_suite.sh: gpu_run.sh stopped (status $status) before its benchmarks: no results filed (see its message above)" >&2
-  [ $status = 0 ] && status=1
-  exit $status
-fi
-runs=$(ls "$logs"/bench_*.json 2>/dev/null)
-if [ -n "$runs" ] && python3 "$root/scripts/sbresults.py" merge "$dest/$stamp.json" $runs; then
-  # latest.json links to the stamped run (adopt_run.py keeps one copy of a run in the tree); never write
-  # through it, since a committed latest.json links to the committed run, which baseline.json names too.
-  ln -sfn "$stamp.json" "$dest/latest.json"
-  [ -s "$logs/crosscheck.json" ] && cp "$logs/crosscheck.json" "$dest/crosscheck_latest.json"
-  # The layer timeline belongs to this run's bench_e2e; one from an earlier run must not sit beside it.
-  if [ -s "$logs/layer_timeline.json" ]; then
-    cp "$logs/layer_timeline.json" "$dest/layer_timeline_latest.json"
-  else
-    rm -f "$dest/layer_timeline_latest.json"
+status=0
+stage() { echo "== $(date +%T) $*" >&2; }
+fail() { echo "FAILED: $*" >&2; status=1; }
+
+# --- 1. configure and build ---------------------------------------------------------------------------
+{
+  date -u +%FT%TZ; nvidia-smi; nvidia-smi -q -d CLOCK,POWER,PERFORMANCE
+  nvcc --version; cmake --version | head -1
+  python3 -c 'import torch, triton; print("torch", torch.__version__, "cuda", torch.version.cuda, "triton", triton.__version__)'
+} >"$logs/env.txt" 2>&1
+
+stage configure + build
+cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DSOLBENCH_WITH_TORCH=AUTO \
+  -DCMAKE_POLICY_VERSION_MINIMUM=3.5 >"$logs/test.log" 2>&1 &&
+  cmake --build "$build" -j "$(nproc)" >>"$logs/test.log" 2>&1 || { fail build; tail -50 "$logs/test.log" >&2; exit 1; }
+grep -E "solbench: libtorch" "$logs/test.log" >&2
+
+# The benches to run, each with its flags; a bad --shapes or --dtypes for one of them fails here, before
+# an hour of tests and benchmarks (the binaries check their flags when they list their cases).
+names=()
+declare -A flags
+for b in ${benches//,/ }; do names+=("$b"); done
+if ((${#names[@]} == 0)); then
+  names=(rmsnorm attention)
+  if [ -x "$build/bench/bench_e2e" ]; then names+=(e2e)
+  else echo "bench_e2e: not built (it needs PyTorch: install it and run again); skipped" >&2
   fi
-  # The path as the repository names it: REPORT.md records the command that generates it, and
-  # tests/test_committed_results.py regenerates it with that relative path (an absolute one made the
-  # README's test command fail after a run in the same checkout, session 11).
-  (cd "$root" && python3 scripts/report.py "results/$gpu") || status=1
-  echo "run_suite.sh: results in $dest ($stamp.json, latest.json, REPORT.md, plots/)" >&2
-else
-  echo "run_suite.sh: the bench run wrote no valid JSON; see $logs" >&2
-  status=1
 fi
+for b in "${names[@]}"; do
+  [ -x "$build/bench/bench_$b" ] || bad "--benches: bench_$b was not built in $build (bench_e2e needs PyTorch)"
+  d=${dtypes:-fp32,fp16,bf16}
+  if [ "$b" = e2e ]; then  # the layer's tolerance comes from a 16-bit dtype
+    d=$(tr , '\n' <<<"$d" | grep -E '^(fp16|bf16)$' | paste -sd,)
+    if [ -z "$d" ] && [ -z "$benches" ]; then
+      echo "bench_e2e: runs fp16 and bf16 only, and --dtypes names neither; skipped" >&2
+      unset 'names[-1]'  # e2e, last of the default list
+      continue
+    fi
+    [ -n "$d" ] || bad "--dtypes: bench_e2e runs fp16 and bf16 only, and '$dtypes' names neither"
+  fi
+  flags[$b]="--dtypes=$d${shapes:+ --shapes=$shapes}"
+  msg=$("$build/bench/bench_$b" ${flags[$b]} --benchmark_list_tests 2>&1 >/dev/null) ||
+    bad "bench_$b refuses ${flags[$b]}: $msg"
+done
+
+# --- 2. tests -----------------------------------------------------------------------------------------
+if ! skipping tests; then
+  stage ctest
+  # Correctness tests run side by side; the harness self-test is RUN_SERIAL (ctest runs it alone).
+  SOLBENCH_REQUIRE_GPU=1 ctest --test-dir "$build" -j "$(nproc)" --output-on-failure --no-tests=error \
+    >>"$logs/test.log" 2>&1 || fail "ctest (logs/test.log)"
+  grep -E "tests passed|tests failed" "$logs/test.log" >&2
+  "$build/tests/test_harness_gpu" >>"$logs/test.log" 2>&1 || fail "harness self-test (logs/test.log)"
+fi
+
+# --- 3. benchmarks ------------------------------------------------------------------------------------
+# The command that reproduces the run, recorded in the JSON context by the bench binaries (an environment
+# variable: --benchmark_context cannot carry '=' or ',' in a value).
+SOLBENCH_RUN_COMMAND=$prog
+for a in "${given[@]}"; do  # quoted only where the shell needs it
+  if [[ $a =~ ^[A-Za-z0-9_./,:=+@-]+$ ]]; then SOLBENCH_RUN_COMMAND+=" $a"
+  else SOLBENCH_RUN_COMMAND+=" $(printf %q "$a")"
+  fi
+done
+export SOLBENCH_RUN_COMMAND
+rm -f "$logs"/bench_*.json "$logs/crosscheck.json"
+: >"$logs/bench.log"
+for b in "${names[@]}"; do
+  stage "bench_$b"
+  json=$logs/bench_$b.json
+  "$build/bench/bench_$b" ${flags[$b]} ${filter:+"--benchmark_filter=$filter"} --benchmark_repetitions="$reps" \
+    --benchmark_display_aggregates_only=true --benchmark_out="$json" --benchmark_out_format=json \
+    >>"$logs/bench.log" 2>&1 || fail "bench_$b (logs/bench.log)"
+  # A binary none of whose cases the filter names exits 0 and leaves an empty file: no JSON, no failure.
+  [ -s "$json" ] || { rm -f "$json"; echo "bench_$b: --filter names none of its cases; no JSON from it" >&2; }
+  tail -3 "$logs/bench.log" >&2
+done
+runs=("$logs"/bench_*.json)
+[ -e "${runs[0]}" ] || runs=()
+
+# --- 4. cross-check -----------------------------------------------------------------------------------
+if ! skipping crosscheck && ((${#runs[@]})); then
+  stage crosscheck with triton do_bench
+  anchor_args=()
+  for a in "$out/anchors.json" "$root/results/$gpu/anchors.json"; do
+    [ -s "$a" ] && { anchor_args=(--anchors "$a"); break; }
+  done
+  ((${#anchor_args[@]})) || echo "crosscheck: no anchors.json in $out or results/$gpu: every case is checked" >&2
+  python3 "$root/scripts/crosscheck_torch.py" "${runs[@]}" -o "$logs/crosscheck.json" "${anchor_args[@]}" 2>&1 |
+    tee -a "$logs/bench.log" >&2 || fail "crosscheck (logs/bench.log)"
+fi
+
+# --- 5. compute-sanitizer -----------------------------------------------------------------------------
+if ! skipping sanitizer; then
+  stage compute-sanitizer
+  # Every test of test_gpu under memcheck; racecheck leaves out the RepeatedRunsAreBitIdentical twins
+  # (sanitize.sh says why). Four concurrent processes a tool, one line each in sanitizer.log.
+  "$root/scripts/sanitize.sh" "$build/tests/test_gpu" "$logs/sanitizer" memcheck,racecheck '*' >"$logs/sanitizer.log" 2>&1
+  san_rc=$?
+  cat "$logs/sanitizer.log" >&2
+  ((san_rc == 0)) || fail "compute-sanitizer (logs/sanitizer.log)"
+fi
+
+# --- 6. results and report ----------------------------------------------------------------------------
+stage results
+if ((${#runs[@]} == 0)); then
+  fail "no bench JSON to file (see logs/bench.log)"
+elif python3 "$root/scripts/sbresults.py" merge "$out/latest.json.xz" "${runs[@]}"; then
+  cp "$logs/env.txt" "$out/env.txt"
+  if [ -s "$logs/crosscheck.json" ]; then cp "$logs/crosscheck.json" "$out/crosscheck.json"
+  else rm -f "$out/crosscheck.json"  # one from an earlier run does not describe this one
+  fi
+  # The report names its results folder as the repository does, when the folder is in it.
+  rel=$(python3 -c 'import os, sys; print(os.path.relpath(sys.argv[1], sys.argv[2]))' "$out" "$root")
+  [[ $rel == ../* ]] && rel=$out
+  (cd "$root" && python3 scripts/report.py "$rel") || fail "report"
+  echo "$prog: results in $out (latest.json.xz, crosscheck.json, env.txt, REPORT.md, plots/)" >&2
+else
+  fail "merging the bench JSON into $out/latest.json.xz"
+fi
+stage done, status $status
 exit $status

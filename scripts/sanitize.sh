@@ -4,14 +4,12 @@
 #   SHARDS=4 TIMEOUT=600 scripts/sanitize.sh build/release/tests/test_gpu out/san memcheck,racecheck '*RmsNorm*'
 # TOOLS: memcheck, racecheck, or both, comma-separated. Every shard of every tool runs at once: a sanitized test
 # keeps one CPU core busy and leaves the GPU mostly idle, so SHARDS processes a tool (default 4) finish about
-# SHARDS times sooner on a machine with the cores (session 49, c236: 8 processes over the 519 RMSNorm GPU tests
-# on 16 cores). racecheck, the slow tool, takes FILTER less the parameterized RepeatedRunsAreBitIdentical tests
-# (*.RepeatedRunsAreBitIdentical/*): each launches its suite's MatchesReference (or MatchesFp64Reference) test's
-# kernel with the same parameter, so the same inputs, twice, and racecheck judges a launch's shared-memory
-# accesses, which those fix, so they add time, not coverage (all 652 attention GPU tests, repeats included, did
-# not finish in 14 shards of 470 s; the 391 others finished, clean, session 51, c245-c246).
-# DecodeSplitk.RepeatedRunsAreBitIdentical, a plain test of a shape no other test has, stays in (113 s alone,
-# clean, session 52, c252). tests/test_sanitizer_filter.py checks the rule against test_gpu's own list.
+# SHARDS times sooner on a machine with the cores. racecheck, the slow tool, takes FILTER less the parameterized
+# RepeatedRunsAreBitIdentical tests (*.RepeatedRunsAreBitIdentical/*): each launches its suite's MatchesReference
+# (or MatchesFp64Reference) test's kernel with the same parameter, so the same inputs, twice, and racecheck judges
+# a launch's shared-memory accesses, which those fix, so they add time, not coverage (with them, racecheck over
+# every attention GPU test does not finish in hours). DecodeSplitk.RepeatedRunsAreBitIdentical, a plain test of
+# a shape no other test has, stays in. tests/test_sanitizer_filter.py checks the rule against test_gpu's own list.
 # GoogleTest's negative patterns follow a filter's first '-'. RACECHECK_FILTER, if set, replaces that filter.
 # TIMEOUT cuts each process at that many seconds (default 0: never).
 # Writes OUTPREFIX_<tool>_<k>.log (the whole GoogleTest output, so a cut shard's log shows how far it got) and

@@ -16,11 +16,14 @@ A case is *failed* when a row has `error_occurred` (SkipWithError), and *skipped
 when the message starts with `skipped:` (how a 1.7.1 binary reports a `supports()` reason) or when
 Google Benchmark >= 1.8 reports `skipped` (SkipWithMessage).
 
-A file whose name ends in `.xz` (the runs in results/<gpu>/history/) or `.gz` (their logs, and
-runs stored before session 51) is decompressed transparently: every script that reads results goes
-through `read_text`.
+A file whose name ends in `.xz` (results/<gpu>/latest.json.xz, baseline.json.xz) or `.gz` is
+decompressed transparently: every script that reads results goes through `read_text`, and
+`write_text` compresses the same way.
 
-CLI: `python3 scripts/sbresults.py fingerprint REPO_ROOT` prints the kernels fingerprint.
+CLI:
+    python3 scripts/sbresults.py fingerprint REPO_ROOT     prints the kernels fingerprint
+    python3 scripts/sbresults.py merge OUT PART.json...    merges the bench JSONs of one run into OUT
+                                                           (OUT.json.xz is written xz-compressed)
 """
 from __future__ import annotations
 
@@ -191,6 +194,20 @@ def read_text(path: str | Path) -> str:
         raise ResultsError(f"{path}: not UTF-8 text ({e.reason} at byte {e.start})") from None
 
 
+def write_text(path: str | Path, text: str) -> None:
+    """Write a results file, compressed when its name ends in `.xz` or `.gz`. The file is written
+    beside its destination and renamed onto it, so a failed write leaves the old file whole."""
+    path = Path(path)
+    opener = {".gz": gzip.open, ".xz": lzma.open}.get(path.suffix, open)
+    tmp = path.with_name(f".{path.name}.tmp")
+    try:
+        with opener(tmp, "wt", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
 def load_file(path: str | Path) -> tuple[dict, list]:
     """Parse one Google Benchmark JSON file (plain, .json.xz or .json.gz) into (context, cases)."""
     path = Path(path)
@@ -265,8 +282,8 @@ def expand(paths) -> list[Path]:
 
 
 # The context keys that name one run: files that differ in any of them (where both record it) were measured
-# on another GPU, from another tree or under another protocol, and are not merged (a run done in parts,
-# run_suite.sh's BENCHES, must be finished on the GPU and the tree that began it).
+# on another GPU, from another tree or under another protocol, and are not merged (a run done in parts
+# must be finished on the GPU and the tree that began it).
 RUN_KEYS = ("gpu_name", "gpu_uuid", "git_commit", "kernels_fingerprint", "timing_protocol")
 
 
@@ -339,7 +356,7 @@ def merge_files(paths, out: str | Path) -> None:
     bench_attention's kv_placement, is added; a later file's value that differs, such as its start-up
     ceilings or a run done in parts' other command, is kept as <key>_<i>) and all benchmark rows but a
     later file's launch-floor rows of a name an earlier file has (the first file's floor is the run's).
-    The result loads like any single file."""
+    The result loads like any single file; OUT ending in .xz or .gz is written compressed."""
     files = expand(paths)
     load(files)  # validates: parseable, one GPU, unique case names
     # In the order they were measured (each binary's context date): the first file's context and floor
@@ -348,8 +365,8 @@ def merge_files(paths, out: str | Path) -> None:
     merged, seen = None, set()
     for i, doc in enumerate(docs):
         # Every binary measures the launch floor; as in load(), the run keeps the first file's. Rows of
-        # one name from two files in one document would read as one case of both files' repetitions
-        # (session 25: bench_rmsnorm's hot floor 0.97 us and bench_attention's 1.21 made a median of 1.09).
+        # one name from two files in one document would read as one case of both files' repetitions,
+        # a median of two binaries' floors that neither measured.
         doc["benchmarks"] = [row for row in doc["benchmarks"]
                              if not (case_name(row.get("run_name", row.get("name", ""))) in seen
                                      and row.get("name", "").startswith("floor/"))]
@@ -365,7 +382,7 @@ def merge_files(paths, out: str | Path) -> None:
                     # This binary's own measurement (its start-up ceilings, date, load) or a part's command.
                     merged["context"][f"{key}_{i}"] = value
             merged["benchmarks"] += doc["benchmarks"]
-    Path(out).write_text(json.dumps(merged, indent=1) + "\n")
+    write_text(out, json.dumps(merged, indent=1) + "\n")
 
 
 def main(argv=None) -> int:

@@ -1,16 +1,19 @@
 #!/usr/bin/env python3
-"""The committed results, checked on any machine: every results/<gpu>/latest.json loads, carries
-the run context the report needs, passes the regression gate against its baseline.json, and
-REPORT.md is exactly what scripts/report.py generates from it (nobody edited it by hand);
-scripts/acceptance.py evaluates every item on it; every entry of results/<gpu>/history/ is named in that
-folder's README.md, and every history/ path the notes, READMEs and sources cite exists; history/ keeps its
-logs and JSONs over 8 KB compressed (its runs xz, the rest gzip), so the tree a GPU run is copied with stays under the device tool's 64 MiB.
+"""The committed results, checked on any machine. For every results/<gpu>/ with a latest.json.xz:
+- latest.json.xz loads, carries the run context the report needs and has no failed case;
+- latest.json.xz and baseline.json.xz are distinct regular files (a link or a missing baseline breaks the
+  gate the day latest.json.xz is replaced);
+- the regression gate passes on baseline vs latest, and fails on a copy of latest with one case planted
+  20% slower (the gate CI runs can fail);
+- REPORT.md (and any report/*.md) is exactly what scripts/report.py generates from the folder: nobody
+  edited it by hand;
+and results/ holds no history/ folder and stays under 5 MB (earlier runs live in git history).
 
 usage: test_committed_results.py REPO_ROOT
 """
-import glob
+import json
+import lzma
 import pathlib
-import re
 import shutil
 import subprocess
 import sys
@@ -20,153 +23,72 @@ import unittest
 ROOT = None
 CONTEXT_KEYS = ("gpu_name", "sm_count", "l2_bytes", "sm_clock_mhz", "driver", "cuda_runtime", "torch_version",
                 "git_commit", "kernels_fingerprint", "build_type", "copy_gbps", "gemm_tflops")
+MAX_RESULTS_BYTES = 5 * 10**6
 
 
 def result_dirs():
-    return sorted(p.parent for p in (ROOT / "results").glob("*/latest.json"))
+    return sorted(p.parent for p in (ROOT / "results").glob("*/latest.json.xz"))
+
+
+def regress(baseline, run):
+    return subprocess.run([sys.executable, str(ROOT / "scripts" / "regress.py"), str(baseline), str(run)],
+                          capture_output=True, text=True)
+
+
+def sbresults():
+    sys.path.insert(0, str(ROOT / "scripts"))
+    import sbresults as module
+    return module
 
 
 class CommittedResults(unittest.TestCase):
     def test_there_are_results(self):
-        self.assertTrue(result_dirs(), "no results/<gpu>/latest.json committed")
+        self.assertTrue(result_dirs(), "no results/<gpu>/latest.json.xz committed")
 
-    def test_context_is_complete(self):
-        sys.path.insert(0, str(ROOT / "scripts"))
-        import sbresults
+    def test_latest_loads_with_the_context_the_report_needs_and_no_failed_case(self):
+        sb = sbresults()
         for d in result_dirs():
-            run = sbresults.load(d / "latest.json")
+            run = sb.load(d / "latest.json.xz")
             for key in CONTEXT_KEYS:
-                self.assertIn(key, run.context, f"{d}/latest.json: context lacks {key}")
+                self.assertIn(key, run.context, f"{d}/latest.json.xz: context lacks {key}")
             self.assertGreater(float(run.context["copy_gbps"]), 0)
+            self.assertTrue(run.cases, f"{d}/latest.json.xz holds no case")
             failed = [c.name for c in run.cases if c.failed]
-            self.assertEqual(failed, [], f"{d}/latest.json has failed cases")
+            self.assertEqual(failed, [], f"{d}/latest.json.xz has failed cases")
 
-    def test_the_current_run_is_stored_once(self):
-        # latest.json and baseline.json link to a stamped run beside them (scripts/adopt_run.py, run_suite.sh):
-        # every GPU command carries the whole tracked tree, limited to 64 MiB, and three copies of a 6.7 MB run
-        # took 13 MB of it. (After a local run_suite.sh, latest.json links to that run's new stamped file.)
-        sys.path.insert(0, str(ROOT / "scripts"))
-        from adopt_run import STAMP  # the stamped file's name, as run_suite.sh and adopt_run.py write it
+    def test_latest_and_baseline_are_files_of_their_own(self):
         for d in result_dirs():
-            for name in ("latest.json", "baseline.json"):
-                link = d / name
-                self.assertTrue(link.is_symlink(), f"{link} should be a link to a stamped run, not a copy")
-                target = str(link.readlink())
-                self.assertRegex(target, STAMP, f"{link} links to {target}, not a stamped run beside it")
-                self.assertTrue((d / target).is_file(), f"{link} links to {target}, which is missing")
+            for name in ("latest.json.xz", "baseline.json.xz"):
+                p = d / name
+                self.assertFalse(p.is_symlink(), f"{p} is a link; it must be a file of its own")
+                self.assertTrue(p.is_file(), f"{p} is missing")
+            self.assertFalse((d / "latest.json.xz").samefile(d / "baseline.json.xz"),
+                             f"{d}: latest.json.xz and baseline.json.xz are one file")
 
-    def test_regression_gate_passes_against_baseline(self):
+    def test_regression_gate_passes_against_the_baseline(self):
         for d in result_dirs():
-            r = subprocess.run([sys.executable, str(ROOT / "scripts/regress.py"), str(d / "baseline.json"),
-                                str(d / "latest.json")], capture_output=True, text=True)
-            self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+            r = regress(d / "baseline.json.xz", d / "latest.json.xz")
+            self.assertEqual(r.returncode, 0, f"{d}: regress.py baseline latest failed\n{r.stdout}{r.stderr}")
+            self.assertTrue(r.stdout.rstrip().endswith("PASS"), r.stdout)
 
-    def test_acceptance_evaluates(self):
-        # NOTES.md's status table quotes scripts/acceptance.py on these results: it must run on them.
+    def test_regression_gate_catches_a_planted_slowdown(self):
+        sb = sbresults()
         for d in result_dirs():
-            r = subprocess.run([sys.executable, str(ROOT / "scripts/acceptance.py"), str(d)], capture_output=True,
-                               text=True)
-            self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
-            self.assertNotIn("not evaluated", r.stdout, f"{d}: an acceptance item could not be evaluated")
-
-    def test_every_history_entry_is_described(self):
-        # NOTES.md and the kernel sources cite history/ for every earlier step: an entry its README does not
-        # name (in backquotes, as its table does) is a result nobody can place.
-        for d in result_dirs():
-            hist = d / "history"
-            if not hist.is_dir():
-                continue
-            readme = hist / "README.md"
-            self.assertTrue(readme.is_file(), f"{hist} has no README.md describing its entries")
-            text = readme.read_text()
-            undescribed = [p.name for p in sorted(hist.iterdir())
-                           if p.name != "README.md" and f"`{p.name}`" not in text and f"`{p.name}/`" not in text]
-            self.assertEqual(undescribed, [], f"{readme}: entries not named in its table")
-
-    def test_every_history_path_cited_exists(self):
-        # NOTES.md, NOTES_EARLIER.md, the history READMEs, the README, experiments/README.md and the sources cite
-        # history/ paths as the evidence of their figures; session 50 moved half of NOTES.md into NOTES_EARLIER.md.
-        # Each cited entry must be one history/README.md names, and a path inside an entry must exist where the
-        # entry does (a GPU command's copy of the tree may leave history/'s folders out: tree size).
-        cited = re.compile(r"(?:results/([a-z0-9]+)/)?history/(\d{4}-\d{2}-\d{2}_[A-Za-z0-9_.{},*/+-]*)")
-        sources = [ROOT / "README.md", ROOT / "experiments" / "README.md"]
-        for sub in ("kernels", "bench", "scripts", "tests", "ref"):
-            sources += [f for f in (ROOT / sub).rglob("*") if f.is_file() and f.suffix in (".cu", ".cuh", ".h", ".cpp", ".py", ".sh")]
-        for d in result_dirs():
-            sources += sorted(d.glob("*.md")) + sorted((d / "history").glob("*README.md")) + \
-                sorted((d / "history").glob("*/README.md"))
-        missing = []
-        for f in sources:
-            if f.name == "REPORT.md":
-                continue  # it embeds NOTES.md
-            text = f.read_text(errors="replace")
-            for m in cited.finditer(text):
-                gpu = m.group(1) or (f.relative_to(ROOT / "results").parts[0] if "results" in f.parts else "h200")
-                hist = ROOT / "results" / gpu / "history"
-                path = m.group(2).rstrip(".,/")
-                for p in self._expand_braces(path):
-                    entry, _, rest = p.partition("/")
-                    readme = hist / "README.md"
-                    if "*" not in entry and readme.is_file() and f"`{entry}" not in readme.read_text():
-                        missing.append(f"{f.relative_to(ROOT)}: history/{p} (no entry {entry} in {readme.relative_to(ROOT)})")
-                    elif rest and (hist / entry).is_dir() and not glob.glob(str(hist / p)):
-                        missing.append(f"{f.relative_to(ROOT)}: history/{p}")
-        # A history folder's README cites files beside it, or a run then current, relative to itself: `../x`.
-        # adopt_run.py moves the run it replaces into history/ compressed, so `../../<run>.json` then becomes
-        # `../<run>.json.xz` (`.json.gz` before session 51; session 50 found ten such references stale).
-        for d in result_dirs():
-            for readme in sorted((d / "history").glob("*/README.md")):
-                for m in re.finditer(r"`(\.\./[^`\s]+)`", readme.read_text()):
-                    for p in self._expand_braces(m.group(1).rstrip("/")):
-                        if not glob.glob(str(readme.parent / p)):
-                            missing.append(f"{readme.relative_to(ROOT)}: {p}")
-        self.assertEqual(missing, [], "cited history paths that do not exist")
-
-    @staticmethod
-    def _expand_braces(p):
-        m = re.search(r"\{([^{}]*)\}", p)
-        if not m:
-            return [p]
-        return [q for alt in m.group(1).split(",") for q in CommittedResults._expand_braces(p[:m.start()] + alt + p[m.end():])]
-
-    def test_history_keeps_large_files_gzipped(self):
-        # Every GPU command travels with the tracked tree, which may not exceed 64 MiB (the device tool counts
-        # bytes, folders included). history/ grows every session, so its logs, JSONs, CSVs and texts over 8 KB
-        # are stored gzipped, but for the files read by eye (an experiment's summary.txt and timings.txt, a
-        # command's exp.txt and gpu_*.txt, a run's env_*.txt), and anything else over 64 KB but the READMEs
-        # and images is too (sbresults, xzcat and zcat read them as they are). The tree passed 64 MiB in session 48
-        # and GPU commands ran with history/ moved aside until session 50 gzipped the 291 text files over
-        # 8 KB (67.5 -> 62.2 MB); session 51 stored the 74 runs and cross-checks of history/ as xz, not gzip
-        # (20.8 -> 16.0 MB; adopt_run.py files the next ones so), and session 60 every other JSON (15.1 -> 11.0 MB).
-        readable = ("summary.txt", "timings.txt", "exp.txt")
-        for d in result_dirs():
-            hist = d / "history"
-            big = []
-            for p in hist.rglob("*"):
-                if not p.is_file() or p.suffix in (".gz", ".xz", ".tgz", ".png") or p.name == "README.md":
-                    continue
-                size = p.stat().st_size
-                text_kind = p.suffix in (".log", ".json", ".csv", ".txt", ".err")
-                by_eye = p.name in readable or (p.suffix == ".txt" and p.name.startswith(("gpu_", "env_")))
-                if size > 64 * 1024 or (text_kind and not by_eye and size > 8 * 1024):
-                    big.append(str(p.relative_to(d)))
-            self.assertEqual(sorted(big), [], f"{hist}: compress these (JSONs xz -9, the rest gzip -9 -n) "
-                             "and the references to them")
-
-    def test_the_tree_a_gpu_command_carries_stays_under_64_mib(self):
-        # The device tool copies the tracked tree with every GPU command and refuses one over 64 MiB, counting
-        # bytes as du -sb does, a folder's entry included (4 KiB each). Adopting a run adds about 0.7 MB (the
-        # earlier run, gzipped, into history/), an experiment folder a few hundred KB; 62 MiB leaves room for the
-        # command's own scripts and what it carries. This fails before the device does.
-        r = subprocess.run(["git", "-C", str(ROOT), "ls-files", "-z"], capture_output=True)
-        if r.returncode != 0:
-            self.skipTest("not a git checkout: the tracked tree cannot be listed")
-        files = [ROOT / f for f in r.stdout.decode().split("\0") if f]
-        files = [f for f in files if f.is_file() and not f.is_symlink()]
-        folders = {q for f in files for q in f.relative_to(ROOT).parents}  # '.' included, as du counts it
-        total = sum(f.stat().st_size for f in files) + 4096 * len(folders)
-        self.assertLess(total, 62 * 2**20, f"the tracked tree is {total / 2**20:.1f} MiB, near the device tool's 64: "
-                        "gzip or prune results/*/history/ (its README says what each entry is)")
+            doc = json.loads(sb.read_text(d / "latest.json.xz"))
+            # The slowest case that ran: 20% of it is far above the gate's 1 us floor and its noise.
+            run = sb.load(d / "latest.json.xz")
+            victim = max((c for c in run.cases if c.ok), key=lambda c: c.median_us).name
+            for row in doc["benchmarks"]:
+                if sb.case_name(row.get("run_name", row["name"])) == victim and "real_time" in row:
+                    row["real_time"] *= 1.2
+                    row["cpu_time"] = row.get("cpu_time", 0) * 1.2
+            with tempfile.TemporaryDirectory() as tmp:
+                slowed = pathlib.Path(tmp) / "slowed.json.xz"
+                with lzma.open(slowed, "wt", encoding="utf-8") as f:
+                    json.dump(doc, f)
+                r = regress(d / "latest.json.xz", slowed)
+            self.assertEqual(r.returncode, 1, f"{d}: a 20% slowdown of {victim} passed the gate\n{r.stdout}")
+            self.assertIn(f"REGRESSED: {victim}:", r.stdout)
 
     def test_report_is_generated_not_edited(self):
         try:
@@ -178,16 +100,33 @@ class CommittedResults(unittest.TestCase):
                 rel = d.relative_to(ROOT)
                 copy = pathlib.Path(tmp) / rel
                 shutil.copytree(d, copy, ignore=shutil.ignore_patterns("plots", "logs"))
-                r = subprocess.run([sys.executable, str(ROOT / "scripts/report.py"), str(rel)], cwd=tmp,
+                r = subprocess.run([sys.executable, str(ROOT / "scripts" / "report.py"), str(rel)], cwd=tmp,
                                    capture_output=True, text=True)
                 self.assertEqual(r.returncode, 0, r.stderr)
-                self.assertEqual((copy / "REPORT.md").read_text(), (d / "REPORT.md").read_text(),
-                                 f"{d}/REPORT.md differs from what scripts/report.py generates: rerun it")
+                for md in ["REPORT.md"] + sorted(str(p.relative_to(d)) for p in d.glob("report/*.md")):
+                    self.assertTrue((copy / md).is_file(), f"scripts/report.py no longer writes {d}/{md}")
+                    self.assertEqual((copy / md).read_text(), (d / md).read_text(),
+                                     f"{d}/{md} differs from what scripts/report.py generates: rerun it")
                 made = sorted(p.name for p in (copy / "plots").glob("*.png"))
                 committed = sorted(p.name for p in (d / "plots").glob("*.png"))
                 self.assertEqual(made, committed, f"{d}/plots: committed plots differ from the generated set")
 
+    def test_results_hold_the_current_run_only(self):
+        results = ROOT / "results"
+        self.assertEqual(sorted(str(p.relative_to(ROOT)) for p in results.glob("*/history")), [],
+                         "earlier runs live in git history, not in results/")
+        r = subprocess.run(["git", "-C", str(ROOT), "ls-files", "-z", "results"], capture_output=True)
+        if r.returncode == 0:  # the committed files; logs/ of a local run are not counted
+            files = [ROOT / f for f in r.stdout.decode().split("\0") if f]
+        else:
+            files = [p for p in results.rglob("*") if "logs" not in p.relative_to(results).parts]
+        total = sum(f.stat().st_size for f in files if f.is_file() and not f.is_symlink())
+        self.assertLessEqual(total, MAX_RESULTS_BYTES, f"results/ is {total / 1e6:.1f} MB, over 5 MB")
+
 
 if __name__ == "__main__":
+    if len(sys.argv) < 2 or not pathlib.Path(sys.argv[1]).is_dir():
+        print("usage: test_committed_results.py REPO_ROOT", file=sys.stderr)
+        sys.exit(2)
     ROOT = pathlib.Path(sys.argv.pop(1)).resolve()
     unittest.main(verbosity=2)

@@ -340,6 +340,9 @@ class MainWithStandIns(unittest.TestCase):
         sys.modules.update(mods)
         sys.path.insert(0, str(SCRIPTS))
         import crosscheck_torch
+        real_cudart = crosscheck_torch.cudart
+        crosscheck_torch.cudart = lambda: types.SimpleNamespace(
+            cudaCtxResetPersistingL2Cache=lambda: log.append("reset") or 0)
         try:
             with tempfile.TemporaryDirectory() as tmp:
                 out = Path(tmp) / "xc.json"
@@ -352,6 +355,7 @@ class MainWithStandIns(unittest.TestCase):
                     sys.argv = argv
                 xc = json.loads(out.read_text())
         finally:
+            crosscheck_torch.cudart = real_cudart
             for k, v in saved.items():
                 if v is None:
                     sys.modules.pop(k, None)
@@ -377,6 +381,8 @@ class MainWithStandIns(unittest.TestCase):
         self.assertIsInstance(log[i + 1], tuple)
         self.assertIn("zero", log)
         self.assertEqual(log[log.index("zero") + 1][0], "sleep")
+        # the harness's protocol from Python resets the persisting lines before each flush, as the harness does
+        self.assertEqual(log[log.index("reset") + 1], "zero")
 
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
-"""Results stored compressed (results/<gpu>/history/*.json.xz, and *.json.gz from before session 51) load
-exactly as the plain JSON does, through sbresults.read_text, and a corrupt .xz or .gz is an error that names
-the file."""
+"""Results stored compressed (results/<gpu>/latest.json.xz and baseline.json.xz, or .json.gz) load exactly as
+the plain JSON does, through sbresults.read_text; a corrupt .xz or .gz is an error that names the file; and
+`sbresults.py merge OUT.json.xz` writes xz."""
 import dataclasses
 import gzip
 import json
@@ -92,7 +92,7 @@ class GzippedResults(unittest.TestCase):
 
 
 class XzResults(unittest.TestCase):
-    """history/'s runs are stored as xz since session 51 (a quarter smaller than gzip -9)."""
+    """The committed runs are stored as xz (a quarter smaller than gzip -9)."""
 
     def setUp(self):
         self.tmp = Path(tempfile.mkdtemp(prefix="sbtest_xz_"))
@@ -123,6 +123,34 @@ class XzResults(unittest.TestCase):
                 with self.assertRaises(sbresults.ResultsError) as cm:
                     sbresults.load(bad)
                 self.assertIn(f"{bad}: not a valid xz file", str(cm.exception))
+
+    def test_merge_writes_xz_when_the_name_says_so(self):
+        part = gbfake.write(self.tmp / "bench_attention.json", gbfake.run(
+            [gbfake.attention("decode_splitk", "bf16", "decode", 1, 32, 8, 128, 1, 4096, False, "cold")], seed=6))
+        for name, opener in (("latest.json.xz", lzma.open), ("latest.json.gz", gzip.open), ("latest.json", open)):
+            with self.subTest(name):
+                out = self.tmp / name
+                r = subprocess.run([sys.executable, str(SCRIPTS / "sbresults.py"), "merge", str(out), str(self.plain),
+                                    str(part)], capture_output=True, text=True)
+                self.assertEqual(r.returncode, 0, r.stderr)
+                with opener(out, "rt", encoding="utf-8") as f:
+                    self.assertEqual(len(json.load(f)["benchmarks"]), len(json.loads(Path(self.plain).read_text())[
+                        "benchmarks"]) + len(json.loads(Path(part).read_text())["benchmarks"]))
+                self.assertEqual(len(sbresults.load(out).cases), 3)
+                self.assertEqual(sorted(p.name for p in self.tmp.glob(".*")), [])  # no temporary file left
+
+    def test_merge_refuses_a_part_from_another_gpu_and_keeps_the_old_file(self):
+        other = gbfake.write(self.tmp / "bench_attention.json", gbfake.run(
+            [gbfake.attention("decode_splitk", "bf16", "decode", 1, 32, 8, 128, 1, 4096, False, "cold")], seed=6,
+            ctx=gbfake.context(gpu_name="NVIDIA H100 80GB HBM3")))
+        out = self.tmp / "latest.json.xz"
+        out.write_bytes(self.xz.read_bytes())
+        r = subprocess.run([sys.executable, str(SCRIPTS / "sbresults.py"), "merge", str(out), str(self.plain),
+                            str(other)], capture_output=True, text=True)
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertIn("gpu_name 'NVIDIA H100 80GB HBM3' differs from 'NVIDIA H200'", r.stderr)
+        self.assertNotIn("Traceback", r.stderr)
+        self.assertEqual(out.read_bytes(), self.xz.read_bytes())
 
 
 if __name__ == "__main__":

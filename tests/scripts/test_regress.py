@@ -17,8 +17,7 @@ CASES = gbfake.rmsnorm_grid() + gbfake.rmsnorm_grid(mode="hot") + gbfake.attenti
     [gbfake.floor("cold"), gbfake.floor("hot")]
 PLANTED = "rmsnorm/vectorized/bf16/t4096_h4096/cold"
 # The repetitions, (us, SM MHz after it), of cuDNN prefill b1_hq16_hkv16_d128_q16384_kv16384/cold in
-# two back-to-back H200 runs of one build (results/h200/history/2026-11-29_a5d28dfb865c.json.xz and
-# history/2026-11-29_a5d28dfb865c_run2.json.xz), following the clock, put on a case of CASES.
+# two back-to-back H200 runs of one build, following the clock, put on a case of CASES.
 # 1.4826 x MAD called it REGRESSED (+10.5%).
 CUDNN = "attention/torch_sdpa_cudnn/bf16/prefill/b1_hq32_hkv8_d128_q4096_kv4096_causal/cold"
 CUDNN_RUN1 = [(3228.9, 1868.0), (3233.7, 1860.0), (3452.8, 1634.0)]
@@ -264,11 +263,15 @@ class Rule(unittest.TestCase):
         self.assertEqual(regress.spread([])[0], 0.0)
 
 class RegressOnH200Runs(unittest.TestCase):
-    """The rule on real data (results/h200/regression_demo/README.md): two runs of the same build
-    pass against each other; a build with the vectorized variant's 16-byte path disabled fails,
-    and the slowed cases are named."""
-    DEMO = SCRIPTS.parent / "results" / "h200" / "regression_demo"
-    RUN_A = SCRIPTS.parent / "results" / "h200" / "history" / "2026-11-29_4998b5f75c0b_rmsnorm_sync_each.json.xz"
+    """The rule on real data (tests/scripts/data/h200_rmsnorm_run_*.json.xz): bench_rmsnorm's vectorized and
+    torch_rms_norm bf16 cases at the anchor shapes, 5 repetitions, on one H200 with one binary (run_a, then
+    run_b right after it), and run_slowed, the same command after a rebuild with the vectorized variant's
+    16-byte path disabled. The two runs of one build pass against each other; the slowed build fails, and
+    the slowed cases are named; without the 1 us floor, microsecond-scale drift between the two runs of one
+    build fails."""
+    RUN_A = DATA / "h200_rmsnorm_run_a.json.xz"
+    RUN_B = DATA / "h200_rmsnorm_run_b.json.xz"
+    RUN_SLOWED = DATA / "h200_rmsnorm_run_slowed.json.xz"
 
     def regress(self, *args):
         out = subprocess.run([sys.executable, str(SCRIPTS / "regress.py"), *map(str, args)],
@@ -276,12 +279,12 @@ class RegressOnH200Runs(unittest.TestCase):
         return out.returncode, out.stdout
 
     def test_same_build_passes(self):
-        rc, out = self.regress(self.RUN_A, self.DEMO / "run_b.json")
+        rc, out = self.regress(self.RUN_A, self.RUN_B)
         self.assertEqual(rc, 0, out)
         self.assertTrue(out.rstrip().endswith("PASS"))
 
     def test_slowed_build_fails_and_names_the_cases(self):
-        rc, out = self.regress(self.DEMO / "run_b.json", self.DEMO / "run_slowed.json")
+        rc, out = self.regress(self.RUN_B, self.RUN_SLOWED)
         self.assertEqual(rc, 1, out)
         self.assertIn("REGRESSED: rmsnorm/vectorized/bf16/t16384_h4096/cold", out)
         self.assertNotIn("REGRESSED: rmsnorm/torch_rms_norm", out)
@@ -297,7 +300,7 @@ class RegressOnH200Runs(unittest.TestCase):
         self.assertIn("7 compared: SAME 4, SLOWER-BUT-NOISE 3", out)
 
     def test_microsecond_drift_is_a_regression_only_without_the_floor(self):
-        rc, out = self.regress(self.RUN_A, self.DEMO / "run_b.json",
+        rc, out = self.regress(self.RUN_A, self.RUN_B,
                                "--min-delta-us", "0")
         self.assertEqual(rc, 1, out)
 

@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
-"""Experiment: the energy one attention call costs, ours against PyTorch's, at the same shape in one process.
+"""Investigation tool: the energy one attention call costs, ours against PyTorch's, at the same shape in
+one process.
 
-Why: in the full runs the power limiter holds `wgmma_flash`'s D 128 prefill kernels at a lower SM clock
-than cuDNN's at the same shapes (503b488's run: 1,433-1,679 MHz against 1,679-1,931 from s2048), so that
-rows level in SM cycles read 0.83-0.96x cuDNN in time. Whether ours draws more power per cycle is what
-this measures: with both at the limit, the kernel that spends more energy a cycle runs at the lower clock.
+Why: under the power limiter, a kernel that spends more energy a cycle runs at a lower SM clock, so two
+kernels level in SM cycles can differ in time. Whether ours draws more power per cycle than PyTorch's is
+what this measures.
 
 For each shape, each call is launched back to back for --seconds (the queue kept two chunks deep, so the
 GPU does not idle), in --rounds rounds, the order of the calls reversed every other round. A round reads
@@ -26,7 +26,7 @@ layouts, whose mistakes give differences of order 1; the kernels' own tests hold
 reference). Shapes are bench_attention's labels; masks other than causal with q_len = kv_len are left
 to the suite.
 
-    python3 scripts/energy_probe.py [-o energy.json] [--shapes b4_hq32_hkv32_d128_q4096_kv4096_causal,...]
+    python3 tools/energy_probe.py [-o energy.json] [--shapes b4_hq32_hkv32_d128_q4096_kv4096_causal,...]
                                     [--calls wgmma_flash,torch_sdpa_cudnn] [--rounds 4] [--seconds 1.5]
                                     [--lib build/release/bench/libsolbench_probe.so]
 
@@ -34,6 +34,7 @@ Exit status: 0, 2 for a usage error or a failed output check, 3 without an NVIDI
 """
 import argparse
 import ctypes
+import glob
 import json
 import os
 import pathlib
@@ -43,13 +44,20 @@ import sys
 import time
 import types
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+# tools/ builds on the suite's scripts (results loader, build info, the cross-check's PyTorch calls).
+sys.path[:0] = [str(pathlib.Path(__file__).resolve().parent), str(pathlib.Path(__file__).resolve().parents[1] / "scripts")]
 from sbresults import ResultsError, parse_shape  # noqa: E402
 
 TORCH_CALLS = ("torch_sdpa_cudnn", "torch_sdpa_flash")
 DEFAULT_SHAPES = "b4_hq32_hkv32_d128_q4096_kv4096_causal,b8_hq16_hkv16_d128_q2048_kv2048"
 SHAPE_KEYS = ("batch", "heads_q", "heads_kv", "head_dim", "q_len", "kv_len")
 GUARD = 1 / 64  # see the module docstring
+
+
+def find_probe_lib(root):
+    """The newest libsolbench_probe.so under root/build, or None."""
+    found = glob.glob(os.path.join(root, "build", "**", "libsolbench_probe.so"), recursive=True)
+    return max(found, key=os.path.getmtime) if found else None
 
 
 def parse_shapes(text):
@@ -217,7 +225,6 @@ def main():
     if not gpu_present():
         print("energy_probe: no NVIDIA GPU here (nvidia-smi -L failed)", file=sys.stderr)
         return 3
-    from timing_probe import find_probe_lib
     lib_path = a.lib or find_probe_lib(str(pathlib.Path(__file__).resolve().parent.parent))
     if not (lib_path and os.path.isfile(lib_path)):
         print(f"energy_probe: our calls need libsolbench_probe.so: {lib_path or 'none under build/'}"

@@ -1,10 +1,9 @@
 #!/usr/bin/env python3
-"""Experiment: one decoder layer's GPU timeline, kernel by kernel, with each attention, from CUPTI.
+"""Investigation tool: one decoder layer's GPU timeline, kernel by kernel, with each attention, from CUPTI.
 
 Why: bench_e2e times a whole Llama decode layer (ref/torch/torch_layer.h) with PyTorch's attention and with
-ours, and at Llama-3-70B's b1 KV 32768 layer ours costs ~12 us more than cuDNN's inside the layer while the
-kernel alone reads 1.027x cuDNN (session 65, c317). A layer's time is its kernels' durations plus the gaps
-between them; this says which of them moved.
+ours, and a layer can cost more with our attention than the attention kernel alone explains. A layer's
+time is its kernels' durations plus the gaps between them; this says which of them moved.
 
 The layer is torch_layer.cpp's, op for op, in PyTorch (at::rms_norm, the seven projections, RoPE, the KV
 cache write, SiLU, the residual adds), with its attention one of
@@ -25,18 +24,15 @@ the same way, for its durations outside the layer in the same process.
 Before timing, our attention's output is compared with SDPA's on the same q and caches (under 1/64: a guard
 on the ctypes path and the layouts; the kernels' tests hold them to an fp64 reference).
 
-    python3 scripts/layer_timeline.py [-o timeline.json] [--shapes h8192_hq64_hkv8_d128_f28672_b1_q1_kv32768,...
+    python3 tools/layer_timeline.py [-o timeline.json] [--shapes h8192_hq64_hkv8_d128_f28672_b1_q1_kv32768,...
                                       | --from-bench bench_e2e.json] [--attn sdpa,solbench,none]
                                       [--modes cold,hot] [--replays 30] [--variant decode_splitk] [--neighbours]
                                       [--side-stream] [--lib build/release/bench/libsolbench_probe.so]
 
-scripts/gpu_run.sh runs it after bench_e2e over that run's bf16 decode layers (--from-bench, cold), and
-run_suite.sh files its output as results/<gpu>/layer_timeline_latest.json beside the run; report.py shows
-each layer's attention window, ours against PyTorch's, and the rest of the layer after it. --neighbours
-adds short sequences that end in the layer's two FFN up-projections after each of several predecessors
-(SDPA, ours, the norms, Wo): session 66 found those GEMMs (cuBLAS's 2x1-cluster kernels, 132 CTAs) 8-12%
-faster or slower after our PDL-launched attention depending on the H200, and the first one after an idle
-GPU ~10 us slower (results/h200/NOTES.md).
+--from-bench takes a run's bench_e2e JSON (e.g. results/<gpu>/logs/bench_e2e.json) and times its bf16
+decode layers. --neighbours adds short sequences that end in the layer's two FFN up-projections after
+each of several predecessors (SDPA, ours, the norms, Wo): the GEMMs after a PDL-launched attention can
+run faster or slower than after another kernel, and the first one after an idle GPU slower.
 
 Exit status: 0, 2 for a usage error or a failed check, 3 without an NVIDIA GPU.
 """
@@ -51,7 +47,8 @@ import tempfile
 import threading
 import time
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+# tools/ builds on the suite's scripts (results loader, build info, the cross-check's PyTorch calls).
+sys.path[:0] = [str(pathlib.Path(__file__).resolve().parent), str(pathlib.Path(__file__).resolve().parents[1] / "scripts")]
 from build_info import git_commit  # noqa: E402
 from energy_probe import gpu_present  # noqa: E402
 from sbresults import ResultsError, parse_shape  # noqa: E402
@@ -503,8 +500,7 @@ def main():
         return 3
     lib, lib_path = None, None
     if "solbench" in attns:
-        from energy_probe import probe_lib
-        from timing_probe import find_probe_lib
+        from energy_probe import find_probe_lib, probe_lib
         lib_path = a.lib or find_probe_lib(str(pathlib.Path(__file__).resolve().parent.parent))
         if not (lib_path and os.path.isfile(lib_path)):
             print(f"layer_timeline: attention solbench needs libsolbench_probe.so: {lib_path or 'none under build/'}"

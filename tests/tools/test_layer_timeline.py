@@ -1,20 +1,20 @@
 """layer_timeline.py's checks that need no GPU: its shape grammar, how it cuts a trace into replays, its
 medians, the attention window it finds against the layer without attention, and its exit codes."""
 import json
-import os
 import subprocess
 import sys
 import tempfile
 import unittest
 from pathlib import Path
 
-SCRIPTS = Path(__file__).resolve().parents[2] / "scripts"
-sys.path.insert(0, str(SCRIPTS))
+TOOLS = Path(__file__).resolve().parents[2] / "tools"
+sys.path.insert(0, str(TOOLS))
+from no_gpu import ExitCodeChecks  # noqa: E402
 import layer_timeline as lt  # noqa: E402
 
 
 def run(*args, env=None):
-    return subprocess.run([sys.executable, str(SCRIPTS / "layer_timeline.py"), *args], capture_output=True,
+    return subprocess.run([sys.executable, str(TOOLS / "layer_timeline.py"), *args], capture_output=True,
                           text=True, env=env, timeout=60)
 
 
@@ -113,7 +113,7 @@ class Replays(unittest.TestCase):
             lt.replays(lt.gpu_ops(trace([[]])))
 
     def test_paths_are_recorded_from_the_repository_root(self):
-        root = str(SCRIPTS.parent)
+        root = str(TOOLS.parent)
         self.assertEqual(lt.repo_relative(f"{root}/scripts/layer_timeline.py"), "scripts/layer_timeline.py")
         self.assertEqual(lt.repo_relative(f"--lib={root}/build/x.so"), "--lib=build/x.so")
         self.assertEqual(lt.repo_relative("/elsewhere/x.so"), "/elsewhere/x.so")
@@ -160,24 +160,13 @@ class Window(unittest.TestCase):
             lt.attention_window(reps, 0, 1)
 
 
-class ExitCodes(unittest.TestCase):
-    def test_usage_errors_are_2_with_the_reason(self):
-        for args, why in ((["--replays", "1"], "--replays must be from 3"), (["--attn", "flash"], "unknown flash"),
-                          (["--modes", "warm"], "unknown warm"), (["--shapes", "b1_hq2_hkv2_d64_q1_kv8"], "not a layer"),
-                          (["--shapes", ","], "empty list"), (["--from-bench", "/nonexistent.json"], "cannot read")):
-            with self.subTest(args=args):
-                r = run(*args)
-                self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
-                self.assertIn(why, r.stderr)
+class ExitCodes(ExitCodeChecks, unittest.TestCase):
+    USAGE_ERRORS = ((["--replays", "1"], "--replays must be from 3"), (["--attn", "flash"], "unknown flash"),
+                    (["--modes", "warm"], "unknown warm"), (["--shapes", "b1_hq2_hkv2_d64_q1_kv8"], "not a layer"),
+                    (["--shapes", ","], "empty list"), (["--from-bench", "/nonexistent.json"], "cannot read"))
 
-    def test_without_a_gpu_it_exits_3_and_says_why(self):
-        with tempfile.TemporaryDirectory() as tmp:
-            fake = Path(tmp) / "nvidia-smi"
-            fake.write_text("#!/bin/sh\necho 'NVIDIA-SMI has failed' >&2\nexit 9\n")
-            fake.chmod(0o755)
-            r = run(env=dict(os.environ, PATH=f"{tmp}:{os.environ['PATH']}"))
-        self.assertEqual(r.returncode, 3, r.stdout + r.stderr)
-        self.assertIn("no NVIDIA GPU", r.stderr)
+    def run_tool(self, *args, env=None):
+        return run(*args, env=env)
 
 
 if __name__ == "__main__":

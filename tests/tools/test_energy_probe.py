@@ -1,19 +1,18 @@
 """energy_probe.py's checks that need no GPU: its argument grammar, its summary, and its exit codes (2 for
 a usage error, 3 without a GPU, before it imports torch or NVML)."""
-import os
 import subprocess
 import sys
-import tempfile
 import unittest
 from pathlib import Path
 
-SCRIPTS = Path(__file__).resolve().parents[2] / "scripts"
-sys.path.insert(0, str(SCRIPTS))
+TOOLS = Path(__file__).resolve().parents[2] / "tools"
+sys.path.insert(0, str(TOOLS))
+from no_gpu import ExitCodeChecks  # noqa: E402
 import energy_probe  # noqa: E402
 
 
 def run(*args, env=None):
-    return subprocess.run([sys.executable, str(SCRIPTS / "energy_probe.py"), *args], capture_output=True, text=True,
+    return subprocess.run([sys.executable, str(TOOLS / "energy_probe.py"), *args], capture_output=True, text=True,
                           env=env, timeout=60)
 
 
@@ -57,23 +56,12 @@ class Summary(unittest.TestCase):
         self.assertAlmostEqual(out["ours_over"]["cudnn"]["cycles_per_call"], (1100 * 1400) / (900 * 1800))
 
 
-class ExitCodes(unittest.TestCase):
-    def test_usage_errors_are_2_with_the_reason(self):
-        for args, why in ((["--rounds", "0"], "--rounds must be >= 1"), (["--seconds", "100"], "--seconds must be"),
-                          (["--calls", "wgmma_flash"], "at least one of ours")):
-            with self.subTest(args=args):
-                r = run(*args)
-                self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
-                self.assertIn(why, r.stderr)
+class ExitCodes(ExitCodeChecks, unittest.TestCase):
+    USAGE_ERRORS = ((["--rounds", "0"], "--rounds must be >= 1"), (["--seconds", "100"], "--seconds must be"),
+                    (["--calls", "wgmma_flash"], "at least one of ours"))
 
-    def test_without_a_gpu_it_exits_3_and_says_why(self):
-        with tempfile.TemporaryDirectory() as tmp:
-            fake = Path(tmp) / "nvidia-smi"
-            fake.write_text("#!/bin/sh\necho 'NVIDIA-SMI has failed' >&2\nexit 9\n")
-            fake.chmod(0o755)
-            r = run(env=dict(os.environ, PATH=f"{tmp}:{os.environ['PATH']}"))
-        self.assertEqual(r.returncode, 3, r.stdout + r.stderr)
-        self.assertIn("no NVIDIA GPU", r.stderr)
+    def run_tool(self, *args, env=None):
+        return run(*args, env=env)
 
 
 if __name__ == "__main__":
