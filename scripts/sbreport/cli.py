@@ -62,11 +62,24 @@ def write(results_dir: Path, files: dict, plotter) -> None:
                 path.unlink()
 
 
+def report_args(argv: list) -> list:
+    """The arguments that shape the report, as its header records them: --readme writes elsewhere, so it goes."""
+    kept, skip = [], False
+    for a in argv:
+        if skip:
+            skip = False
+        elif a == "--readme":
+            skip = True
+        elif not a.startswith("--readme="):
+            kept.append(a)
+    return kept
+
+
 def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     args = parse_args(argv)
     results_dir = Path(args.results_dir)
-    command = "python3 scripts/report.py " + shlex.join(argv)
+    command = "python3 scripts/report.py " + shlex.join(report_args(argv))
     try:
         if not results_dir.is_dir():
             raise ReportError(f"{results_dir}: no such directory")

@@ -135,16 +135,17 @@ SUMMARY_COLUMNS = [
     ("ours, % of speed of light", "---", lambda k, st: _spread(st["sol"], pct)),
     ("ours, share of the same-bytes reference", "---", lambda k, st: _spread(st["share"], _share)),
 ]
-README_COLUMNS = ("op", "workload", "dtype", "mode", "our fastest kernel (shapes)", "fastest PyTorch (shapes)",
+README_COLUMNS = ("op", "workload", "dtype", "our fastest kernel (shapes)", "fastest PyTorch (shapes)",
                   "speedup over PyTorch: median (range)", "ours, % of speed of light",
                   "ours, share of the same-bytes reference")
 
 
-def summary_table(cases, keep=None) -> list:
+def summary_table(cases, keep=None, mode=None) -> list:
     """A row per results table that has a PyTorch baseline (columns: SUMMARY_COLUMNS, or those named in
-    `keep`); [] when none has."""
+    `keep`; tables of every mode, or of `mode` alone); [] when none has."""
     columns = [c for c in SUMMARY_COLUMNS if keep is None or c[0] in keep]
-    rows = [(key, st) for key, group in group_cases(cases).items() if (st := summary_stats(group))]
+    rows = [(key, st) for key, group in group_cases(cases).items()
+            if (mode is None or key[3] == mode) and (st := summary_stats(group))]
     if not rows:
         return []
     return ["| " + " | ".join(h for h, _, _ in columns) + " |", "|" + "|".join(a for _, a, _ in columns) + "|",
