@@ -82,7 +82,8 @@ std::vector<Impl> implementations() {
                        run(p, s);
                        return std::string();
                      }});
-    if (std::string(v.name) != "decode_splitk") continue;
+    if (!(v.traits & attention::kTakesNumSplits)) continue;
+    // The split count its plan runs (decode_splitk's: the one variant that splits KV).
     auto splits = [](const attention::Problem& p) {
       return Counters{{"splits", static_cast<double>(attention::decode_splitk::make_plan(p, env().device.sm_count).num_splits)}};
     };
