@@ -240,7 +240,7 @@ TEST(DeviceAttributes, AreTheDevicesOrRefusedWithoutOne) {
 }
 
 // wgmma_flash's warpgroups a block: two at head_dim 128; three at 64 but for causal problems shorter than
-// the crossover measured in c166 (wgmma_flash.h), where the 192-row tile's diagonal and tail waste lose.
+// the measured crossover (wgmma_flash.h), where the 192-row tile's diagonal and tail waste lose.
 TEST(AttentionWgmmaFlash, WarpgroupsFollowHeadDimAndCausalLength) {
   Problem p = valid();
   p.head_dim = 128;

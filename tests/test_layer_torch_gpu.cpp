@@ -67,9 +67,9 @@ TEST(LayerTorch, OurLayerRunsTheAttentionVariantItShould) {
   }
 }
 
-// c149 (session 32): the layer's tensors were written on the legacy default stream, which the suite's
-// non-blocking stream does not wait for; after a large layer was released, the next one's first pass read
-// weights still being written and its fp32 reference came out NaN. The same sequence as c149.
+// A layer's tensors are written on the suite's stream: written on the legacy default stream, which the
+// suite's non-blocking stream does not wait for, the next layer after a large one was released would read
+// weights still being written on its first pass, and its fp32 reference would come out NaN.
 TEST(LayerTorch, ALayerBuiltAfterALargerOneIsReadyForItsFirstPass) {
   SB_REQUIRE_GPU();
   Stream stream;
