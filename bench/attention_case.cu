@@ -14,7 +14,6 @@
 #include "common/vec.cuh"
 #include "harness/fill.h"
 #include "harness/kv_stream.h"
-#include "harness/word_sum.cuh"
 #include "ref/cpu/attention_ref.h"
 
 namespace sb::bench {
