@@ -9,12 +9,11 @@
 #include <stdexcept>
 
 #include "attention/decode_splitk.h"
-#include "attention_shapes.h"
 #include "common/check.h"
 #include "common/dispatch.cuh"
 #include "common/vec.cuh"
 #include "harness/fill.h"
-#include "harness/word_sum.cuh"
+#include "harness/kv_stream.h"
 #include "ref/cpu/attention_ref.h"
 
 namespace sb::bench {
@@ -91,23 +90,13 @@ AttentionData::AttentionData(const AttentionDims& dims, DType dtype, uint64_t se
                              double scale)
     : d_(dims), dtype_(dtype), scale_(scale), stream_(stream),
       q_(dims.batch * dims.q_len * dims.heads_q * dims.head_dim * size_bytes(dtype)),
-      o_(dims.batch * dims.q_len * dims.heads_q * dims.head_dim * size_bytes(dtype)),
-      kv_bytes_(dims.batch * dims.kv_len * dims.heads_kv * dims.head_dim * size_bytes(dtype)) {
-  if (const std::optional<std::size_t> gap = kv_gap_from_env()) {  // an experiment: V at K + gap
-    const std::size_t v_offset = (kv_bytes_ + 255) / 256 * 256 + *gap;
-    kv_ = DeviceBuffer(v_offset + kv_bytes_);
-    k_ptr_ = kv_.get();
-    v_ptr_ = static_cast<char*>(kv_.get()) + v_offset;
-  } else {
-    k_ = DeviceBuffer(kv_bytes_);
-    v_ = DeviceBuffer(kv_bytes_);
-    k_ptr_ = k_.get();
-    v_ptr_ = v_.get();
-  }
+      k_(dims.batch * dims.kv_len * dims.heads_kv * dims.head_dim * size_bytes(dtype)),
+      v_(k_.bytes()),
+      o_(q_.bytes()) {
   const std::size_t elem = size_bytes(dtype);
   fill_normal(q_.get(), q_.bytes() / elem, dtype, seed, 0.0f, q_stddev, stream);
-  fill_normal(k_ptr_, kv_bytes_ / elem, dtype, seed ^ 0x4b, 0.0f, 1.0f, stream);
-  fill_normal(v_ptr_, kv_bytes_ / elem, dtype, seed ^ 0x56, 0.0f, 1.0f, stream);
+  fill_normal(k_.get(), k_.bytes() / elem, dtype, seed ^ 0x4b, 0.0f, 1.0f, stream);
+  fill_normal(v_.get(), v_.bytes() / elem, dtype, seed ^ 0x56, 0.0f, 1.0f, stream);
   poison_output();
   if (cublasCreate(&cublas_) != CUBLAS_STATUS_SUCCESS) throw std::runtime_error("cublasCreate failed");
 }
@@ -120,8 +109,8 @@ attention::Problem AttentionData::problem() const {
   attention::Problem p = problem_of(d_, dtype_);
   p.scale = scale_;
   p.q = q_.get();
-  p.k = k_ptr_;
-  p.v = v_ptr_;
+  p.k = k_.get();
+  p.v = v_.get();
   p.o = o_.get();
   p.workspace = ws_.get();
   p.workspace_size = ws_.bytes();
@@ -153,8 +142,8 @@ void AttentionData::compute_reference() {
     if (b != cached_b || h / group != cached_kvh) {
       cached_b = b;
       cached_kvh = h / group;
-      k = fetch_rows(k_ptr_, dtype_, b, cached_kvh, d_.heads_kv, d_.kv_len, dim, 0, d_.kv_len, stream_);
-      v = fetch_rows(v_ptr_, dtype_, b, cached_kvh, d_.heads_kv, d_.kv_len, dim, 0, d_.kv_len, stream_);
+      k = fetch_rows(k_.get(), dtype_, b, cached_kvh, d_.heads_kv, d_.kv_len, dim, 0, d_.kv_len, stream_);
+      v = fetch_rows(v_.get(), dtype_, b, cached_kvh, d_.heads_kv, d_.kv_len, dim, 0, d_.kv_len, stream_);
     }
     const std::vector<double> q = fetch_rows(q_.get(), dtype_, b, h, d_.heads_q, d_.q_len, dim, i, 1, stream_);
     // fp64 reference of this one row: a single-head problem whose query sits at the same position.
@@ -210,57 +199,6 @@ Check check_word_sums(const attention::Problem& p, unsigned blocks, void (*launc
   return c;
 }
 
-constexpr int kStreamThreads = 256;
-// Stages of 16 KB a block: the bytes in flight of the decode_splitk block it stands for. 3 (48 KB, 4 blocks
-// an SM) for the FMA kernel's one-row blocks; 6 for the tensor-core kernel's 96 KB of K and V. They do not
-// explain why decode_splitk reads faster than this at GQA b16 KV 32768 (bf16, cold): 1.012x its time with 3
-// stages (c261), 1.031x with 6 (c262, another H200; results/h200/history/2026-12-02_session54_experiments/).
-template <int Stages>
-constexpr int kStreamSmemBytes = Stages * 4 * kStreamThreads * 16;
-
-// Block i = b * units + unit reads piece_vecs 16-byte vectors (its unit's heads) of each key row of batch b,
-// row_vecs vectors apart: a stage is 2 keys a thread of K and of V, each thread's own 16-byte pieces,
-// which it alone reads back (no block barrier), as decode_splitk's FMA kernel copies. A key past kv_len
-// copies no bytes (cp.async's zero fill, from key 0's address) and adds 0.
-template <int Stages>
-__global__ void __launch_bounds__(kStreamThreads) kv_stream_impl(const uint4* k, const uint4* v, int kv_len,
-                                                                 int64_t row_vecs, int units, int piece_vecs,
-                                                                 unsigned* block_sums) {
-  extern __shared__ uint4 stages[];  // [stage][K, V, K, V][thread]
-  const int tid = threadIdx.x;
-  const int unit = static_cast<int>(blockIdx.x % units);
-  const int64_t b = blockIdx.x / units;
-  const int keys_per_pass = kStreamThreads / piece_vecs, key_in = tid / piece_vecs, keys_per_stage = 2 * keys_per_pass;
-  const int64_t base = b * kv_len * row_vecs + static_cast<int64_t>(unit) * piece_vecs + tid % piece_vecs;
-  const int n = (kv_len + keys_per_stage - 1) / keys_per_stage;
-  auto issue = [&](int i) {  // stage i into slot i % Stages; always commits a group (group i: stage i)
-    if (i < n) {
-      uint4* dst = stages + (i % Stages) * 4 * kStreamThreads + tid;
-#pragma unroll
-      for (int u = 0; u < 2; ++u) {
-        const int key = i * keys_per_stage + u * keys_per_pass + key_in;
-        const bool valid = key < kv_len;
-        const int64_t off = base + static_cast<int64_t>(valid ? key : 0) * row_vecs;
-        cp_async_16_zfill(dst + 2 * u * kStreamThreads, k + off, valid);
-        cp_async_16_zfill(dst + (2 * u + 1) * kStreamThreads, v + off, valid);
-      }
-    }
-    cp_async_commit();
-  };
-#pragma unroll
-  for (int i = 0; i < Stages - 1; ++i) issue(i);
-  unsigned acc = 0;
-  for (int i = 0; i < n; ++i) {
-    issue(i + Stages - 1);  // into the slot this thread read back in iteration i - 1
-    cp_async_wait<Stages - 1>();  // group i has landed
-    const uint4* src = stages + (i % Stages) * 4 * kStreamThreads + tid;
-#pragma unroll
-    for (int u = 0; u < 4; ++u) acc += word_sum4(src[u * kStreamThreads]);
-  }
-  cp_async_wait<0>();
-  write_block_word_sum<kStreamThreads>(acc, block_sums + blockIdx.x);
-}
-
 int sm_count() {
   static const int sms = device_info().sm_count;  // one device a process, the harness's
   return sms;
@@ -287,27 +225,13 @@ std::optional<attention::decode_splitk::Plan> kv_stream_plan(const attention::Pr
     return refuse("decode_splitk reads this problem's K and V " + std::to_string(plan.row_blocks) +
                   " times (row blocks); this reference reads them once");
   const int64_t piece_vecs = plan.heads_per_block * p.head_dim / 8;  // decode_splitk's head dims are multiples of 8
-  if (kStreamThreads % piece_vecs != 0)
+  if (kKvStreamThreads % piece_vecs != 0)
     return refuse("a unit's piece of a key row (" + std::to_string(piece_vecs) + " 16-byte vectors) does not divide " +
-                  std::to_string(kStreamThreads) + " threads");
+                  std::to_string(kKvStreamThreads) + " threads");
   if (p.kv_len > INT_MAX || p.batch * (p.heads_kv / plan.heads_per_block) > INT_MAX)
     return refuse("kv_len or the block count exceeds 32 bits");
   why->clear();
   return plan;
-}
-template <int Stages>
-void launch_kv_stream_stages(const attention::Problem& p, const attention::decode_splitk::Plan& plan, unsigned blocks,
-                             cudaStream_t stream) {
-  static const bool ready = [] {  // once a kernel: one device a process, the harness's
-    SB_CUDA_CHECK(cudaFuncSetAttribute(kv_stream_impl<Stages>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                       kStreamSmemBytes<Stages>));
-    return true;
-  }();
-  (void)ready;
-  kv_stream_impl<Stages><<<blocks, kStreamThreads, kStreamSmemBytes<Stages>, stream>>>(
-      static_cast<const uint4*>(p.k), static_cast<const uint4*>(p.v), static_cast<int>(p.kv_len),
-      p.heads_kv * p.head_dim / 8, static_cast<int>(p.heads_kv / plan.heads_per_block),
-      static_cast<int>(plan.heads_per_block * p.head_dim / 8), static_cast<unsigned*>(p.workspace));
 }
 }  // namespace
 
@@ -334,11 +258,12 @@ void launch_kv_stream(const attention::Problem& p, cudaStream_t stream) {
   const unsigned blocks = kv_stream_blocks(p, *plan);
   if (p.workspace_size < sizeof(unsigned) * blocks)
     throw std::invalid_argument("ref_kv_stream: the workspace holds fewer words than its blocks write");
-  if (plan->tensor_cores)
-    launch_kv_stream_stages<6>(p, *plan, blocks, stream);
-  else
-    launch_kv_stream_stages<3>(p, *plan, blocks, stream);
-  SB_LAUNCH_CHECK();
+  // Stages of 16 KB a block: the bytes in flight of the decode_splitk block it stands for, 48 KB for the FMA
+  // kernel's one-row blocks (4 blocks an SM), 96 KB for the tensor-core kernel's.
+  const int units = static_cast<int>(p.heads_kv / plan->heads_per_block);
+  kv_stream_kernel(p.k, p.v, p.batch, static_cast<int>(p.kv_len), p.heads_kv * p.head_dim / 8, units,
+                   static_cast<int>(plan->heads_per_block * p.head_dim / 8), plan->tensor_cores ? 6 : 3,
+                   static_cast<unsigned*>(p.workspace), stream);
 }
 
 Check check_kv_stream(const attention::Problem& p, cudaStream_t stream) {
@@ -349,7 +274,8 @@ Check check_kv_stream(const attention::Problem& p, cudaStream_t stream) {
 }
 
 namespace {
-// The wrapping sum of the whole 32-bit words inside [p, p + bytes) (an SOLBENCH_KV_GAP may misalign V).
+// The wrapping sum of the whole 32-bit words inside [p, p + bytes) (a 16-bit tensor of an odd element
+// count ends mid-word).
 double words_inside(const void* p, std::size_t bytes, cudaStream_t stream) {
   const auto begin = reinterpret_cast<std::uintptr_t>(p), end = begin + bytes, first = (begin + 3) / 4 * 4;
   return first >= end ? 0.0 : static_cast<double>(word_sum(reinterpret_cast<const void*>(first), (end - first) / 4 * 4, stream));
@@ -359,11 +285,11 @@ double words_inside(const void* p, std::size_t bytes, cudaStream_t stream) {
 std::array<double, 7> AttentionData::inputs() const {
   return {problem().softmax_scale(),
           static_cast<double>(q_.bytes()),
-          static_cast<double>(kv_bytes_),
+          static_cast<double>(k_.bytes()),
           static_cast<double>(d_.kv_len),
           words_inside(q_.get(), q_.bytes(), stream_),
-          words_inside(k_ptr_, kv_bytes_, stream_),
-          words_inside(v_ptr_, kv_bytes_, stream_)};
+          words_inside(k_.get(), k_.bytes(), stream_),
+          words_inside(v_.get(), v_.bytes(), stream_)};
 }
 
 AttentionData::Reference AttentionData::take_reference() {

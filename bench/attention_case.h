@@ -112,8 +112,8 @@ class AttentionData {
   // Moves the reference out (this data's next verify() computes it again).
   Reference take_reference();
   // A reference taken from an earlier AttentionData: kept if its inputs' word sums equal this data's, so
-  // that a bench which rebuilds a shape's data (the interleaved repetitions of protocol v58 do, shape after
-  // shape) computes its fp64 reference once, not once per implementation; otherwise dropped, and verify()
+  // that a bench which rebuilds a shape's data (the interleaved repetitions do, shape after shape) computes
+  // its fp64 reference once, not once per implementation; otherwise dropped, and verify()
   // computes it. Returns whether it was kept. Both synchronize.
   bool adopt_reference(Reference r);
 
@@ -125,11 +125,7 @@ class AttentionData {
   DType dtype_;
   double scale_;
   cudaStream_t stream_;
-  DeviceBuffer q_, k_, v_, o_, ws_;
-  DeviceBuffer kv_;  // K and V in one allocation (SOLBENCH_KV_GAP), else k_ and v_
-  void* k_ptr_ = nullptr;
-  void* v_ptr_ = nullptr;
-  std::size_t kv_bytes_ = 0;  // each of K and V
+  DeviceBuffer q_, k_, v_, o_, ws_;  // K and V in allocations of their own
   cublasHandle_t cublas_ = nullptr;
   std::vector<AttentionRefRow> rows_;  // the checked rows with their references, computed once
 };

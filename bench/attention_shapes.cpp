@@ -164,18 +164,4 @@ std::string attention_shapes_grammar() {
          "                  Example: --shapes=anchors,b8_hq64_hkv8_d128_q1_kv32768\n";
 }
 
-std::optional<std::size_t> kv_gap_from_env(const std::function<const char*(const char*)>& get) {
-  const char* v = get("SOLBENCH_KV_GAP");
-  if (!v) return std::nullopt;
-  constexpr unsigned long long kMax = 1ull << 30;
-  const std::string takes = "a byte count, a multiple of 256 from 0 to " + std::to_string(kMax);
-  const unsigned long long n = setting_count("SOLBENCH_KV_GAP", v, 0, kMax, takes);
-  if (n % 256 != 0) bad_setting("SOLBENCH_KV_GAP", takes, v);
-  return static_cast<std::size_t>(n);
-}
-
-std::string kv_placement_name(std::optional<std::size_t> gap) {
-  return gap ? "one allocation, gap " + std::to_string(*gap) : "separate";
-}
-
 }  // namespace sb::bench

@@ -3,9 +3,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <cstdlib>
-#include <functional>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -44,17 +41,5 @@ std::vector<AttentionShape> parse_attention_shapes(const std::string& spec);
 // The named sets: "default" (= prefill + decode), "prefill", "decode", "anchors", "smoke".
 std::vector<AttentionShape> attention_shape_set(const std::string& name);
 std::string attention_shapes_grammar();  // the paragraph for --help
-
-// Where a case's K and V lie in memory (an experiment setting; recorded in the run context as
-// kv_placement). Unset SOLBENCH_KV_GAP, the default: K and V in separate cudaMalloc allocations, as since
-// the first run. SOLBENCH_KV_GAP=N: K and V carved from one allocation, V starting N bytes after K's
-// bytes rounded up to 256 (N a multiple of 256, at most 1 GiB), so that a run can set the distance between the two
-// streams a decode kernel reads in step and see whether its time depends on it (session 19: the same
-// kernels read 1-6% apart at the b64 decode shapes in two commands). An empty or bad value throws
-// std::invalid_argument naming the variable, what it takes and what it got.
-std::optional<std::size_t> kv_gap_from_env(const std::function<const char*(const char*)>& get = [](const char* n) {
-  return static_cast<const char*>(std::getenv(n));
-});
-std::string kv_placement_name(std::optional<std::size_t> gap);  // "separate" or "one allocation, gap N"
 
 }  // namespace sb::bench

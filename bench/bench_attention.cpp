@@ -82,7 +82,8 @@ std::vector<Impl> implementations() {
                        run(p, s);
                        return std::string();
                      }});
-    if (std::string(v.name) != "decode_splitk") continue;
+    if (!(v.traits & attention::kTakesNumSplits)) continue;
+    // The split count its plan runs (decode_splitk's: the one variant that splits KV).
     auto splits = [](const attention::Problem& p) {
       return Counters{{"splits", static_cast<double>(attention::decode_splitk::make_plan(p, env().device.sm_count).num_splits)}};
     };
@@ -137,15 +138,12 @@ AttentionDims dims_of(const AttentionShape& s) {
 // The inputs of (shape, dtype), with a workspace sized for the hungriest implementation that supports the
 // shape; a shape that does not fit in the free device memory throws Unsupported with the reason (a skip, not
 // a failure). By default only the running shape's inputs are kept (--keep-inputs=GIB keeps others resident,
-// harness/resident.h). Kept resident within a third of the H200's memory (session 43), the decode set took
-// 362 s against 361 s one shape at a time (c213 against session 42's c208, two H200s), and in
-// the prefill set torch_manual_composite at b1 h32 s16384 causal, which asks PyTorch for 32 GiB at once,
-// was refused in two of three repetitions and ran in the third, which aborted Google Benchmark (c214).
-// Inputs dropped leave their fp64 reference on the host (AttentionData::take_reference) for the inputs
-// rebuilt from the same seed to adopt (adopt_reference keeps it only for inputs with the same word sums):
-// computed again for each implementation's first verification under the interleaved repetitions (protocol
-// v58), it made the decode set run past 575 s where about 245 s sufficed in registered order (session 41:
-// c203; in c206, 350 of the first 397 s went outside the timed calls).
+// harness/resident.h): keeping more buys no time, and PyTorch's baselines at the largest prefill shapes (the
+// manual composite asks for 32 GiB at once) need the memory. Inputs dropped leave their fp64 reference on
+// the host (AttentionData::take_reference) for the inputs rebuilt from the same seed to adopt
+// (adopt_reference keeps it only for inputs with the same word sums): the interleaved repetitions rebuild
+// a shape's inputs once per implementation, and computing the reference again each time would take more
+// than the timed calls.
 AttentionData& data_for(const AttentionShape& shape, DType dtype, const std::vector<Impl>& impls,
                         double keep_inputs_gib) {
   static std::map<std::string, AttentionData::Reference> references;
@@ -268,9 +266,5 @@ int main(int argc, char** argv) {
   spec.torch_version = sb::torch_ref::version();
 #endif
   spec.register_cases = sb::bench::register_cases;
-  spec.context = [] {
-    return std::vector<std::pair<std::string, std::string>>{
-        {"kv_placement", sb::bench::kv_placement_name(sb::bench::kv_gap_from_env())}};
-  };
   return sb::bench::bench_main(argc, argv, spec);
 }

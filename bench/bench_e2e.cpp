@@ -1,4 +1,4 @@
-// End-to-end benchmarks: one Llama-style decoder layer (ref/torch/torch_layer.h) run with PyTorch's
+// End-to-end benchmarks: one Llama-style decoder layer (layer.h) run with PyTorch's
 // RMSNorm and attention and with solbench's, everything else (projections, RoPE, the KV cache write,
 // SiLU, residual adds) the same PyTorch ops, over layer shapes x dtypes x {cold, hot}. It answers what the
 // kernels of this suite buy inside a model, where the projections take most of the time. Built only with
@@ -9,8 +9,7 @@
 // of the layer's least traffic (its weights, the KV cache, the input and output: LayerShape::bytes),
 // prefill in TFLOP/s of its projections and attention.
 // ref_rest_of_layer carries what it moves and computes (LayerShape::rest_bytes, projection_flops); the
-// report shows its time only, which is what it is for: a layer's time less its own. (Runs up to 36311ce's
-// gave it the whole layer's bytes.)
+// report shows its time only, which is what it is for: a layer's time less its own.
 #include <map>
 #include <memory>
 #include <string>
@@ -22,14 +21,11 @@
 #include "layer_shapes.h"
 #include "ref/torch/torch_attention.h"
 #include "ref/torch/torch_baselines.h"
-#include "ref/torch/torch_layer.h"
+#include "layer.h"
 #include "verify.h"
 
 namespace sb::bench {
 namespace {
-
-using torch_ref::Layer;
-using torch_ref::LayerImpl;
 
 // Each implementation's check at each (shape, dtype), keyed by layer_key + "/" + its name: one verification,
 // kept for every repetition.
@@ -40,21 +36,20 @@ std::string layer_key(const LayerShape& shape, DType dtype) { return shape.name(
 // Whether an implementation that runs this layer is still to be verified: only then are its references
 // worth keeping across a rebuild.
 bool verification_pending(const Layer& layer, const std::string& key) {
-  for (const LayerImpl impl : torch_ref::kLayerImpls)
-    if (!*layer.supports(impl) && !verified.count(key + "/" + torch_ref::layer_impl_name(impl))) return true;
+  for (const LayerImpl impl : kLayerImpls)
+    if (!*layer.supports(impl) && !verified.count(key + "/" + layer_impl_name(impl))) return true;
   return false;
 }
 
 // The layer of (shape, dtype); Unsupported with the reason when it cannot be built (fp32, or PyTorch out of
 // memory). Layers stay resident within --keep-inputs' budget (harness/resident.h): the interleaved repetitions
-// (protocol v58) run a shape's cases far apart, and with one layer kept at a time nearly every repetition
-// rebuilt its weights and caches (151 s for the bf16 run against 49 s in registered order, session 42). A
-// layer dropped while one of its implementations is unverified leaves its references on the host (a
-// fingerprint of its weights and inputs with them) for the layer rebuilt from the same seed to adopt: without
-// that, bench_attention's decode set, which computed its references again after each rebuild, ran past 575 s
-// (session 41, c203, c206). A layer that does not fit beside the others is built again after all are dropped.
+// run a shape's cases far apart, and with one layer kept at a time nearly every repetition would rebuild its
+// weights and caches, which takes longer than the timed calls. A layer dropped while one of its
+// implementations is unverified leaves its references on the host (a fingerprint of its weights and inputs
+// with them) for the layer rebuilt from the same seed to adopt, so that they are computed once per shape. A
+// layer that does not fit beside the others is built again after all are dropped.
 Layer& layer_for(const LayerShape& shape, DType dtype, double keep_inputs_gib) {
-  static std::map<std::string, std::shared_ptr<torch_ref::LayerReferences>> references;
+  static std::map<std::string, std::shared_ptr<LayerReferences>> references;
   static ResidentSet<Layer> layers(resident_budget(keep_inputs_gib, kResidentShare), [](const std::string& key, Layer& layer) {
     if (verification_pending(layer, key))
       references[key] = layer.take_references(env().stream.get());
@@ -94,8 +89,8 @@ void register_cases(const Options& opt) {
   const double keep_inputs_gib = opt.keep_inputs_gib;
   for (const LayerShape& shape : shapes) {
     for (DType dtype : opt.dtypes) {
-      for (const LayerImpl impl : torch_ref::kLayerImpls) {
-        const std::string impl_name = torch_ref::layer_impl_name(impl);
+      for (const LayerImpl impl : kLayerImpls) {
+        const std::string impl_name = layer_impl_name(impl);
         const std::string base =
             "e2e/" + impl_name + "/" + std::string(name(dtype)) + "/" + shape.workload() + "/" + shape.name();
         for (Mode mode : {Mode::cold, Mode::hot}) {
@@ -107,7 +102,7 @@ void register_cases(const Options& opt) {
             auto it = verified.find(verified_key);
             if (it == verified.end()) {
               const char* refused = "";
-              const torch_ref::LayerCheck lc = layer->verify(impl, env().stream.get(), &refused);
+              const LayerCheck lc = layer->verify(impl, env().stream.get(), &refused);
               Check c;
               if (*refused) {
                 c.message = std::string("skipped: PyTorch refused: ") + refused;

@@ -66,8 +66,8 @@ std::vector<Impl> implementations() {
 }
 
 // The inputs of (shape, dtype), resident within --keep-inputs' budget (harness/resident.h): the interleaved
-// repetitions (protocol v58) run a shape's cases far apart, and with one shape's inputs kept at a time nearly
-// every repetition rebuilt them.
+// repetitions run a shape's cases far apart, and with one shape's inputs kept at a time nearly every
+// repetition would rebuild them.
 RmsNormData& data_for(const RmsNormShape& shape, DType dtype, double keep_inputs_gib) {
   static ResidentSet<RmsNormData> inputs(resident_budget(keep_inputs_gib, kResidentShare));
   const std::string k = shape.name() + std::string(name(dtype));

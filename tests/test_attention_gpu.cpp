@@ -13,7 +13,6 @@
 #include "attention_test.h"
 #include "common/check.h"
 #include "gpu.h"
-#include "scoped_env.h"
 
 namespace sb::bench {
 namespace {
@@ -66,35 +65,28 @@ TEST_P(AttentionGpu, RepeatedRunsAreBitIdentical) {
   EXPECT_EQ(first, again);
 }
 
-// ref_kv_read, bench_attention's decode reference, reads K and V once: its check passes (exactly: err 0)
-// with K and V apart and in one allocation with a gap between them; a misaligned K, a null V and a short
-// workspace are refused with their reasons.
+// ref_kv_read, bench_attention's decode reference, reads K and V once: its check passes (exactly: err 0);
+// a misaligned K, a null V and a short workspace are refused with their reasons.
 TEST(AttentionKvRead, ReadsEveryByteOfKAndVOnce) {
   SB_REQUIRE_GPU();
   Stream s;
   for (const DType dtype : {DType::bf16, DType::f32}) {
-    for (const char* gap : {static_cast<const char*>(nullptr), "4096"}) {
-      ScopedEnv placement("SOLBENCH_KV_GAP");
-      if (gap) {
-        ASSERT_TRUE(placement.set(gap));
-      }
-      AttentionData data({3, 32, 8, 128, 1, 4097, false}, dtype, 7, s.get());
-      data.reserve_workspace(kv_read_workspace_bytes(data.problem()));
-      const attention::Problem p = data.problem();
-      ASSERT_EQ(kv_read_supports(p), "");
-      const Check c = check_kv_read(p, s.get());
-      EXPECT_TRUE(c.ok) << name(dtype) << (gap ? " with a gap: " : ": ") << c.message;
-      EXPECT_EQ(c.err, 0.0);
-      attention::Problem shifted = p;
-      shifted.k = static_cast<const char*>(p.k) + 8;
-      EXPECT_NE(kv_read_supports(shifted).find("aligned"), std::string::npos) << kv_read_supports(shifted);
-      attention::Problem no_v = p;
-      no_v.v = nullptr;
-      EXPECT_NE(kv_read_supports(no_v).find("null"), std::string::npos) << kv_read_supports(no_v);
-      attention::Problem short_ws = p;
-      short_ws.workspace_size = kv_read_workspace_bytes(p) - sizeof(unsigned);
-      test::expect_throw_naming<std::invalid_argument>([&] { launch_kv_read(short_ws, s.get()); }, "workspace");
-    }
+    AttentionData data({3, 32, 8, 128, 1, 4097, false}, dtype, 7, s.get());
+    data.reserve_workspace(kv_read_workspace_bytes(data.problem()));
+    const attention::Problem p = data.problem();
+    ASSERT_EQ(kv_read_supports(p), "");
+    const Check c = check_kv_read(p, s.get());
+    EXPECT_TRUE(c.ok) << name(dtype) << ": " << c.message;
+    EXPECT_EQ(c.err, 0.0);
+    attention::Problem shifted = p;
+    shifted.k = static_cast<const char*>(p.k) + 8;
+    EXPECT_NE(kv_read_supports(shifted).find("aligned"), std::string::npos) << kv_read_supports(shifted);
+    attention::Problem no_v = p;
+    no_v.v = nullptr;
+    EXPECT_NE(kv_read_supports(no_v).find("null"), std::string::npos) << kv_read_supports(no_v);
+    attention::Problem short_ws = p;
+    short_ws.workspace_size = kv_read_workspace_bytes(p) - sizeof(unsigned);
+    test::expect_throw_naming<std::invalid_argument>([&] { launch_kv_read(short_ws, s.get()); }, "workspace");
   }
 }
 

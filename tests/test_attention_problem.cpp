@@ -94,6 +94,67 @@ TEST(AttentionRegistry, NamesAndUnknown) {
   ASSERT_FALSE(variants().empty());
   EXPECT_STREQ(variants().front().name, "manual");
   EXPECT_THROW(variant("flash4"), std::invalid_argument);
+  for (const Variant& v : variants())
+    EXPECT_NE(v.traits & (kForDecode | kForPrefill), kForDecode | kForPrefill) << v.name << ": made for one workload";
+}
+
+// best_variant, the pick for a caller with no preference: decode_splitk at decode, wgmma_flash at prefill
+// where it runs (an sm_90 GPU and a build for sm_90a) and tiled_flash elsewhere; a problem the variants made
+// for its workload refuse goes to the others; none supporting it, or an invalid problem, is an error.
+TEST(AttentionBestVariant, DecodeRunsTheDecodeVariant) {
+  Problem p = valid();
+  p.dtype = DType::bf16;
+  p.head_dim = 128;
+  p.q_len = 1;
+  p.kv_len = 4097;
+  ASSERT_TRUE(p.decode());
+  EXPECT_STREQ(best_variant(p).name, "decode_splitk");
+  p.q_len = 4;  // speculative decoding: a few new tokens
+  EXPECT_STREQ(best_variant(p).name, "decode_splitk");
+}
+
+TEST(AttentionBestVariant, PrefillRunsWgmmaFlashWhereItRunsElseTiledFlash) {
+  Problem p = valid();
+  p.dtype = DType::bf16;
+  p.head_dim = 128;
+  p.q_len = p.kv_len = 4096;
+  p.causal = true;
+  ASSERT_FALSE(p.decode());
+  const bool hopper = variant("wgmma_flash").supports(p).empty();
+  EXPECT_STREQ(best_variant(p).name, hopper ? "wgmma_flash" : "tiled_flash");
+  p.k = fake + 8;  // neither flash kernel takes a misaligned K; manual, with a cuBLAS handle, does
+  p.cublas = reinterpret_cast<cublasHandle_t>(fake);
+  p.q_len = p.kv_len = 64;
+  EXPECT_STREQ(best_variant(p).name, "manual");
+}
+
+TEST(AttentionBestVariant, AShapeNoFlashKernelTakesFallsBackToACorrectPath) {
+  Problem p = valid();  // head_dim 64
+  p.dtype = DType::f32;  // no tensor-core variant takes fp32
+  p.cublas = reinterpret_cast<cublasHandle_t>(fake);
+  EXPECT_STREQ(best_variant(p).name, "manual");
+  p.q_len = 1;
+  p.kv_len = 33;
+  EXPECT_STREQ(best_variant(p).name, "manual");
+  // A tiny prefill of head_dim 256 (tiled_flash and wgmma_flash: 64 or 128) goes to decode_splitk, which
+  // takes up to 8 query rows against any key count.
+  p = valid();
+  p.dtype = DType::f16;
+  p.head_dim = 256;
+  p.q_len = p.kv_len = 8;
+  p.causal = true;
+  EXPECT_STREQ(best_variant(p).name, "decode_splitk");
+}
+
+TEST(AttentionBestVariant, NoVariantOrAnInvalidProblemIsAnError) {
+  Problem p = valid();
+  p.dtype = DType::f32;  // and no cuBLAS handle for manual
+  for (const Variant& v : variants())
+    test::expect_throw_naming<std::invalid_argument>([&] { best_variant(p); }, std::string(v.name) + ": ");
+  test::expect_throw_naming<std::invalid_argument>([&] { best_variant(p); }, "needs a cuBLAS handle");
+  p = valid();
+  p.heads_kv = 3;
+  test::expect_throw_naming<std::invalid_argument>([&] { best_variant(p); }, "heads_q");
 }
 
 TEST(AttentionManual, RefusesWithoutHandleOrOverBudget) {
@@ -179,7 +240,7 @@ TEST(DeviceAttributes, AreTheDevicesOrRefusedWithoutOne) {
 }
 
 // wgmma_flash's warpgroups a block: two at head_dim 128; three at 64 but for causal problems shorter than
-// the crossover measured in c166 (wgmma_flash.h), where the 192-row tile's diagonal and tail waste lose.
+// the measured crossover (wgmma_flash.h), where the 192-row tile's diagonal and tail waste lose.
 TEST(AttentionWgmmaFlash, WarpgroupsFollowHeadDimAndCausalLength) {
   Problem p = valid();
   p.head_dim = 128;

@@ -3,10 +3,10 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <optional>
 #include <stdexcept>
 #include <string>
 
+#include "attention/attention.h"
 #include "attention_shapes.h"
 #include "expect.h"
 #include "harness/cli.h"
@@ -228,29 +228,17 @@ TEST(AttentionShapes, GrammarDocumentsTheForm) {
   }
 }
 
-// SOLBENCH_KV_GAP (bench_attention's K / V placement experiment): unset is the default (separate
-// allocations); a byte count, a multiple of 256 up to 1 GiB; anything else an error naming the variable.
-std::optional<std::size_t> gap_of(const char* value) {
-  return kv_gap_from_env([value](const char* name) -> const char* {
-    return std::string(name) == "SOLBENCH_KV_GAP" ? value : nullptr;
-  });
-}
-
-TEST(KvPlacement, UnsetIsSeparateAllocations) {
-  EXPECT_FALSE(gap_of(nullptr).has_value());
-  EXPECT_EQ(kv_placement_name(std::nullopt), "separate");
-}
-
-TEST(KvPlacement, AcceptsMultiplesOf256UpTo1GiB) {
-  EXPECT_EQ(gap_of("0"), std::optional<std::size_t>(0));
-  EXPECT_EQ(gap_of("256"), std::optional<std::size_t>(256));
-  EXPECT_EQ(gap_of("1073741824"), std::optional<std::size_t>(std::size_t{1} << 30));
-  EXPECT_EQ(kv_placement_name(4096), "one allocation, gap 4096");
-}
-
-TEST(KvPlacement, BadValuesThrowNamingTheVariable) {
-  for (const char* bad : {"", "100", "-256", "+256", " 256", "256 ", "4k", "1073742080", "99999999999999999999999"})
-    sb::test::expect_throw_naming<std::invalid_argument>([bad] { gap_of(bad); }, "SOLBENCH_KV_GAP: a byte count, a multiple of 256");
+// A shape's workload is the kernel library's (attention::Problem::decode, which best_variant picks by): one
+// rule, whatever the set.
+TEST(AttentionShapes, WorkloadIsTheProblemsWorkload) {
+  for (const char* set : {"default", "anchors", "smoke"})
+    for (const AttentionShape& a : attention_shape_set(set)) {
+      attention::Problem p;
+      p.q_len = a.q_len;
+      p.kv_len = a.kv_len;
+      EXPECT_EQ(a.decode(), p.decode()) << a.name();
+    }
+  EXPECT_EQ(AttentionShape::kMaxDecodeQLen, attention::Problem::kMaxDecodeQLen);
 }
 
 }  // namespace

@@ -22,7 +22,6 @@
 #include "common/device.h"
 #include "expect.h"
 #include "gpu.h"
-#include "scoped_env.h"
 
 namespace sb::bench {
 namespace {
@@ -268,22 +267,6 @@ TEST(DecodeSplitkLaunch, FloorLaunchesEveryPlanKind) {
   EXPECT_THROW(ds::max_active_clusters(fma, 8), std::invalid_argument);
   EXPECT_THROW(ds::max_active_clusters(cluster, 0), std::invalid_argument);
   EXPECT_THROW(ds::max_active_clusters(cluster, 17), std::invalid_argument);
-}
-
-// SOLBENCH_KV_GAP (bench/attention_shapes.h): K and V from one allocation, V at K + K's bytes rounded up
-// to 256 + the gap, with the same data (K and V are drawn from the seed either way): the problem's
-// pointers say so and the kernel still matches the reference, at a size whose K is no multiple of 256.
-TEST(DecodeSplitk, KvGapPlacesVAfterKInOneAllocation) {
-  SB_REQUIRE_GPU();
-  Stream stream;
-  const AttentionDims dims{1, 4, 1, 64, 1, 33, false};  // K: 33 x 64 x 2 B = 4,224 B
-  ScopedEnv env("SOLBENCH_KV_GAP");
-  ASSERT_TRUE(env.set("4096"));
-  AttentionData data(dims, DType::bf16, 11, stream.get());
-  const attention::Problem p = data.problem();
-  EXPECT_EQ(static_cast<const char*>(p.v) - static_cast<const char*>(p.k), 4352 + 4096);
-  const Check c = run_and_verify(data, 0, stream);
-  EXPECT_TRUE(c.ok) << c.message;
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "common/dtype.h"
+#include "expect.h"
 #include "rmsnorm/rmsnorm.h"
 
 namespace sb {
@@ -53,6 +54,25 @@ TEST(RmsNormRegistry, MatchesVariantsDefInOrder) {
 
 TEST(RmsNormRegistry, UnknownVariantIsAnError) {
   EXPECT_THROW(rmsnorm::variant("fastest"), std::invalid_argument);
+}
+
+// best_variant: the last variant in teaching order that supports the problem (vectorized, unless a
+// pointer is misaligned for its 16-byte accesses); an invalid problem is an error naming the field.
+TEST(RmsNormBestVariant, VectorizedElseTheLastVariantThatSupportsIt) {
+  alignas(256) static char buf[256];  // never dereferenced
+  rmsnorm::Problem p;
+  p.rows = 4096;
+  p.hidden = 4096;
+  p.dtype = DType::bf16;
+  p.x = p.w = p.y = buf;
+  EXPECT_STREQ(rmsnorm::best_variant(p).name, "vectorized");
+  p.x = buf + 2;
+  const rmsnorm::Variant& fallback = rmsnorm::best_variant(p);
+  EXPECT_STRNE(fallback.name, "vectorized");
+  EXPECT_EQ(fallback.supports(p), "");
+  EXPECT_EQ(&fallback, &rmsnorm::variants()[rmsnorm::variants().size() - 2]);
+  p.rows = 0;
+  test::expect_throw_naming<std::invalid_argument>([&] { rmsnorm::best_variant(p); }, "rows");
 }
 
 }  // namespace

@@ -1,4 +1,4 @@
-// bench_e2e's decoder layer (ref/torch/torch_layer.h): every implementation of it passes its check against
+// bench_e2e's decoder layer (bench/layer.h): every implementation of it passes its check against
 // the layer in fp32 at small shapes, a layer is ready for its first pass however large the one built
 // before it was, and a rebuilt layer adopts its references only from a layer of the same weights and
 // inputs. Built only with libtorch (SOLBENCH_HAVE_TORCH).
@@ -13,20 +13,17 @@
 #include "harness/device.h"
 #include "layer_shapes.h"
 #include "ref/torch/torch_attention.h"
-#include "ref/torch/torch_layer.h"
+#include "layer.h"
 
 namespace sb::bench {
 namespace {
 
-using torch_ref::Layer;
-using torch_ref::LayerImpl;
-
 void expect_every_layer_passes(Layer& layer, const std::string& what, cudaStream_t stream) {
-  for (const LayerImpl impl : torch_ref::kLayerImpls) {
-    SCOPED_TRACE(what + " " + torch_ref::layer_impl_name(impl));
+  for (const LayerImpl impl : kLayerImpls) {
+    SCOPED_TRACE(what + " " + layer_impl_name(impl));
     ASSERT_STREQ(layer.supports(impl), "");
     const char* refused = "";
-    const torch_ref::LayerCheck c = layer.verify(impl, stream, &refused);
+    const LayerCheck c = layer.verify(impl, stream, &refused);
     ASSERT_STREQ(refused, "");
     EXPECT_STREQ(c.nan_in, "");
     EXPECT_TRUE(c.ok) << "max |out - ref32| " << c.max_abs_err << " against " << c.tolerance;
@@ -70,9 +67,9 @@ TEST(LayerTorch, OurLayerRunsTheAttentionVariantItShould) {
   }
 }
 
-// c149 (session 32): the layer's tensors were written on the legacy default stream, which the suite's
-// non-blocking stream does not wait for; after a large layer was released, the next one's first pass read
-// weights still being written and its fp32 reference came out NaN. The same sequence as c149.
+// A layer's tensors are written on the suite's stream: written on the legacy default stream, which the
+// suite's non-blocking stream does not wait for, the next layer after a large one was released would read
+// weights still being written on its first pass, and its fp32 reference would come out NaN.
 TEST(LayerTorch, ALayerBuiltAfterALargerOneIsReadyForItsFirstPass) {
   SB_REQUIRE_GPU();
   Stream stream;
@@ -85,7 +82,7 @@ TEST(LayerTorch, ALayerBuiltAfterALargerOneIsReadyForItsFirstPass) {
   torch_ref::release_cached_memory();
   Layer next({8192, 64, 8, 128, 28672, 1, 1, 32768}, DType::bf16, 2, stream.get());
   const char* refused = "";
-  const torch_ref::LayerCheck c = next.verify(LayerImpl::torch_eager, stream.get(), &refused);
+  const LayerCheck c = next.verify(LayerImpl::torch_eager, stream.get(), &refused);
   ASSERT_STREQ(refused, "");
   EXPECT_STREQ(c.nan_in, "");
   EXPECT_TRUE(c.ok) << "max |out - ref32| " << c.max_abs_err << " against " << c.tolerance;
@@ -99,7 +96,7 @@ TEST(LayerTorch, ReferencesAreKeptOnlyForTheSameWeightsAndInputs) {
   Stream stream;
   for (const LayerShape& shape : layer_shape_set("smoke")) {
     SCOPED_TRACE(shape.name());
-    std::shared_ptr<torch_ref::LayerReferences> references;
+    std::shared_ptr<LayerReferences> references;
     {
       Layer first(shape, DType::bf16, 5, stream.get());
       EXPECT_EQ(first.take_references(stream.get()), nullptr);  // none before verify()

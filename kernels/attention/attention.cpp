@@ -7,7 +7,7 @@
 
 namespace sb::attention {
 
-#define SB_VARIANT(name, summary)                    \
+#define SB_VARIANT(name, traits, summary)            \
   namespace name {                                   \
   std::string supports(const Problem&);              \
   std::size_t workspace_bytes(const Problem&);       \
@@ -18,7 +18,8 @@ namespace sb::attention {
 
 namespace {
 const std::vector<Variant> kVariants = {
-#define SB_VARIANT(name, summary) {#name, summary, &name::supports, &name::workspace_bytes, &name::launch},
+#define SB_VARIANT(name, traits, summary) \
+  {#name, summary, traits, &name::supports, &name::workspace_bytes, &name::launch},
 #include "attention/variants.def"
 #undef SB_VARIANT
 };
@@ -27,6 +28,16 @@ const std::vector<Variant> kVariants = {
 const std::vector<Variant>& variants() { return kVariants; }
 
 const Variant& variant(const std::string& name) { return find_variant(kVariants, name, "attention"); }
+
+const Variant& best_variant(const Problem& p) {
+  p.validate();
+  const unsigned made_for = p.decode() ? kForDecode : kForPrefill;
+  std::vector<const Variant*> order;
+  for (const bool own_workload : {true, false})
+    for (auto v = kVariants.rbegin(); v != kVariants.rend(); ++v)
+      if (((v->traits & made_for) != 0) == own_workload) order.push_back(&*v);
+  return first_supporting(order, p, "attention");
+}
 
 double Problem::softmax_scale() const { return scale > 0 ? scale : 1.0 / std::sqrt(static_cast<double>(head_dim)); }
 

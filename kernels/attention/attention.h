@@ -36,7 +36,12 @@ struct Problem {
   void* workspace = nullptr;          // at least the variant's workspace_bytes(problem), 256-byte aligned
   std::size_t workspace_size = 0;
   cublasHandle_t cublas = nullptr;    // for variants built on cuBLAS; its stream is set by launch
-  int64_t num_splits = 0;             // split-KV variants: 0 = their heuristic, else this many (experiments)
+  int64_t num_splits = 0;             // kTakesNumSplits variants: 0 = their heuristic, else this many
+
+  // Decode: a few new tokens (q_len <= kMaxDecodeQLen) against a longer KV cache; prefill otherwise. The
+  // workload best_variant() picks for, and the one bench/attention_shapes.h names a case by.
+  static constexpr int64_t kMaxDecodeQLen = 16;
+  bool decode() const { return q_len <= kMaxDecodeQLen && kv_len > q_len; }
 
   double softmax_scale() const;
   // Query-key pairs that are not masked, per (batch, query head): q_len * kv_len, or the
@@ -52,9 +57,18 @@ struct Problem {
   void validate() const;
 };
 
+// What a variants.def line declares about its variant besides the name and summary (flags, or'd).
+enum Traits : unsigned {
+  kGeneral = 0,               // made for no workload in particular
+  kForDecode = 1u << 0,       // made for decode problems (Problem::decode())
+  kForPrefill = 1u << 1,      // made for prefill problems
+  kTakesNumSplits = 1u << 2,  // honours Problem::num_splits, a forced split count (bench_attention's split sweep)
+};
+
 struct Variant {
   const char* name;
   const char* summary;
+  unsigned traits;                                 // Traits, from the variant's line in variants.def
   std::string (*supports)(const Problem&);         // "" or the reason it cannot run a valid problem
   std::size_t (*workspace_bytes)(const Problem&);  // device scratch it needs in problem.workspace
   void (*launch)(const Problem&, cudaStream_t);    // never allocates, synchronizes, prints or reads a clock
@@ -62,6 +76,13 @@ struct Variant {
 
 const std::vector<Variant>& variants();  // kernels/attention/variants.def, in teaching order
 const Variant& variant(const std::string& name);
+
+// The variant to run `p` with when the caller has no preference: the first that supports it among the
+// variants made for p's workload (kForDecode or kForPrefill), the later in variants.def the earlier tried,
+// then among the others, again the later first. Decode: decode_splitk; prefill: wgmma_flash where it runs
+// (an sm_90 GPU, a build for sm_90a), else tiled_flash. Throws std::invalid_argument for an invalid problem
+// (validate()) or, with every variant's reason, one that no variant supports.
+const Variant& best_variant(const Problem& p);
 
 // validate(), supports() (unsupported: std::invalid_argument with the reason), a workspace check,
 // then launch().

@@ -29,4 +29,17 @@ const V& find_variant(const std::vector<V>& variants, const std::string& name, c
   throw std::invalid_argument(std::string(op) + ": unknown variant '" + name + "'");
 }
 
+// The first variant of `order` whose supports(p) is "" (p already validated); std::invalid_argument
+// listing every variant's reason when none does. What each op's best_variant() walks.
+template <typename V, typename Problem>
+const V& first_supporting(const std::vector<const V*>& order, const Problem& p, const char* op) {
+  std::string reasons;
+  for (const V* v : order) {
+    const std::string why = v->supports(p);
+    if (why.empty()) return *v;
+    reasons += std::string(reasons.empty() ? "" : "; ") + v->name + ": " + why;
+  }
+  throw std::invalid_argument(std::string(op) + ": no variant supports this problem (" + reasons + ")");
+}
+
 }  // namespace sb

@@ -25,6 +25,13 @@ const std::vector<Variant>& variants() { return kVariants; }
 
 const Variant& variant(const std::string& name) { return find_variant(kVariants, name, "rmsnorm"); }
 
+const Variant& best_variant(const Problem& p) {
+  p.validate();
+  std::vector<const Variant*> order;
+  for (auto v = kVariants.rbegin(); v != kVariants.rend(); ++v) order.push_back(&*v);
+  return first_supporting(order, p, "rmsnorm");
+}
+
 void Problem::validate() const {
   auto fail = [](const std::string& what) { throw std::invalid_argument("rmsnorm: " + what); };
   if (rows <= 0) fail("rows must be >= 1, got " + std::to_string(rows));

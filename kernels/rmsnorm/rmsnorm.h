@@ -4,8 +4,8 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <vector>
 #include <string>
+#include <vector>
 
 #include "common/dtype.h"
 #include "common/registry.h"
@@ -36,6 +36,11 @@ using Variant = sb::Variant<Problem>;
 const std::vector<Variant>& variants();
 // Throws std::invalid_argument for an unknown name.
 const Variant& variant(const std::string& name);
+// The variant to run `p` with when the caller has no preference: the last in teaching order that supports
+// it (vectorized, else the variant before it that does; naive takes any valid problem). Throws
+// std::invalid_argument for an invalid problem (validate()) or, with every variant's reason, one no variant
+// supports.
+const Variant& best_variant(const Problem& p);
 
 // validate(), then supports() (an unsupported problem throws std::invalid_argument with the reason),
 // then launch(). What tests and benchmarks call.

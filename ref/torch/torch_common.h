@@ -1,4 +1,5 @@
-// What the libtorch adapters share (torch headers: include only from ref/torch/*.cpp).
+// What the libtorch adapters share (torch headers: include only from the libtorch sources, ref/torch/*.cpp
+// and bench/layer.cpp).
 #pragma once
 
 #include <ATen/ATen.h>

@@ -1,4 +1,4 @@
-// One decoder layer in libtorch (torch_layer.h), its norms and attention computed each of the ways torch_layer.h lists.
+// One decoder layer in libtorch (layer.h), its norms and attention computed each of the ways layer.h lists.
 #include <ATen/ATen.h>
 
 #include <cmath>
@@ -15,10 +15,10 @@
 #include "common/check.h"
 #include "ref/torch/torch_attention.h"
 #include "ref/torch/torch_common.h"
-#include "ref/torch/torch_layer.h"
+#include "layer.h"
 #include "rmsnorm/rmsnorm.h"
 
-namespace sb::torch_ref {
+namespace sb::bench {
 
 namespace {
 
@@ -59,22 +59,26 @@ const char* layer_impl_name(LayerImpl impl) {
 }
 
 struct Layer::State {
-  bench::LayerShape shape;
+  LayerShape shape;
   DType dtype;
   at::Tensor x;                 // [batch, q_len, hidden]
   Weights w;
   at::Tensor k_cache, v_cache;  // [batch, kv_len, heads_kv, head_dim]
   at::Tensor cos, sin;          // [1, q_len, 1, head_dim] in the layer's dtype (fp32 ones for the reference)
   at::Tensor cos32, sin32;
-  at::Tensor workspace;         // decode_splitk's / tiled_flash's workspace, bytes
+  at::Tensor workspace;         // our attention variant's workspace, bytes
+  // Our kernels, as the registry picks them for this layer (best_variant), or why none runs it.
   const rmsnorm::Variant* norm = nullptr;
   const attention::Variant* attn = nullptr;
-  std::string attn_refusal;     // why solbench's attention cannot run this layer, "" if it can
+  std::string norm_refusal, attn_refusal;  // "" where norm / attn is set
   // The references, computed once per layer (verify): the layer in fp32 with fp64 attention, in the
   // layer's dtype with the math op's attention in that dtype (both as fp32), the tolerance they give, and
   // the rest of the layer (no norms, no attention) in fp32.
   at::Tensor ref32, ref_same, rest32;
   double tolerance = 0;
+
+  // Sets norm and attn (or their refusals) and sizes the workspace, once the tensors exist.
+  void pick_kernels();
 
   // What the references depend on, exactly: the size and the sum of the 16-bit words (as integers) of
   // every weight, x, and the caches' first kv_len - q_len positions (a pass writes the new tokens' K and V
@@ -93,7 +97,7 @@ struct Layer::State {
 
   attention::Problem attention_problem(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, const at::Tensor& o,
                                        DType t) const {
-    attention::Problem p = bench::problem_of(
+    attention::Problem p = problem_of(
         {shape.batch, shape.heads_q, shape.heads_kv, shape.head_dim, shape.q_len, shape.kv_len, shape.q_len > 1}, t);
     p.q = q.data_ptr();
     p.k = k.data_ptr();
@@ -119,6 +123,7 @@ struct Layer::State {
         p.x = in.data_ptr();
         p.w = weight.data_ptr();
         p.y = y.data_ptr();
+        if (!norm) throw std::invalid_argument("Layer: " + norm_refusal);
         rmsnorm::run(*norm, p, stream);
         return y;
       }
@@ -147,6 +152,7 @@ struct Layer::State {
             .transpose(1, 2);
       case Attn::solbench: {
         at::Tensor o = poison ? at::full_like(q, std::numeric_limits<double>::quiet_NaN()) : at::empty_like(q);
+        if (!attn) throw std::invalid_argument("Layer: " + attn_refusal);
         attention::run(*attn, attention_problem(q, kc, vc, o, dtype), stream);
         return o;
       }
@@ -157,7 +163,7 @@ struct Layer::State {
         at::Tensor out32 = at::empty(q.sizes(), q.options().dtype(at::kFloat));
         at::Tensor same = at::empty_like(q);
         const char* refused =
-            reference(attention_problem(q, kc, vc, same, t), out32.data_ptr(), same.data_ptr(), stream);
+            torch_ref::reference(attention_problem(q, kc, vc, same, t), out32.data_ptr(), same.data_ptr(), stream);
         if (*refused) throw std::runtime_error(std::string("the attention reference refused: ") + refused);
         return kind == Attn::ref_fp64 ? out32 : same;
       }
@@ -169,7 +175,7 @@ struct Layer::State {
   // every pass, so repeated passes compute the same output.
   at::Tensor forward(Norm norm_kind, Attn attn_kind, const Weights& wt, const at::Tensor& in, at::Tensor& kc,
                      at::Tensor& vc, const at::Tensor& c, const at::Tensor& s, bool poison, cudaStream_t stream) const {
-    const bench::LayerShape& sh = shape;
+    const LayerShape& sh = shape;
     const int64_t b = sh.batch, n = sh.q_len;
     const at::Tensor h = rms_norm(norm_kind, in, wt.norm1, poison, stream);
     at::Tensor q = rope(at::linear(h, wt.wq).view({b, n, sh.heads_q, sh.head_dim}), c, s);
@@ -184,19 +190,16 @@ struct Layer::State {
   }
 };
 
-Layer::Layer(const bench::LayerShape& shape, DType dtype, uint64_t seed, cudaStream_t stream)
+Layer::Layer(const LayerShape& shape, DType dtype, uint64_t seed, cudaStream_t stream)
     : s_(std::make_unique<State>()) {
   if (dtype == DType::f32)
     throw std::invalid_argument("Layer: dtype fp32 has no 16-bit layer to set the tolerance; use fp16 or bf16");
   State& st = *s_;
   st.shape = shape;
   st.dtype = dtype;
-  st.norm = &rmsnorm::variant("vectorized");
-  // Prefill: wgmma_flash where it runs (an sm_90 GPU and a build for sm_90a), else tiled_flash (init).
-  st.attn = &attention::variant(shape.decode() ? "decode_splitk" : "wgmma_flash");
   // On the suite's stream, which does not synchronize with the legacy default stream: built anywhere else,
-  // the first pass could read weights still being written (c149 saw NaN in a reference that way).
-  const char* refused = guarded(stream, [&]() -> const char* {
+  // the first pass could read weights still being written (and a reference could come out NaN).
+  const char* refused = torch_ref::guarded(stream, [&]() -> const char* {
     init(seed);
     return kOk;
   });
@@ -206,10 +209,10 @@ Layer::Layer(const bench::LayerShape& shape, DType dtype, uint64_t seed, cudaStr
 
 void Layer::init(uint64_t seed) {
   State& st = *s_;
-  const bench::LayerShape& shape = st.shape;
+  const LayerShape& shape = st.shape;
   const DType dtype = st.dtype;
-  const auto f32 = at::TensorOptions().dtype(at::kFloat).device(at::kCUDA, current_device());
-  const at::ScalarType t = scalar_type(dtype);
+  const auto f32 = at::TensorOptions().dtype(at::kFloat).device(at::kCUDA, torch_ref::current_device());
+  const at::ScalarType t = torch_ref::scalar_type(dtype);
   at::manual_seed(seed);
   const int64_t h = shape.hidden, qd = shape.heads_q * shape.head_dim, kvd = shape.heads_kv * shape.head_dim;
   auto linear = [&](int64_t out, int64_t in) { return (at::randn({out, in}, f32) / std::sqrt(double(in))).to(t); };
@@ -227,24 +230,30 @@ void Layer::init(uint64_t seed) {
   st.sin32 = emb.sin();
   st.cos = st.cos32.to(t);
   st.sin = st.sin32.to(t);
-  // The workspace of our attention kernel, if it supports the layer's attention.
-  at::Tensor probe = at::empty({shape.batch, shape.q_len, shape.heads_q, shape.head_dim}, st.x.options());
-  attention::Problem p = st.attention_problem(probe, st.k_cache, st.v_cache, probe, dtype);
-  auto refusal = [&p](const attention::Variant& v) -> std::string {
-    try {
-      p.validate();
-      return v.supports(p);
-    } catch (const std::invalid_argument& e) {
-      return e.what();
-    }
-  };
-  st.attn_refusal = refusal(*st.attn);
-  if (!shape.decode() && !st.attn_refusal.empty()) {
-    st.attn = &attention::variant("tiled_flash");
-    st.attn_refusal = refusal(*st.attn);
+  st.pick_kernels();
+}
+
+void Layer::State::pick_kernels() {
+  // The norms' problem as the layer runs it, every pointer one of the layer's allocations.
+  rmsnorm::Problem n;
+  n.rows = shape.batch * shape.q_len;
+  n.hidden = shape.hidden;
+  n.dtype = dtype;
+  n.x = n.w = n.y = x.data_ptr();
+  try {
+    norm = &rmsnorm::best_variant(n);
+  } catch (const std::invalid_argument& e) {
+    norm_refusal = e.what();
   }
-  const std::size_t ws = st.attn_refusal.empty() ? st.attn->workspace_bytes(p) : 0;
-  st.workspace = at::empty({static_cast<int64_t>(ws)}, st.x.options().dtype(at::kByte));
+  at::Tensor probe = at::empty({shape.batch, shape.q_len, shape.heads_q, shape.head_dim}, x.options());
+  const attention::Problem p = attention_problem(probe, k_cache, v_cache, probe, dtype);
+  try {
+    attn = &attention::best_variant(p);
+  } catch (const std::invalid_argument& e) {
+    attn_refusal = e.what();
+  }
+  const std::size_t ws = attn ? attn->workspace_bytes(p) : 0;
+  workspace = at::empty({static_cast<int64_t>(ws)}, x.options().dtype(at::kByte));
 }
 
 Layer::~Layer() = default;
@@ -265,24 +274,15 @@ std::tuple<Norm, Attn> kinds(LayerImpl impl) {
 
 const char* Layer::supports(LayerImpl impl) const {
   const auto [norm, attn] = kinds(impl);
-  thread_local std::string reason;
-  reason.clear();
-  rmsnorm::Problem n;
-  n.rows = s_->shape.batch * s_->shape.q_len;
-  n.hidden = s_->shape.hidden;
-  n.dtype = s_->dtype;
-  n.x = n.w = n.y = s_->x.data_ptr();
-  if (const std::string why = norm == Norm::solbench ? s_->norm->supports(n) : ""; !why.empty())
-    reason = "vectorized: " + why;
-  else if (attn == Attn::solbench && !s_->attn_refusal.empty())
-    reason = std::string(s_->attn->name) + ": " + s_->attn_refusal;
-  return reason.c_str();
+  if (norm == Norm::solbench && !s_->norm_refusal.empty()) return s_->norm_refusal.c_str();
+  if (attn == Attn::solbench && !s_->attn_refusal.empty()) return s_->attn_refusal.c_str();
+  return kOk;
 }
 
 const char* Layer::forward(LayerImpl impl, cudaStream_t stream) {
   const auto [norm, attn] = kinds(impl);
   State& st = *s_;
-  return guarded(stream, [&]() -> const char* {
+  return torch_ref::guarded(stream, [&]() -> const char* {
     st.forward(norm, attn, st.w, st.x, st.k_cache, st.v_cache, st.cos, st.sin, false, stream);
     return kOk;
   });
@@ -298,7 +298,7 @@ std::shared_ptr<LayerReferences> Layer::take_references(cudaStream_t stream) {
   State& st = *s_;
   if (!st.ref32.defined() && !st.rest32.defined()) return nullptr;
   auto r = std::make_shared<LayerReferences>();
-  const char* refused = guarded(stream, [&]() -> const char* {
+  const char* refused = torch_ref::guarded(stream, [&]() -> const char* {
     r->inputs = st.fingerprint();
     for (auto [from, to] : {std::pair{&st.ref32, &r->ref32}, {&st.ref_same, &r->ref_same}, {&st.rest32, &r->rest32}})
       if (from->defined()) *to = from->cpu();
@@ -313,7 +313,7 @@ bool Layer::adopt_references(std::shared_ptr<LayerReferences> r, cudaStream_t st
   if (!r) return false;
   State& st = *s_;
   bool kept = false;
-  guarded(stream, [&]() -> const char* {
+  torch_ref::guarded(stream, [&]() -> const char* {
     if (r->inputs != st.fingerprint()) return kOk;
     const at::Device device = st.x.device();
     if (r->ref32.defined()) {
@@ -333,7 +333,7 @@ LayerCheck Layer::verify(LayerImpl impl, cudaStream_t stream, const char** refus
   const auto [norm, attn] = kinds(impl);
   State& st = *s_;
   LayerCheck check;
-  *refused = guarded(stream, [&]() -> const char* {
+  *refused = torch_ref::guarded(stream, [&]() -> const char* {
     const bool rest = impl == LayerImpl::ref_rest_of_layer;
     // fp32 weights, input and cache (their own copy: a pass writes the new tokens' K and V into it).
     auto fp32_pass = [&](Norm n, Attn a) {
@@ -375,8 +375,8 @@ int Layer::attention_variant() const {
 int Layer::sdpa_default_backend(cudaStream_t stream) {
   State& st = *s_;
   int backend = -1;
-  const char* refused = guarded(stream, [&]() -> const char* {
-    const bench::LayerShape& sh = st.shape;
+  const char* refused = torch_ref::guarded(stream, [&]() -> const char* {
+    const LayerShape& sh = st.shape;
     const at::Tensor q = at::empty({sh.batch, sh.q_len, sh.heads_q, sh.head_dim}, st.x.options()).transpose(1, 2);
     backend = static_cast<int>(at::_fused_sdp_choice(q, st.k_cache.transpose(1, 2), st.v_cache.transpose(1, 2),
                                                      std::nullopt, 0.0, st.shape.q_len > 1, std::nullopt,
@@ -386,4 +386,4 @@ int Layer::sdpa_default_backend(cudaStream_t stream) {
   return *refused ? -1 : backend;
 }
 
-}  // namespace sb::torch_ref
+}  // namespace sb::bench

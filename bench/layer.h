@@ -1,5 +1,6 @@
-// One Llama-style decoder layer in libtorch, for bench_e2e's end-to-end numbers (built only with libtorch,
-// SOLBENCH_HAVE_TORCH). No torch type and no std::string crosses this header (see torch_attention.h).
+// One Llama-style decoder layer in libtorch that runs our kernels, for bench_e2e's end-to-end numbers (built
+// only with libtorch, SOLBENCH_HAVE_TORCH). No torch type and no std::string crosses this header (as
+// ref/torch/torch_attention.h).
 //
 // The layer (Hugging Face's LlamaDecoderLayer, eager, inference): with x [batch, q_len, hidden],
 //   h = RMSNorm(x); q, k, v = h Wq^T, h Wk^T, h Wv^T; RoPE (theta 500000) on q and k at positions
@@ -12,9 +13,10 @@
 //                     (enable_gqa), as a PyTorch model runs them (PyTorch 2.11 on the H200 picks cuDNN:
 //                     the sdpa_backend counter of these rows says which);
 //   torch_sdpa_flash  at::rms_norm and SDPA's FlashAttention-2 backend;
-//   solbench          the vectorized RMSNorm variant and decode_splitk (decode) or, prefill, wgmma_flash
-//                     (tiled_flash where wgmma_flash cannot run: not an sm_90 GPU or not built for sm_90a);
-//   solbench_norms    the vectorized RMSNorm with torch_eager's attention, and solbench_attention,
+//   solbench          our RMSNorm and attention, the variants the registry picks for the layer
+//                     (rmsnorm::best_variant: vectorized; attention::best_variant: decode_splitk at
+//                     decode, wgmma_flash at prefill where it runs, else tiled_flash);
+//   solbench_norms    our RMSNorm with torch_eager's attention, and solbench_attention,
 //                     at::rms_norm with our attention: what each of our two kernels buys alone;
 //   ref_rest_of_layer a reference, not a layer: the same ops with the two RMSNorms and the attention left
 //                     out (the norms pass x through, the attention passes q through), so that each
@@ -29,7 +31,7 @@
 #include "common/dtype.h"
 #include "layer_shapes.h"
 
-namespace sb::torch_ref {
+namespace sb::bench {
 
 enum class LayerImpl { torch_eager, torch_sdpa_flash, solbench, solbench_norms, solbench_attention, ref_rest_of_layer };
 inline constexpr LayerImpl kLayerImpls[] = {LayerImpl::solbench,         LayerImpl::solbench_norms,
@@ -62,12 +64,12 @@ class Layer {
   // N(0, 1), from `seed`, on the current device in `dtype`, written on `stream` (the one every later call
   // gets) and synchronized. Throws std::invalid_argument for fp32 (the tolerance comes from a 16-bit
   // layer) and std::runtime_error with PyTorch's reason when it refuses (out of memory, say).
-  Layer(const bench::LayerShape& shape, DType dtype, uint64_t seed, cudaStream_t stream);
+  Layer(const LayerShape& shape, DType dtype, uint64_t seed, cudaStream_t stream);
   ~Layer();
   Layer(const Layer&) = delete;
   Layer& operator=(const Layer&) = delete;
 
-  // "" or why `impl` cannot run this layer (the solbench layers: their kernels' supports() reasons).
+  // "" or why `impl` cannot run this layer (the solbench layers: best_variant's reason).
   const char* supports(LayerImpl impl) const;
   // One forward pass on `stream` (what is timed): "" or PyTorch's reason for refusing it. The output is a
   // fresh tensor from PyTorch's caching allocator, dropped at return.
@@ -80,15 +82,15 @@ class Layer {
   std::shared_ptr<LayerReferences> take_references(cudaStream_t stream);
   // References taken from an earlier layer: kept if their fingerprint equals this layer's (the sizes and
   // the exact sums of the 16-bit words of every weight, the input and the caches' positions a pass reads
-  // before writing), so that bench_e2e, whose interleaved repetitions (protocol v58) rebuild a layer
-  // whenever the shape changes, computes them once per shape, not once per implementation; otherwise
+  // before writing), so that bench_e2e, whose interleaved repetitions rebuild a layer whenever the shape
+  // changes, computes them once per shape, not once per implementation; otherwise
   // dropped. Returns whether they were kept.
   bool adopt_references(std::shared_ptr<LayerReferences> r, cudaStream_t stream);
   // Which backend at::scaled_dot_product_attention picks for this layer's attention (torch_eager), as
   // at::_fused_sdp_choice numbers it: 0 math, 1 flash, 2 efficient, 3 cuDNN; -1 when it would refuse.
   int sdpa_default_backend(cudaStream_t stream);
-  // Which of our attention variants the solbench layers run (decode_splitk; wgmma_flash, or tiled_flash
-  // where wgmma_flash cannot run): its index in attention::variants() (kernels/attention/variants.def).
+  // Which of our attention variants the solbench layers run (attention::best_variant's pick): its index
+  // in attention::variants() (kernels/attention/variants.def); -1 where none runs the layer.
   int attention_variant() const;
 
  private:
@@ -97,4 +99,4 @@ class Layer {
   std::unique_ptr<State> s_;
 };
 
-}  // namespace sb::torch_ref
+}  // namespace sb::bench
