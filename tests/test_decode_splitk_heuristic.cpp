@@ -272,8 +272,8 @@ TEST(DecodeSplitkPlan, PipelineFitsSharedMemory) {
 // stages (they would spill at 64). The heuristic counts kFmaBlocksPerSm slots for all of them.
 TEST(DecodeSplitkPlan, FmaResidencyFollowsRowsAndHeadDim) {
   for (int d : {64, 128}) {
-    EXPECT_EQ(fma_min_blocks(1, d), kExperiment == 1 ? kFmaBlocksPerSm : 4) << "d" << d;
-    EXPECT_EQ(pipeline_stages(1, d), kExperiment == 1 ? 4 : 3) << "d" << d;
+    EXPECT_EQ(fma_min_blocks(1, d), 4) << "d" << d;
+    EXPECT_EQ(pipeline_stages(1, d), 3) << "d" << d;
     for (int rows : {2, 4}) {
       EXPECT_EQ(fma_min_blocks(rows, d), kFmaBlocksPerSm) << rows << " rows, d" << d;
       EXPECT_EQ(pipeline_stages(rows, d), 4) << rows << " rows, d" << d;

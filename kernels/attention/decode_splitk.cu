@@ -295,7 +295,7 @@ __global__ void __launch_bounds__(kThreads, Tile<D, R, H>::kMinBlocks) split_ker
   auto& s_acc = *reinterpret_cast<float (*)[kWarps][H * R][D]>(smem);  // [warp][head * R + row]
   __shared__ float s_m[kWarps][H * R], s_l[kWarps][H * R];
 
-  if (SB_DECODE_PDL) pdl_launch_dependents();
+  pdl_launch_dependents();
   const BlockCoords bc = block_coords<H>(p);
   const int split = bc.split, rb = bc.rb;
   const int64_t kvu = bc.unit, b = bc.b;
@@ -665,7 +665,7 @@ __global__ void __launch_bounds__(kTcThreads, 2) split_kernel_tc(const Params p)
     }
     cluster_arrive_relaxed();
   }
-  if (SB_DECODE_PDL) pdl_launch_dependents();
+  pdl_launch_dependents();
   const BlockCoords bc = block_coords<1>(p);  // one kv head a block
   const int split = bc.split, rb = bc.rb;
   const int64_t kvh = bc.unit, b = bc.b;
@@ -957,7 +957,7 @@ __global__ void __launch_bounds__(kCombineWarps * 32)
   __shared__ __align__(16) float s_o[kCombineWarps][D];
   const int64_t row = blockIdx.x;
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-  if (SB_DECODE_PDL) pdl_wait();  // the split grid has finished and its partials are visible
+  pdl_wait();  // the split grid has finished and its partials are visible
   const float* lse = part_lse + row * num_splits;
   float mx = kNegInf;
   for (int s = lane; s < num_splits; s += 32) mx = fmaxf(mx, lse[s]);
@@ -1007,7 +1007,7 @@ __global__ void __launch_bounds__(kCombineWarps * 32)
 // waits for the split grid's completion (and memory flush) before reading the partials.
 template <typename... Params_, typename... Args>
 void launch_combine_grid(void (*kernel)(Params_...), int64_t rows_total, cudaStream_t stream, Args... args) {
-  launch_pdl(SB_DECODE_PDL != 0, kernel, dim3(static_cast<unsigned>(rows_total)), dim3(kCombineWarps * 32), 0,
+  launch_pdl(true, kernel, dim3(static_cast<unsigned>(rows_total)), dim3(kCombineWarps * 32), 0,
              stream, args...);
 }
 
@@ -1057,10 +1057,10 @@ void launch_typed(const Plan& plan, const Params& prm, int64_t batch, cudaStream
 
 // launch_floor's kernels: the split and combine kernels' launch shapes and their PDL handshake, no work.
 __global__ void __launch_bounds__(kTcThreads) empty_split_kernel() {
-  if (SB_DECODE_PDL) pdl_launch_dependents();
+  pdl_launch_dependents();
 }
 __global__ void __launch_bounds__(kCombineWarps * 32) empty_combine_kernel() {
-  if (SB_DECODE_PDL) pdl_wait();
+  pdl_wait();
 }
 
 // Clusters of `cluster` blocks of the tensor-core split kernel (dtype and head_dim of p, R rows a block) that

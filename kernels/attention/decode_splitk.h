@@ -21,20 +21,6 @@ inline constexpr double kNoSplitFill = 0.8;   // blocks >= 80% of one wave witho
 inline constexpr double kWaveEfficiency = 0.95;
 inline constexpr double kLog2e = 1.4426950408889634;  // scores are kept in the log2 domain (exp2)
 
-// Compile-time experiment switch (one GPU run can build and time each value; the plan does not depend on
-// it): 0 (default); 1 = the FMA kernel before session 26, every plan at kFmaBlocksPerSm blocks an SM of 4
-// cp.async stages (fma_min_blocks, pipeline_stages). A patch in experiments/ adds its own values; the
-// values measured before (1 and 2 were 6 and 3 stages until session 26) are listed in
-// results/h200/history/kernel_comment_logs.md.
-#ifndef SB_DECODE_EXPERIMENT
-#define SB_DECODE_EXPERIMENT 0
-#endif
-// Programmatic dependent launch of the combine (1, default): it launches while the split kernel runs and
-// waits on griddepcontrol.wait, hiding its launch latency. 0 = a plain stream-ordered launch.
-#ifndef SB_DECODE_PDL
-#define SB_DECODE_PDL 1
-#endif
-inline constexpr int kExperiment = SB_DECODE_EXPERIMENT;
 // The cluster merge (the default since session 11, 2026-11-30): a small tensor-core plan (K + V at most
 // kClusterMaxKvBytes, its blocks at most half the SMs) of 2 to kMaxClusterSplits splits runs its split
 // blocks as thread-block clusters of num_splits blocks, one block an SM, that merge their partials through
@@ -99,7 +85,7 @@ inline constexpr int kFmaBlocksPerSm = 2;
 // cuDNN 943, 3,766), b16 KV 8192, b256 KV 1024 and b1 KV 32768 within 0.4% (session 26,
 // results/h200/history/2026-11-30_session26_experiments/).
 constexpr int fma_min_blocks(int rows, int head_dim) {
-  return kExperiment != 1 && rows == 1 && head_dim <= 128 ? 4 : kFmaBlocksPerSm;
+  return rows == 1 && head_dim <= 128 ? 4 : kFmaBlocksPerSm;
 }
 // cp.async stages of 16 KB per block: each thread copies exactly the 16-byte pieces it later reads, so
 // the pipeline needs no block barrier; all `stages` tiles are in flight while one is computed. 4 stages

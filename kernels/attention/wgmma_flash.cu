@@ -85,12 +85,6 @@ using tiled_flash::params_refusal;
 using tiled_flash::Params;
 using tiled_flash::smem_addr;
 
-// Stages of the K and V rings; SB_WGMMA_FLASH_STAGES=N builds the measured alternative (3: D 128 fills
-// 230 KB of shared memory).
-#ifndef SB_WGMMA_FLASH_STAGES
-#define SB_WGMMA_FLASH_STAGES 2
-#endif
-
 // Overlap: the intra-warpgroup overlap (two P buffers), two warpgroups only. The D 128 persistent kernel
 // runs without it (PersistentConfig below).
 template <int HeadDim, int Warpgroups, bool Overlap = Warpgroups == 2>
@@ -116,7 +110,7 @@ struct Config {
                 "more registers than the block holds at launch");
   static constexpr int kBlockM = 64 * Warpgroups;     // query rows per block
   static constexpr int kBlockN = 128;                 // keys per K/V tile
-  static constexpr int kStages = SB_WGMMA_FLASH_STAGES;  // K tiles and V tiles in flight, each
+  static constexpr int kStages = 2;                   // K tiles and V tiles in flight, each
   static constexpr int kChunks = HeadDim / 8;         // 16-byte chunks a row
   static constexpr int kQBytes = kBlockM * HeadDim * 2;  // column blocks of 64 elements, 128 B a row
   static constexpr int kTileBytes = kBlockN * HeadDim * 2;

@@ -23,15 +23,6 @@
 #include "common/vec.cuh"
 #include "rmsnorm/rmsnorm.h"
 
-// Programmatic dependent launch of the decode-sized kernel (1, default; kernel_decode below). 0 = a plain
-// stream-ordered launch. Measured (H200 GPU-6f80c04b, bf16, µs, this against a plain launch in one command,
-// three passes; results/h200/history/2026-11-30_session27_experiments/): hot 1 x 4096 1.93 -> 1.42,
-// 64 x 8192 2.30 -> 1.96, 1 x 8192 2.16 -> 1.63, 256 x 4096 2.78 -> 2.25; cold 2.2-4.3% slower, as
-// were the kernels the change does not touch (the copy kernel 2.0-2.9%, the empty kernel 1.4%): that
-// command's PDL build (no libtorch) read slower cold throughout.
-#ifndef SB_RMSNORM_PDL
-#define SB_RMSNORM_PDL 1
-#endif
 
 namespace sb::rmsnorm {
 
@@ -361,7 +352,7 @@ __device__ inline float tree_sum(const float* a) {
 // vectors for the sum of squares, its own part's first, and only its part's w, and writes its part of y.
 // The sum is taken in the order of one block a row (a tree over the parts of the trees within each), so
 // every block of a row computes the same rstd and the output is the same bits as unsplit.
-// Launched with programmatic dependent launch (SB_RMSNORM_PDL, common/pdl.cuh), as inference runtimes
+// Launched with programmatic dependent launch (common/pdl.cuh), as inference runtimes
 // launch their norms: it waits for the kernel ahead of it before its first load, then lets the next kernel
 // launch, so the next one's launch and block dispatch overlap this one's work, which is most of the time of a
 // kernel this small when kernels run back to back. The release comes after the wait, not before it: released
@@ -377,10 +368,8 @@ __global__ void __launch_bounds__(Warps * 32, 1)
   constexpr int kThreads = Warps * 32, kPairs = 8 / static_cast<int>(sizeof(T));  // element pairs a vector
   static_assert(Split == 1 || (Full && VectorsPerThread % Split == 0), "a split row is whole vectors a part");
   constexpr int kOwn = VectorsPerThread / Split;  // the vectors a thread writes
-  if (SB_RMSNORM_PDL) {
-    pdl_wait();  // before any access: the kernel ahead may write x or w, or read y
-    pdl_launch_dependents();  // after the wait: one grid waiting behind this one at most (above)
-  }
+  pdl_wait();              // before any access: the kernel ahead may write x or w, or read y
+  pdl_launch_dependents();  // after the wait: one grid waiting behind this one at most (above)
   const int t = threadIdx.x;
   const int left = hidden / kVec16<T> - t;  // vectors of the row from this thread's first on
   const int part = Split == 1 ? 0 : static_cast<int>(blockIdx.x % Split);
@@ -518,7 +507,7 @@ void launch_decode(const T* x, const T* w, T* y, const Problem& p, const Vectori
       if (split == 2) kern = kernel_decode<T, kVectors, kWarps, true, 2>;
       if (split == 4) kern = kernel_decode<T, kVectors, kWarps, true, 4>;
     }
-    launch_pdl(SB_RMSNORM_PDL != 0, kern, dim3(static_cast<unsigned>(p.rows * split)), dim3(kWarps * 32), 0, stream,
+    launch_pdl(true, kern, dim3(static_cast<unsigned>(p.rows * split)), dim3(kWarps * 32), 0, stream,
                x, w, y, hidden, eps, inv_hidden);
   };
   static_assert(kDecodeVectors == 4, "the switch below instantiates 1, 2 and 4 vectors a lane");
