@@ -8,8 +8,7 @@
 // Traffic: Q, O once; K, V once per q tile, from HBM only for a head's first tiles (L2 for the rest).
 // Compute-bound: b4 h32 s4096 d128 causal is 0.55 TFLOP (687 us at 800 TFLOP/s) against 537 MB (128 us).
 // Constraints: fp16/bf16, head_dim 64 or 128, 16-byte aligned tensors; supports() says so otherwise.
-// Against manual (H200, bf16, cold; results/h200/history/2026-11-30_3c259c32afb2.json.gz): that shape
-// 7,845 -> 1,671 us, 329 TFLOP/s (SDPA flash 295, SDPA cuDNN 531 in the same run).
+// Against manual: the score matrix never reaches memory (results/h200/FINDINGS.md has the measured effect).
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 

@@ -1,50 +1,17 @@
 // wgmma_flash: tiled_flash's algorithm on Hopper's warpgroup MMA, warp-specialized. A block owns a Q tile
-// of one (batch, q head): two or three consumer warpgroups of 64 query rows each (wgmma_flash.h says
-// which) and a producer warpgroup. Where wgmma_flash.h's persistent() says so (items of at most 64 K/V
-// tiles on average at D 64, 8 at D 128), one block an SM takes such work items one after another from a
-// counter (body()).
-// - Producer: one thread copies each K and V tile (128 keys) by TMA (a 4D tensor map a tensor, one box a
-//   64-column block, 128-byte swizzle: the layout wgmma reads, wgmma.cuh) into 2-stage rings; each tile
-//   lands on a "full" mbarrier with its byte count, and a stage is refilled once every consumer warp has
-//   arrived on its "empty" one. The warpgroup gives registers back (setmaxnreg) so that the consumers can
-//   hold S, P and O unspilled. Q is copied by cp.async by the consumers, or with persistent blocks by TMA
-//   from the producer's thread (its other 127 threads leave at once).
-// - Consumers: S = Q K^T by wgmma.m64n128k16 with Q and K read through descriptors; O += P V with P in
-//   registers (the accumulator of S, rounded, is wgmma's A layout as it stands) and V read transposed
-//   from shared memory. The online softmax (lazy rescale), the causal tile order, bottom-right masking
-//   and the deferred 1 / rowsum are tiled_flash's (tiled_flash.cu).
-// - Ping-pong (FlashAttention-3's schedule): a warpgroup issues its MMAs for a tile (S of this tile and
-//   P V of the previous one) on its turn, then passes the turn through a named barrier, round-robin, so
-//   the other warpgroups' softmaxes run while its MMAs do.
-// - Intra-warpgroup overlap (FlashAttention-3's too; two warpgroups, not D 128's persistent kernel): S and
-//   the previous tile's P V commit as two groups and the softmax waits for S only, writing this tile's P
-//   into the other of two register buffers while that P V still reads the first; O takes the rescale once
-//   the P V retires. The buffers alternate by unrolling the visits in pairs after a one- or two-visit
-//   prefix, so that both are compile-time register arrays and no wgmma sits behind a data-dependent
-//   branch. The kernels without the overlap keep `if (j > 0) pv(...)`, where ptxas injects a
-//   warpgroup.arrive (its C7519 note); a compile-time first visit there instead read 1.5-3.5% slower
-//   (c190, results/h200/history/2026-12-01_session38_experiments/).
-// Floors (H200): b4 h32 s4096 d128 causal is 0.55 TFLOP, 687 us at 800 TFLOP/s, against 537 MB of
-// traffic (128 us): compute-bound. A tile's MMAs take 2,048 clocks of an SM's tensor cores (2 warpgroups x
-// 2 x 64 x 128 x 128 x 2 FLOPs at 4,096 a clock), its softmax about 1,500 (16 exp2 a clock an SM). At D 64
-// the MMAs halve and the softmax does not, so the tensor cores wait for it: three warpgroups put two
-// softmaxes behind each warpgroup's MMAs.
-// Measured (H200, bf16, cold; results/h200/history/2026-11-30_session33_experiments/ and
-// 2026-12-01_session34_experiments/): the first version, without producer or ping-pong, read 406-446
-// TFLOP/s at D 128, 1.23-1.28x tiled_flash; the producer and ping-pong 1.22-1.23x that (c160, c161); three
-// stages instead of two, level (c161). Then (c166, 30 prefill shapes): the intra-warpgroup overlap
-// 0.92-0.99x the time at D 128 (predicted 0.92-1.0), 0.94-1.00x at D 64; three warpgroups at D 64 0.85-0.94x
-// (predicted 0.77-0.91) where wgmma_flash.h uses them; persistent blocks (one an SM, the producer loading
-// the next item's Q) 0.87-0.94x unmasked at s512-s1024 but 0.98-1.01x unmasked from s2048 and 1.02-1.40x
-// causal (a static round-robin order), not adopted. Fed by a counter instead (c171, session 35): 0.84-0.92x
-// at causal D 64 s512-s1024, where it runs now (wgmma_flash.h), 0.98-1.13x elsewhere. K and V by TMA from
-// one thread instead of cp.async from the producer's 128 (c176, session 36, two passes): 0.94-0.99x at D 128
-// (predicted 0.97-1.00), 0.97-1.01x at D 64 (0.95-1.00): the 128 threads' copies and address arithmetic had
-// taken issue slots from the consumers on the same schedulers. As adopted (D 128's split 24/240, no proxy
-// fence on K and V; c178, against the kernel before it in one command): 0.93-0.99x at all 30 shapes.
-// Persistent blocks with Q by TMA, also with three warpgroups (c181, session 37): 0.83-0.99x at D 64 up to
-// 64 K/V tiles an item, where wgmma_flash.h now uses them; at D 128 without the overlap (c185): 0.87-0.97x
-// up to 8 tiles an item (PersistentConfig).
+// of one (batch, q head): two or three consumer warpgroups of 64 query rows each (wgmma_flash.h says which)
+// and a producer warpgroup; where wgmma_flash.h's persistent() says so, one block an SM takes work items
+// from a counter instead.
+// - Producer: one thread copies each 128-key K and V tile by TMA (128-byte swizzle: the layout wgmma
+//   reads) into 2-stage rings behind full/empty mbarriers; the warpgroup gives registers back (setmaxnreg).
+// - Consumers: S = Q K^T by wgmma.m64n128k16 from shared memory, the mask, the online softmax (lazy rescale)
+//   and P in registers, the A of O += P V. Ping-pong (FlashAttention-3): a warpgroup issues its MMAs on its
+//   turn and passes the turn through a named barrier, so the others' softmaxes run while its MMAs do; with
+//   two warpgroups the softmax also overlaps the previous tile's P V (two P buffers, unrolled in pairs).
+// - Epilogue: O / rowsum staged through the warpgroup's rows of the Q tile, written in 16-byte segments.
+// Traffic: Q and O once, K and V once per Q tile (L2 after a head's first tile). Compute-bound: b4 h32 s4096
+// d128 causal is 0.55 TFLOP (687 us at 800 TFLOP/s) against 537 MB (128 us). Against tiled_flash: wgmma from
+// shared memory, TMA copies and warp specialization (results/h200/FINDINGS.md has the measured effect).
 // Constraints: sm_90a (an H100/H200 and a build for 90a), fp16/bf16, head_dim 64 or 128, 16-byte aligned
 // tensors, a batch entry of Q, K or V under 2^40 bytes (a tensor map's stride); supports() says which is missing.
 #include <cuda.h>  // CUtensorMap and its enums only: the encoder comes through the runtime (no libcuda link)
@@ -332,7 +299,7 @@ __device__ __forceinline__ void body(const Params& p, const Sched& sc, const Map
   };
   auto turn_wait = [&] { named_sync(1 + wg, 256); };
   auto turn_pass = [&](bool last) {
-    // (2 - wg for two: with the modulo there, ptxas spills 16 bytes at D 128, c166's build log)
+    // (2 - wg for two: with the modulo there, ptxas spills 16 bytes at D 128)
     if (Persistent || !(last && wg == W - 1)) named_arrive(W == 2 ? 2 - wg : 1 + (wg + 1) % W, 256);
   };
 
@@ -428,11 +395,9 @@ __device__ __forceinline__ void body(const Params& p, const Sched& sc, const Map
       // Keys n0 .. n0 + live - 1 are the ones this warpgroup's last row sees (causal, past kv_len: fewer). The
       // upper 64-key half of the tile, when no row of the warpgroup sees it, skips its max and exp2: P = 0
       // there (on the causal diagonal of aligned tiles, warpgroup 0's). Bit-identical: the skipped values are
-      // exp2(-inf) = 0 and maxima over -inf. Only with the overlap: there it bought 0.955 of the time at D 64
-      // causal s512 and 0.976-0.994 at D 128 causal; in the kernels without it the branch cost 1.01-1.07
-      // (results/h200/history/2026-12-01_session38_experiments/, c188, c189). Not the lower half: with two
-      // warpgroups (the overlap's) it lacks keys only when q_len > kv_len, and testing it spilled 8 bytes in
-      // the D 64 persistent kernel.
+      // exp2(-inf) = 0 and maxima over -inf. Only with the overlap: the kernels without it run slower with the
+      // branch. Not the lower half: with two warpgroups (the overlap's) it lacks keys only when q_len > kv_len,
+      // and testing it spills 8 bytes in the D 64 persistent kernel.
       const int live = min(p.causal ? min(p.kv_len, wg_row0 + 64 + p.causal_offset) : p.kv_len, n0 + BN) - n0;
       const bool hi_live = !C::kOverlap || live > BN / 2;
 #pragma unroll
@@ -590,7 +555,7 @@ __device__ __forceinline__ void body(const Params& p, const Sched& sc, const Map
       }
       // Each thread's own arrival orders its reads of the buffer and of the slot before the producer's next
       // writes to them (one arrival a warp after __syncwarp() is as ordered, but compute-sanitizer's racecheck
-      // reports it: 5 hazards in c172).
+      // reports it as a hazard).
       // TMA (the async proxy) writes the next Q over the O this thread staged here through the generic one.
       wgmma::fence_proxy_async_shared();
       mbar_arrive(empty_q(qb));
@@ -667,9 +632,8 @@ Maps make_maps(const Problem& pr, int q_box_rows) {
 // The persistent kernel's configuration for C: C itself at D 64; at D 128 without the intra-warpgroup
 // overlap. With it, the item loop's state costs the consumers an 8-byte spill (the row offset and half a
 // zero-fill offset, stored once and loaded an item), which the ci preset refuses; one P buffer frees 32
-// registers a thread. It kept most of the persistent gain where an item visits at most 8 K/V tiles (c185,
-// session 37: 0.867 causal s512 and 0.915 unmasked against 0.859 and 0.906 with the overlap, spilled) and
-// lost past it (0.988-1.035 at 8.5-16.5 tiles), hence kPersistentMaxMeanTilesD128.
+// registers a thread. It keeps most of the persistent gain where an item visits at most 8 K/V tiles and
+// loses past it, hence kPersistentMaxMeanTilesD128.
 template <typename C>
 using PersistentConfig = std::conditional_t<C::kHeadDim == 128, Config<128, 2, false>, C>;
 
