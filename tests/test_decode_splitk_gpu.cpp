@@ -138,7 +138,7 @@ INSTANTIATE_TEST_SUITE_P(Logits, DecodeSplitkExtreme,
                          });
 
 // fp16 with a large softmax scale: the tensor-core kernel must scale the fp32 scores, not Q (a scaled Q
-// held in fp16 would round |q| x scale x log2 e > 65504 to inf, as the kernel did before session 9 unless
+// held in fp16 would round |q| x scale x log2 e > 65504 to inf, as a kernel that scales Q before the MMA does unless
 // the plan sent this case to the FMA kernel). Q ~ N(0, 1000^2) with scale 40: |q| x 40 x log2 e passes
 // 65504 from |q| ~ 1135 on, while |q.k| (std ~11k) stays below fp16's 65504 for the same-dtype reference.
 TEST(DecodeSplitk, Fp16LargeScaleStaysFinite) {
@@ -193,7 +193,7 @@ attention::Problem dims_only(int64_t batch, int64_t heads_q, int64_t heads_kv, i
 // The cluster plans assume their clusters run at once, in one wave: every b1 GQA plan that clusters, and every
 // paired plan, launches at most as many clusters as the GPU holds (cudaOccupancyMaxActiveClusters at the
 // kernel's shared memory).
-// The count for clusters of 16 is printed too (session 13's 16-block clusters ran b1 KV 4096 1.44x slower).
+// The count for clusters of 16 is printed too.
 TEST(DecodeSplitkLaunch, ClusterPlansFitTheGpuAtOnce) {
   SB_REQUIRE_GPU();
   namespace ds = attention::decode_splitk;
@@ -214,7 +214,7 @@ TEST(DecodeSplitkLaunch, ClusterPlansFitTheGpuAtOnce) {
                     std::string(name(dtype)).c_str(), static_cast<long long>(d), static_cast<long long>(kv),
                     static_cast<long long>(launched), plan.num_splits, active, ds::max_active_clusters(p, 16));
       }
-  // Paired plans: batch x heads_kv / 2 clusters of 2, one block an SM (session 58: the H200 holds 66 pairs, but
+  // Paired plans: batch x heads_kv / 2 clusters of 2, one block an SM (the H200 holds 66 pairs, but
   // 30 clusters of 4, not the 32 a 128-block grid needs).
   for (DType dtype : {DType::bf16, DType::f16})
     for (const AttentionDims& dims :

@@ -117,7 +117,7 @@ TEST(DecodeSplitkPlan, PairedClustersTakeUnsplitOneWaveTensorCoreGrids) {
   EXPECT_TRUE(make_plan(forced, kH200Sms).paired_clusters);
   forced.num_splits = 2;
   EXPECT_FALSE(make_plan(forced, kH200Sms).paired_clusters);
-  // Half the SMs or fewer: plain (session 59: forced unsplit b1 rows, 8 units, ran 1.12-1.19x slower paired).
+  // Half the SMs or fewer: plain (forced unsplit b1 rows, 8 units, run slower paired).
   for (int64_t batch : {1, 8}) {  // 8 and 64 units
     Problem small = decode(batch, 32, 8, 128, 4096);
     small.num_splits = 1;
@@ -267,13 +267,13 @@ TEST(DecodeSplitkPlan, PipelineFitsSharedMemory) {
     EXPECT_EQ(make_plan(decode(1, 3, 3, d, 4096), kH200Sms).tile_keys * d * 2 * 2, 16 * 1024) << "d" << d;
 }
 
-// The FMA kernel's residency (session 26): one-row blocks at head_dim <= 128 (MHA decode at q_len 1) ask
+// The FMA kernel's residency: one-row blocks at head_dim <= 128 (MHA decode at q_len 1) ask
 // ptxas for 4 blocks an SM of 3 stages (<= 64 registers); more rows or head_dim 256 keep 2+ blocks of 4
 // stages (they would spill at 64). The heuristic counts kFmaBlocksPerSm slots for all of them.
 TEST(DecodeSplitkPlan, FmaResidencyFollowsRowsAndHeadDim) {
   for (int d : {64, 128}) {
-    EXPECT_EQ(fma_min_blocks(1, d), kExperiment == 1 ? kFmaBlocksPerSm : 4) << "d" << d;
-    EXPECT_EQ(pipeline_stages(1, d), kExperiment == 1 ? 4 : 3) << "d" << d;
+    EXPECT_EQ(fma_min_blocks(1, d), 4) << "d" << d;
+    EXPECT_EQ(pipeline_stages(1, d), 3) << "d" << d;
     for (int rows : {2, 4}) {
       EXPECT_EQ(fma_min_blocks(rows, d), kFmaBlocksPerSm) << rows << " rows, d" << d;
       EXPECT_EQ(pipeline_stages(rows, d), 4) << rows << " rows, d" << d;
@@ -293,12 +293,12 @@ TEST(DecodeSplitkPlan, TensorCorePipelineFitsSharedMemory) {
     EXPECT_EQ(tc_smem_bytes(d), 96 * 1024 + 16 * d * 2) << "d" << d;
     EXPECT_LE(2 * (tc_smem_bytes(d) + 1024 + 256), 228 * 1024) << "d" << d;
   }
-  EXPECT_EQ(tc_smem_bytes(128), 110592 - 2 * 16 * 128 * 2);  // session 8's Nsight Compute figure, less two Q parts
+  EXPECT_EQ(tc_smem_bytes(128), 110592 - 2 * 16 * 128 * 2);  // Nsight Compute's figure for cuDNN's block, less two Q parts
   EXPECT_EQ(kTcTileKeys, 64);
 }
 
 // The tensor-core kernel scales the fp32 scores, not Q, so the dtype and the softmax scale do not choose
-// the kernel (before session 9 it held the scaled Q in 16-bit parts, and fp16 with scale x log2 e > 1 took
+// the kernel (a kernel holding the scaled Q in 16-bit parts, and fp16 with scale x log2 e > 1 took
 // the FMA kernel): GQA row blocks at head_dim <= 128 take it; MHA head pairs and head_dim 256 do not.
 TEST(DecodeSplitkPlan, TensorCoresForEveryGqaRowBlockUpToD128) {
   for (DType t : {DType::bf16, DType::f16})

@@ -1,6 +1,6 @@
 // decode_splitk's launch plan: how many query rows and kv heads a block computes, the key tile, and how
 // many KV splits run in parallel. A pure function of the problem and the SM count (no CUDA calls), so the
-// CPU tests check it on any machine; decode_splitk.cu queries the SM count once per device and calls it.
+// CPU tests check it on any machine; launch() queries the SM count once per device and calls it.
 #pragma once
 
 #include <cstddef>
@@ -21,56 +21,28 @@ inline constexpr double kNoSplitFill = 0.8;   // blocks >= 80% of one wave witho
 inline constexpr double kWaveEfficiency = 0.95;
 inline constexpr double kLog2e = 1.4426950408889634;  // scores are kept in the log2 domain (exp2)
 
-// Compile-time experiment switch (one GPU run can build and time each value; the plan does not depend on
-// it): 0 (default); 1 = the FMA kernel before session 26, every plan at kFmaBlocksPerSm blocks an SM of 4
-// cp.async stages (fma_min_blocks, pipeline_stages). A patch in experiments/ adds its own values; the
-// values measured before (1 and 2 were 6 and 3 stages until session 26) are listed in
-// results/h200/history/kernel_comment_logs.md.
-#ifndef SB_DECODE_EXPERIMENT
-#define SB_DECODE_EXPERIMENT 0
-#endif
-// Programmatic dependent launch of the combine (1, default): it launches while the split kernel runs and
-// waits on griddepcontrol.wait, hiding its launch latency. 0 = a plain stream-ordered launch.
-#ifndef SB_DECODE_PDL
-#define SB_DECODE_PDL 1
-#endif
-inline constexpr int kExperiment = SB_DECODE_EXPERIMENT;
-// The cluster merge (the default since session 11, 2026-11-30): a small tensor-core plan (K + V at most
-// kClusterMaxKvBytes, its blocks at most half the SMs) of 2 to kMaxClusterSplits splits runs its split
-// blocks as thread-block clusters of num_splits blocks, one block an SM, that merge their partials through
-// distributed shared memory (since session 14 by st.async into each row's owner block, completing on its
-// mbarrier; decode_splitk.cu's cluster_merge): no workspace, no combine kernel. The heuristic caps such a plan at
-// kMaxClusterSplits splits. At the default decode shapes that is b1 GQA KV 1024 and 4096 (8 splits, 64
-// blocks in 8 clusters); every other shape keeps the partials and the combine kernel.
-// Measured (H200, bf16, µs, cold / hot, this rule against the combine kernel in one command, two passes;
-// results/h200/history/2026-11-30_session11_experiments/cluster_merge_v3/): b1 KV 1024 11.85 / 7.66 ->
-// 10.1 / 6.36 (SDPA cuDNN 11.75 / 7.60), b1 KV 4096 15.25 / 9.14 -> 13.8 / 10.2 (cuDNN 16.7 / 10.95); the
-// forced 4 and 8 splits at b1 KV 4096 18.25 -> 17.1 and 15.6 -> 13.8; every other row of the anchors
-// shapes, KV 16384 and b4 KV 131072 within 0.7%. Hot b1 KV 4096 is 12% slower: 64 SMs pull K and V out
-// of L2 where the combine plan's 128 did. Earlier versions (session 10, experiments/README.md) clustered
-// up to 64 MiB and any grid, and lost 8-45% where the clusters were large or many (b4 KV 131072, 32
-// clusters of 4: 493 -> 717 µs); hence 32 MiB and half the SMs.
+// The cluster merge: a small tensor-core plan (K + V at most kClusterMaxKvBytes, its blocks at most half the
+// SMs) of 2 to kMaxClusterSplits splits runs its split blocks as thread-block clusters of num_splits blocks,
+// one block an SM, that merge their partials through distributed shared memory (st.async into each row's
+// owner block, completing on its mbarrier; decode_splitk_tc.cu's cluster_merge): no workspace, no combine
+// kernel. The heuristic caps such a plan at kMaxClusterSplits splits. At the default decode shapes that is
+// b1 GQA KV 1024 and 4096 (8 splits, 64 blocks in 8 clusters); every other shape keeps the partials and the
+// combine kernel. The limits keep clusters few and small: large or many clusters (b4 KV 131072, 32 clusters
+// of 4) run slower than the combine kernel.
 inline constexpr int kMaxClusterSplits = 8;  // the portable cluster size
 inline constexpr std::size_t kClusterMaxKvBytes = std::size_t{32} << 20;
-// Paired clusters (the default since session 58, 2026-12-02): an unsplit tensor-core grid of one wave (at most
-// SMs rounded down to even blocks, one block an SM) with an even heads_kv launches as clusters of kPairBlocks
-// blocks: the adjacent kv heads of one sequence, whose blocks read neighbouring pieces (head_dim 16-bit values)
-// of the same key rows. On the H200 a pair lands on one TPC; it passes a cluster barrier every tile, so neither
-// block gets more than two tiles ahead of the other. Measured (H200, bf16, cold, time / the plain grid's in the
-// same pass, two passes, two H200s; results/h200/history/2026-12-02_session58_experiments/): GQA b16 KV 32768
-// (32/8 heads, d128) 0.991-0.992 and 0.987-0.988 (x SDPA cuDNN's time: 0.994-0.998, from 1.005-1.007), 64/16 b8
-// 0.995-0.996 and 0.985-0.988, 16/4 b32 0.995-0.996. Clusters of 4 lost 28-32%: the H200 holds 30 of them at
-// once at one block an SM (120 blocks), so a 128-block grid ran 8 blocks in a second wave.
-// Only a grid over half the SMs pairs: session 59's full run (0334843) paired the num_splits sweep's forced
-// unsplit b1 rows too (8 blocks, each reading a whole KV cache alone), and they ran 1.12-1.19x slower than the
-// plain grid of 9219b4f's run (b1 KV 4096 30.4 -> 34.2 us, KV 131072 777 -> 920 us): a block that waits for its
-// partner every tile loses what it does not hide with the other blocks of a full wave. Session 60 (c291, one
-// pass, forced unsplit GQA 32/8 KV 32768, pairs at every one-wave grid against none): 8 blocks 1.160, 32 1.168,
-// 64 1.009, 72 1.003, 96 0.969, 128 0.987; the crossing lies between 72 and 96, and 64-72 are not resolved.
+// Paired clusters: an unsplit tensor-core grid of one wave (at most SMs rounded down to even blocks, one
+// block an SM) over more than half the SMs, with an even heads_kv, launches as clusters of kPairBlocks
+// blocks: the adjacent kv heads of one sequence, whose blocks read neighbouring pieces (head_dim 16-bit
+// values) of the same key rows. On the H200 a pair lands on one TPC; it passes a cluster barrier every
+// tile, so neither block gets more than two tiles ahead of the other. Clusters of 4 do not fit a 128-block
+// grid in one wave (30 of them fit at one block an SM). A grid of half the SMs or fewer stays plain: a
+// block that waits for its partner every tile loses what it does not hide with the other blocks of a full
+// wave.
 inline constexpr int kPairBlocks = 2;
 
 // The tensor-core split kernel (GQA: 2-8 query rows of one kv head a block, head_dim 64 or 128; see
-// decode_splitk.cu): 4 warps, each with its own cp.async pipeline over kTcWarpKeys keys of every
+// decode_splitk_tc.cu): 4 warps, each with its own cp.async pipeline over kTcWarpKeys keys of every
 // kTcTileKeys-key tile, Q (16 rows, padded) in shared memory as given. Stages: 3 at d128, 6 at d64, 96 KB
 // of K and V a block either way (+ 4 or 2 KB of Q); two blocks fit an SM.
 inline constexpr int kTcThreads = 128;
@@ -87,19 +59,16 @@ constexpr int tc_smem_bytes(int head_dim) {
 // (more rows are GQA at head_dim <= 128: the tensor-core kernel; head_dim 256 stops at 4): Q and the
 // accumulator take 16 registers a row, so its 4 rows fit the 128-register cap of kFmaBlocksPerSm = 2
 // blocks an SM. kFmaBlocksPerSm is also the slots an SM the split heuristic counts for every FMA plan
-// (session 17: counting the 3 that fit lost 0.8-2.9% at b1, in the combine and shorter chunks).
+// (counting the 3 that fit at fewer registers makes more, shorter chunks and a longer combine).
 constexpr int keys_per_lane(int /*rows_per_block*/) { return 2; }
 inline constexpr int kFmaMaxRows = 4;
 inline constexpr int kFmaBlocksPerSm = 2;
 // The resident blocks an SM asked of ptxas (__launch_bounds__) for a block of `rows` query rows: one-row
-// blocks at head_dim <= 128 (MHA decode at q_len 1) fit 4 at <= 64 registers (52, no spills); the rest
-// keep kFmaBlocksPerSm (128 registers: q_len-2 MHA and head_dim 256 would spill at 64). MHA b64's 1,024
-// blocks then run in 1.94 waves of 528 instead of 2.59 of 396 (3 fit at the 66 registers the cap of 128
-// gave): H200 GPU-2ac7255b, side by side, cold, b64 KV 4096 949 -> 944 us, KV 16384 3,782 -> 3,731 (SDPA
-// cuDNN 943, 3,766), b16 KV 8192, b256 KV 1024 and b1 KV 32768 within 0.4% (session 26,
-// results/h200/history/2026-11-30_session26_experiments/).
+// blocks at head_dim <= 128 (MHA decode at q_len 1) fit 4 at <= 64 registers (no spills); the rest keep
+// kFmaBlocksPerSm (128 registers: q_len-2 MHA and head_dim 256 would spill at 64). MHA b64's 1,024 blocks
+// then run in 1.94 waves of 528 instead of 2.59 of 396.
 constexpr int fma_min_blocks(int rows, int head_dim) {
-  return kExperiment != 1 && rows == 1 && head_dim <= 128 ? 4 : kFmaBlocksPerSm;
+  return rows == 1 && head_dim <= 128 ? 4 : kFmaBlocksPerSm;
 }
 // cp.async stages of 16 KB per block: each thread copies exactly the 16-byte pieces it later reads, so
 // the pipeline needs no block barrier; all `stages` tiles are in flight while one is computed. 4 stages

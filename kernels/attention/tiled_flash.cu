@@ -8,8 +8,7 @@
 // Traffic: Q, O once; K, V once per q tile, from HBM only for a head's first tiles (L2 for the rest).
 // Compute-bound: b4 h32 s4096 d128 causal is 0.55 TFLOP (687 us at 800 TFLOP/s) against 537 MB (128 us).
 // Constraints: fp16/bf16, head_dim 64 or 128, 16-byte aligned tensors; supports() says so otherwise.
-// Against manual (H200, bf16, cold; results/h200/history/2026-11-30_3c259c32afb2.json.gz): that shape
-// 7,845 -> 1,671 us, 329 TFLOP/s (SDPA flash 295, SDPA cuDNN 531 in the same run).
+// Against manual: the score matrix never reaches memory (results/h200/FINDINGS.md has the measured effect).
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
@@ -60,29 +59,10 @@ struct Config {
 // two blocks an SM. The tiles that no row of the block sees masked (the last visited) run a copy of the
 // step without mask code, and a row's reference max moves only when its max gains more than kLazyLog2
 // (FlashAttention-4's lazy rescale: P <= 2^8 stays in range for fp16 and bf16, so P's rounding is
-// unchanged). Together they took b4 h32 s4096 causal from 1,719 to 1,648 us (H200, bf16, cold; SDPA flash
-// 1,697 in the same command, results/h200/history/2026-11-29_experiments/). SB_TILED_FLASH_EXPERIMENT=N
-// builds the measured alternatives (1: 8 warps x 16 rows, Q in registers; 2: 32-key softmax steps; 3: 8
-// warps x 32 rows, one block an SM); their figures, and what else was tried or ruled out before building,
-// are in results/h200/history/kernel_comment_logs.md.
-#ifndef SB_TILED_FLASH_EXPERIMENT
-#define SB_TILED_FLASH_EXPERIMENT 0
-#endif
-#if SB_TILED_FLASH_EXPERIMENT == 1
-using ConfigD128 = Config<128, 8, 1, 64, 64, true, 1>;
-#elif SB_TILED_FLASH_EXPERIMENT == 2
-using ConfigD128 = Config<128, 4, 2, 64, 32, false, 2>;
-#elif SB_TILED_FLASH_EXPERIMENT == 3
-using ConfigD128 = Config<128, 8, 2, 64, 64, false, 1>;
-#else
+// unchanged).
 using ConfigD128 = Config<128, 4, 2, 64, 64, false, 2>;
-#endif
 // D 64: Q in registers, 128-key tiles in 64-key steps: 64 O + 64 S + 32 Q.
-#if SB_TILED_FLASH_EXPERIMENT == 1
-using ConfigD64 = Config<64, 4, 2, 64, 64, true, 2>;
-#else
 using ConfigD64 = Config<64, 4, 2, 128, 64, true, 2>;
-#endif
 
 // Element offset of (row, 16-byte chunk) in a tile whose rows are padded by one chunk: a row is
 // Chunks + 1 = 1 (mod 8) chunks, so the 8 rows one ldmatrix phase reads at the same chunk fall in 8

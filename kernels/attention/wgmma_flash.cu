@@ -1,50 +1,17 @@
 // wgmma_flash: tiled_flash's algorithm on Hopper's warpgroup MMA, warp-specialized. A block owns a Q tile
-// of one (batch, q head): two or three consumer warpgroups of 64 query rows each (wgmma_flash.h says
-// which) and a producer warpgroup. Where wgmma_flash.h's persistent() says so (items of at most 64 K/V
-// tiles on average at D 64, 8 at D 128), one block an SM takes such work items one after another from a
-// counter (body()).
-// - Producer: one thread copies each K and V tile (128 keys) by TMA (a 4D tensor map a tensor, one box a
-//   64-column block, 128-byte swizzle: the layout wgmma reads, wgmma.cuh) into 2-stage rings; each tile
-//   lands on a "full" mbarrier with its byte count, and a stage is refilled once every consumer warp has
-//   arrived on its "empty" one. The warpgroup gives registers back (setmaxnreg) so that the consumers can
-//   hold S, P and O unspilled. Q is copied by cp.async by the consumers, or with persistent blocks by TMA
-//   from the producer's thread (its other 127 threads leave at once).
-// - Consumers: S = Q K^T by wgmma.m64n128k16 with Q and K read through descriptors; O += P V with P in
-//   registers (the accumulator of S, rounded, is wgmma's A layout as it stands) and V read transposed
-//   from shared memory. The online softmax (lazy rescale), the causal tile order, bottom-right masking
-//   and the deferred 1 / rowsum are tiled_flash's (tiled_flash.cu).
-// - Ping-pong (FlashAttention-3's schedule): a warpgroup issues its MMAs for a tile (S of this tile and
-//   P V of the previous one) on its turn, then passes the turn through a named barrier, round-robin, so
-//   the other warpgroups' softmaxes run while its MMAs do.
-// - Intra-warpgroup overlap (FlashAttention-3's too; two warpgroups, not D 128's persistent kernel): S and
-//   the previous tile's P V commit as two groups and the softmax waits for S only, writing this tile's P
-//   into the other of two register buffers while that P V still reads the first; O takes the rescale once
-//   the P V retires. The buffers alternate by unrolling the visits in pairs after a one- or two-visit
-//   prefix, so that both are compile-time register arrays and no wgmma sits behind a data-dependent
-//   branch. The kernels without the overlap keep `if (j > 0) pv(...)`, where ptxas injects a
-//   warpgroup.arrive (its C7519 note); a compile-time first visit there instead read 1.5-3.5% slower
-//   (c190, results/h200/history/2026-12-01_session38_experiments/).
-// Floors (H200): b4 h32 s4096 d128 causal is 0.55 TFLOP, 687 us at 800 TFLOP/s, against 537 MB of
-// traffic (128 us): compute-bound. A tile's MMAs take 2,048 clocks of an SM's tensor cores (2 warpgroups x
-// 2 x 64 x 128 x 128 x 2 FLOPs at 4,096 a clock), its softmax about 1,500 (16 exp2 a clock an SM). At D 64
-// the MMAs halve and the softmax does not, so the tensor cores wait for it: three warpgroups put two
-// softmaxes behind each warpgroup's MMAs.
-// Measured (H200, bf16, cold; results/h200/history/2026-11-30_session33_experiments/ and
-// 2026-12-01_session34_experiments/): the first version, without producer or ping-pong, read 406-446
-// TFLOP/s at D 128, 1.23-1.28x tiled_flash; the producer and ping-pong 1.22-1.23x that (c160, c161); three
-// stages instead of two, level (c161). Then (c166, 30 prefill shapes): the intra-warpgroup overlap
-// 0.92-0.99x the time at D 128 (predicted 0.92-1.0), 0.94-1.00x at D 64; three warpgroups at D 64 0.85-0.94x
-// (predicted 0.77-0.91) where wgmma_flash.h uses them; persistent blocks (one an SM, the producer loading
-// the next item's Q) 0.87-0.94x unmasked at s512-s1024 but 0.98-1.01x unmasked from s2048 and 1.02-1.40x
-// causal (a static round-robin order), not adopted. Fed by a counter instead (c171, session 35): 0.84-0.92x
-// at causal D 64 s512-s1024, where it runs now (wgmma_flash.h), 0.98-1.13x elsewhere. K and V by TMA from
-// one thread instead of cp.async from the producer's 128 (c176, session 36, two passes): 0.94-0.99x at D 128
-// (predicted 0.97-1.00), 0.97-1.01x at D 64 (0.95-1.00): the 128 threads' copies and address arithmetic had
-// taken issue slots from the consumers on the same schedulers. As adopted (D 128's split 24/240, no proxy
-// fence on K and V; c178, against the kernel before it in one command): 0.93-0.99x at all 30 shapes.
-// Persistent blocks with Q by TMA, also with three warpgroups (c181, session 37): 0.83-0.99x at D 64 up to
-// 64 K/V tiles an item, where wgmma_flash.h now uses them; at D 128 without the overlap (c185): 0.87-0.97x
-// up to 8 tiles an item (PersistentConfig).
+// of one (batch, q head): two or three consumer warpgroups of 64 query rows each (wgmma_flash.h says which)
+// and a producer warpgroup; where wgmma_flash.h's persistent() says so, one block an SM takes work items
+// from a counter instead.
+// - producer(): one thread copies each 128-key K and V tile by TMA (128-byte swizzle: the layout wgmma
+//   reads) into 2-stage rings behind full/empty mbarriers; the warpgroup gives registers back (setmaxnreg).
+// - visit(): S = Q K^T by wgmma.m64n128k16 from shared memory, the mask, the online softmax (lazy rescale)
+//   and P in registers, the A of O += P V. Ping-pong (FlashAttention-3): a warpgroup issues its MMAs on its
+//   turn and passes the turn through a named barrier, so the others' softmaxes run while its MMAs do; with
+//   two warpgroups the softmax also overlaps the previous tile's P V (two P buffers, unrolled in pairs).
+// - store_o(): O / rowsum staged through the warpgroup's rows of the Q tile, written in 16-byte segments.
+// Traffic: Q and O once, K and V once per Q tile (L2 after a head's first tile). Compute-bound: b4 h32 s4096
+// d128 causal is 0.55 TFLOP (687 us at 800 TFLOP/s) against 537 MB (128 us). Against tiled_flash: wgmma from
+// shared memory, TMA copies and warp specialization (results/h200/FINDINGS.md has the measured effect).
 // Constraints: sm_90a (an H100/H200 and a build for 90a), fp16/bf16, head_dim 64 or 128, 16-byte aligned
 // tensors, a batch entry of Q, K or V under 2^40 bytes (a tensor map's stride); supports() says which is missing.
 #include <cuda.h>  // CUtensorMap and its enums only: the encoder comes through the runtime (no libcuda link)
@@ -85,12 +52,6 @@ using tiled_flash::params_refusal;
 using tiled_flash::Params;
 using tiled_flash::smem_addr;
 
-// Stages of the K and V rings; SB_WGMMA_FLASH_STAGES=N builds the measured alternative (3: D 128 fills
-// 230 KB of shared memory).
-#ifndef SB_WGMMA_FLASH_STAGES
-#define SB_WGMMA_FLASH_STAGES 2
-#endif
-
 // Overlap: the intra-warpgroup overlap (two P buffers), two warpgroups only. The D 128 persistent kernel
 // runs without it (PersistentConfig below).
 template <int HeadDim, int Warpgroups, bool Overlap = Warpgroups == 2>
@@ -116,7 +77,7 @@ struct Config {
                 "more registers than the block holds at launch");
   static constexpr int kBlockM = 64 * Warpgroups;     // query rows per block
   static constexpr int kBlockN = 128;                 // keys per K/V tile
-  static constexpr int kStages = SB_WGMMA_FLASH_STAGES;  // K tiles and V tiles in flight, each
+  static constexpr int kStages = 2;                   // K tiles and V tiles in flight, each
   static constexpr int kChunks = HeadDim / 8;         // 16-byte chunks a row
   static constexpr int kQBytes = kBlockM * HeadDim * 2;  // column blocks of 64 elements, 128 B a row
   static constexpr int kTileBytes = kBlockN * HeadDim * 2;
@@ -214,6 +175,426 @@ struct Sched {
   unsigned* next;
 };
 
+// The block's shared memory, as addresses in the shared state space: Q's tile (Persistent: two), the K and
+// V rings, then their mbarriers: full_k[S], full_v[S], empty_k[S], empty_v[S]; Persistent: full_q[2],
+// empty_q[2], then the items' slots. Swizzled tiles need 1024-byte aligned 8-row groups: the base is
+// aligned up (the slack is in kSmemBytes).
+template <typename C, bool Persistent>
+struct Smem {
+  static constexpr int S = C::kStages;
+  unsigned raw, sQ, sK, sV, sQ1, bars;
+  __device__ __forceinline__ explicit Smem(unsigned raw_addr) : raw(raw_addr) {
+    sQ = (raw + 1023u) & ~1023u;
+    sK = sQ + C::kQBytes;
+    sV = sK + S * C::kTileBytes;
+    sQ1 = sV + S * C::kTileBytes;  // Persistent: the second Q buffer
+    bars = sV + S * C::kTileBytes + (Persistent ? C::kQBytes : 0);
+  }
+  __device__ __forceinline__ unsigned full_k(int s) const { return bars + 8 * s; }
+  __device__ __forceinline__ unsigned full_v(int s) const { return bars + 8 * (S + s); }
+  __device__ __forceinline__ unsigned empty_k(int s) const { return bars + 8 * (2 * S + s); }
+  __device__ __forceinline__ unsigned empty_v(int s) const { return bars + 8 * (3 * S + s); }
+  __device__ __forceinline__ unsigned full_q(int qb) const { return bars + 8 * (4 * S + qb); }
+  __device__ __forceinline__ unsigned empty_q(int qb) const { return bars + 8 * (4 * S + 2 + qb); }
+};
+
+// The persistent kernel's item w.
+template <typename C>
+__device__ __forceinline__ Item item_of(const Params& p, const Sched& sc, int w) {
+  const int bh = w / sc.m_blocks;
+  return item_at<C>(p, sc.m_blocks - 1 - w % sc.m_blocks, bh % p.heads_q, bh / p.heads_q);
+}
+
+// Ping-pong, round-robin: warpgroup wg waits on barrier 1 + wg and passes to the next; warpgroup 0 goes
+// first. All run n_tiles + 1 turns an item; with one item a block the last warpgroup passes one turn ahead
+// (start) and not after its last. Persistent, every warpgroup passes after every turn, and warpgroup 0 takes
+// the last warpgroup's final pass at the end.
+template <int W, bool Persistent>
+struct Turns {
+  int wg;
+  __device__ __forceinline__ void start() const {
+    if (wg == W - 1) named_arrive(1, 256);
+  }
+  __device__ __forceinline__ void wait() const { named_sync(1 + wg, 256); }
+  __device__ __forceinline__ void pass(bool last) const {
+    // (2 - wg for two: with the modulo there, ptxas spills 16 bytes at D 128)
+    if (Persistent || !(last && wg == W - 1)) named_arrive(W == 2 ? 2 - wg : 1 + (wg + 1) % W, 256);
+  }
+};
+
+// The producer warpgroup: K and V tiles in visiting order (the last tile first), each into its stage once
+// the consumers have released the tile that used it kStages visits earlier. One thread issues the TMA
+// copies; Persistent, it also takes the items from sc.next and copies each item's Q tile.
+template <typename T, typename C, bool Persistent>
+__device__ __forceinline__ void producer(const Params& p, const Sched& sc, const Maps* maps, const Smem<C, Persistent>& m,
+                                         volatile int* const slot, const Item& it0, int tid) {
+  constexpr int D = C::kHeadDim, BM = C::kBlockM, BN = C::kBlockN, S = C::kStages;
+  asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(C::kProducerRegs));
+  const int i = tid - C::kConsumers;
+  auto produce = [&](const Item& it, int vis) {  // vis: the rings' visits before this item's
+    if (i != 0) return;  // one thread issues the TMA copies
+    for (int j = 0; j < it.n_tiles; ++j) {
+      const int v = vis + j, n = it.n_tiles - 1 - j, s = v % S;
+      if (v >= S) mbar_wait_parity(m.empty_k(s), (v / S - 1) & 1);
+      mbar_arrive_expect_tx(m.full_k(s), C::kTileBytes);  // the whole box counts, zeros past kv_len too
+#pragma unroll
+      for (int cb = 0; cb < D / 64; ++cb)
+        tma_load_box(m.sK + s * C::kTileBytes + cb * BN * 128, &maps->k, cb * 64, it.hk, n * BN, it.b, m.full_k(s));
+      if (v >= S) mbar_wait_parity(m.empty_v(s), (v / S - 1) & 1);
+      mbar_arrive_expect_tx(m.full_v(s), C::kTileBytes);
+#pragma unroll
+      for (int cb = 0; cb < D / 64; ++cb)
+        tma_load_box(m.sV + s * C::kTileBytes + cb * BN * 128, &maps->v, cb * 64, it.hk, n * BN, it.b, m.full_v(s));
+    }
+  };
+  if constexpr (Persistent) {  // one thread takes the items and issues every copy, Q's too
+    if (i != 0) return;
+    int vis = 0;
+    for (int uses = 0;; ++uses) {
+      const int qb = uses % 2;
+      if (uses >= 2) mbar_wait_parity(m.empty_q(qb), (uses / 2 - 1) & 1);
+      const int w = static_cast<int>(atomicAdd(sc.next, 1u));
+      slot[qb] = w;
+      if (w >= sc.items) {  // none left: the consumers find w in the slot and stop
+        mbar_arrive(m.full_q(qb));
+        break;
+      }
+      const Item it = item_of<C>(p, sc, w);
+      mbar_arrive_expect_tx(m.full_q(qb), C::kQBytes);  // releases the slot; Q's bytes complete the phase
+#pragma unroll
+      for (int cb = 0; cb < D / 64; ++cb)
+        tma_load_box((qb ? m.sQ1 : m.sQ) + cb * BM * 128, &maps->q, cb * 64, it.h, it.m0, it.b, m.full_q(qb));
+      produce(it, vis);
+      vis += it.n_tiles;
+    }
+  } else {
+    produce(it0, 0);
+  }
+}
+
+// A consumer thread's place: warpgroup wg (query rows 64 wg .. + 63 of an item), warp wl within it, and the
+// fragment coordinates g = lane / 4, t = lane % 4.
+struct Place {
+  int tid, lane, wg, wl, g, t;
+};
+
+// O += P V of ring visit v from the P in `a`: V MN-major (k16 step: two 8-key groups; LBO: next 64 columns).
+template <typename T, typename C, bool Persistent>
+__device__ __forceinline__ void pv(float (&o)[C::kOAcc], const Smem<C, Persistent>& m, int v,
+                                   const uint32_t (&a)[C::kBlockN / 16][4]) {
+  constexpr int BN = C::kBlockN;
+  const unsigned vs = m.sV + (v % C::kStages) * C::kTileBytes;
+#pragma unroll
+  for (int kk = 0; kk < BN / 16; ++kk) mma_pv<T>(o, a[kk], wgmma::desc_sw128(vs + kk * 2048, BN * 128, 1024));
+}
+
+// Visit j of an item (key tile n_tiles - 1 - j; ring visit vis + j): S = Q K^T on this warpgroup's turn (and
+// the previous visit's P V), the mask, the online softmax and P. kFirst: visit 0 with the overlap (no P V
+// before it; a compile-time flag there, so that no wgmma sits behind a branch). kOdd picks the P buffers
+// with the overlap: odd visits write pf_next and read pf, even ones the other way round (counted so that the
+// last visit's P is in pf). Without the overlap both are pf: the P V retires before the softmax writes it.
+// wg_row0: the warpgroup's first query row; row0: this thread's first (row0 + 8 its second).
+template <typename T, typename C, bool Persistent, bool kFirst, bool kOdd>
+__device__ __forceinline__ void visit(const Params& p, const Smem<C, Persistent>& m, const Place& pl,
+                                      const Turns<C::kWarpgroups, Persistent>& turns, float scale_log2,
+                                      int n_tiles, int vis, int wg_row0, int row0, unsigned q_desc_base, int j,
+                                      float (&o)[C::kOAcc], float (&row_max)[2], float (&row_sum)[2],
+                                      uint32_t (&pf)[C::kBlockN / 16][4], uint32_t (&pf_next)[C::kBlockN / 16][4]) {
+  constexpr int D = C::kHeadDim, BM = C::kBlockM, BN = C::kBlockN, S = C::kStages;
+  const int lane = pl.lane, t = pl.t;
+  uint32_t(&cur)[BN / 16][4] = *[&] { if constexpr (C::kOverlap && kOdd) return &pf_next; else return &pf; }();
+  uint32_t(&prev)[BN / 16][4] = *[&] { if constexpr (C::kOverlap && !kOdd) return &pf_next; else return &pf; }();
+  const int n = n_tiles - 1 - j, v = vis + j, s = v % S;
+  mbar_wait_parity(m.full_k(s), (v / S) & 1);
+  // (No proxy fence: TMA writes K and V through the async proxy that wgmma reads by, and the full
+  // barriers' phases order them.)
+  if (j > 0) mbar_wait_parity(m.full_v((v - 1) % S), ((v - 1) / S) & 1);
+
+  float sacc[64];
+  turns.wait();
+  wgmma::fence_operands(o);
+  wgmma::fence();
+  // S = Q K^T: head_dim / 16 k-steps; K-major descriptors (k16 step: 32 bytes, next column block: its size).
+#pragma unroll
+  for (int ks = 0; ks < D / 16; ++ks) {
+    const uint64_t da = wgmma::desc_sw128(q_desc_base + (ks / 4) * (BM * 128) + (ks % 4) * 32, 16, 1024);
+    const uint64_t db = wgmma::desc_sw128(m.sK + s * C::kTileBytes + (ks / 4) * (BN * 128) + (ks % 4) * 32, 16, 1024);
+    wgmma::mma_ss_m64n128k16<T>(sacc, da, db, ks > 0);
+  }
+  if constexpr (C::kOverlap) {
+    wgmma::commit_group();  // S alone, so that the softmax can wait for it while P V runs
+    if constexpr (!kFirst) {
+      pv<T>(o, m, v - 1, prev);
+      wgmma::commit_group();
+      turns.pass(false);
+      wgmma::wait_group<1>();  // groups retire in order: S is done, P V may still run
+    } else {
+      turns.pass(false);
+      wgmma::wait_group<0>();
+    }
+    wgmma::fence_operands(sacc);
+    if (lane == 0) mbar_arrive(m.empty_k(s));  // this warp is done with K of visit j
+  } else {
+    if (j > 0) pv<T>(o, m, v - 1, prev);
+    wgmma::commit_group();
+    turns.pass(false);
+    wgmma::wait_group<0>();
+    wgmma::fence_operands(sacc);
+    wgmma::fence_operands(o);
+    if (lane == 0) {  // this warp is done with K of visit j and V of visit j - 1
+      mbar_arrive(m.empty_k(s));
+      if (j > 0) mbar_arrive(m.empty_v((v - 1) % S));
+    }
+  }
+
+  // Keys past kv_len and, causal, keys after row + causal_offset score -inf.
+  const int n0 = n * BN;
+  if (n0 + BN > p.kv_len || (p.causal && n0 + BN - 1 > wg_row0 + p.causal_offset)) {
+#pragma unroll
+    for (int r = 0; r < 2; ++r) {
+      const int row = row0 + 8 * r;
+      const int limit = p.causal ? min(p.kv_len, row + p.causal_offset + 1) : p.kv_len;  // keys < limit
+#pragma unroll
+      for (int jj = 0; jj < BN / 8; ++jj)
+#pragma unroll
+        for (int e = 0; e < 2; ++e)
+          if (n0 + 8 * jj + 2 * t + e >= limit) sacc[4 * jj + 2 * r + e] = -INFINITY;
+    }
+  }
+
+  // Online softmax (tiled_flash.cuh's lazy_max_step): lazy reference max, alpha rescales O and the sums.
+  float alpha[2], base[2];
+  bool moved = false;
+  float sum[2] = {0.0f, 0.0f};
+  // Keys n0 .. n0 + live - 1 are the ones this warpgroup's last row sees (causal, past kv_len: fewer). The
+  // upper 64-key half of the tile, when no row of the warpgroup sees it, skips its max and exp2: P = 0
+  // there (on the causal diagonal of aligned tiles, warpgroup 0's). Bit-identical: the skipped values are
+  // exp2(-inf) = 0 and maxima over -inf. Only with the overlap: the kernels without it run slower with the
+  // branch. Not the lower half: with two warpgroups (the overlap's) it lacks keys only when q_len > kv_len,
+  // and testing it spills 8 bytes in the D 64 persistent kernel.
+  const int live = min(p.causal ? min(p.kv_len, wg_row0 + 64 + p.causal_offset) : p.kv_len, n0 + BN) - n0;
+  const bool hi_live = !C::kOverlap || live > BN / 2;
+#pragma unroll
+  for (int r = 0; r < 2; ++r) {
+    float mx = row_max[r];
+#pragma unroll
+    for (int jj = 0; jj < BN / 16; ++jj) mx = fmaxf(mx, fmaxf(sacc[4 * jj + 2 * r], sacc[4 * jj + 2 * r + 1]));
+    if (hi_live) {
+#pragma unroll
+      for (int jj = BN / 16; jj < BN / 8; ++jj)
+        mx = fmaxf(mx, fmaxf(sacc[4 * jj + 2 * r], sacc[4 * jj + 2 * r + 1]));
+    }
+    moved |= lazy_max_step(row_max[r], mx, scale_log2, base[r], alpha[r]);
+  }
+  // P rounded to the input type: n8 blocks 2kk and 2kk + 1 of S are the A of k16 step kk of P V; kk from
+  // k0 to k0 + BN / 32 - 1 is one 64-key half.
+  auto exp_half = [&](int k0) {
+#pragma unroll
+    for (int kk = k0; kk < k0 + BN / 32; ++kk)
+#pragma unroll
+      for (int r = 0; r < 2; ++r)
+#pragma unroll
+        for (int h2 = 0; h2 < 2; ++h2) {
+          const int jj = 2 * kk + h2;
+          const float p0 = ex2_approx(fmaf(sacc[4 * jj + 2 * r], scale_log2, -base[r]));
+          const float p1 = ex2_approx(fmaf(sacc[4 * jj + 2 * r + 1], scale_log2, -base[r]));
+          sum[r] += p0 + p1;
+          cur[kk][h2 * 2 + r] = pack2<T>(p0, p1);
+        }
+  };
+  exp_half(0);
+  if (hi_live) {
+    exp_half(BN / 32);
+  } else {
+#pragma unroll
+    for (int kk = BN / 32; kk < BN / 16; ++kk)
+#pragma unroll
+      for (int e = 0; e < 4; ++e) cur[kk][e] = 0u;
+  }
+  if constexpr (C::kOverlap && !kFirst) {
+    // The previous tile's P V has retired: O can take this tile's rescale, and its P buffer is free.
+    wgmma::wait_group<0>();
+    wgmma::fence_operands(o);
+#pragma unroll
+    for (int kk = 0; kk < BN / 16; ++kk) wgmma::fence_operands(prev[kk]);
+    if (lane == 0) mbar_arrive(m.empty_v((v - 1) % S));  // done with V of visit j - 1
+  }
+  if (moved) {
+#pragma unroll
+    for (int k = 0; k < C::kOAcc; ++k) o[k] *= alpha[(k / 2) % 2];
+  }
+#pragma unroll
+  for (int r = 0; r < 2; ++r) row_sum[r] = row_sum[r] * alpha[r] + sum[r];
+}
+
+// O / rowsum of one item, staged through this warpgroup's own rows of its Q tile at sQb (the swizzled
+// layout: conflict-free 4-byte stores), then written to global memory in 16-byte row segments.
+template <typename T, typename C, bool Persistent>
+__device__ __forceinline__ void store_o(const Params& p, const Smem<C, Persistent>& m, unsigned char* smem_raw,
+                                        const Place& pl, const Item& it, unsigned sQb, const float (&o)[C::kOAcc],
+                                        const float (&row_sum)[2]) {
+  constexpr int D = C::kHeadDim, BM = C::kBlockM, W = C::kWarpgroups;
+  const int tid = pl.tid, wg = pl.wg, t = pl.t;
+  const int64_t q_stride = static_cast<int64_t>(p.heads_q) * D;
+  unsigned char* const q_ptr = smem_raw + (sQb - m.raw);
+  T* const gO = static_cast<T*>(p.o) + it.q_off;
+  int o_row = wg * 64 + pl.wl * 16 + pl.g;  // this thread's first row within the Q tile (opaque, as wtid below)
+  if constexpr (Persistent) asm volatile("" : "+r"(o_row));
+#pragma unroll
+  for (int r = 0; r < 2; ++r) {
+    float l = row_sum[r];
+    l += __shfl_xor_sync(0xffffffffu, l, 1);
+    l += __shfl_xor_sync(0xffffffffu, l, 2);
+    const float inv = l > 0.0f ? 1.0f / l : 0.0f;
+    const int row = o_row + 8 * r;  // within the Q tile
+#pragma unroll
+    for (int jj = 0; jj < D / 8; ++jj)
+      *reinterpret_cast<uint32_t*>(q_ptr + (jj / 8) * (BM * 128) + row * 128 + (((jj % 8) ^ (row % 8)) << 4) + 4 * t) =
+          pack2<T>(o[4 * jj + 2 * r] * inv, o[4 * jj + 2 * r + 1] * inv);
+  }
+  named_sync(1 + W + wg, 128);
+  if constexpr (Persistent) {
+    // Row segment c of rows row0, row0 + kStep, ...: one shared and one global address, stepped (the
+    // swizzle's row % 8 is the same for every step), from a thread index opaque here, so that the compiler
+    // does not hold each step's addresses across the item loop (they spill with three warpgroups).
+    int wtid = tid % 128;
+    asm volatile("" : "+r"(wtid));
+    constexpr int kStep = 128 / C::kChunks;
+    const int e_row0 = wg * 64 + wtid / C::kChunks, e_c = wtid % C::kChunks;
+    const unsigned char* e_src = q_ptr + (e_c / 8) * (BM * 128) + e_row0 * 128 + (((e_c % 8) ^ (e_row0 % 8)) << 4);
+    T* e_dst = gO + e_row0 * q_stride + e_c * 8;
+#pragma unroll
+    for (int k = 0; k < 64 / kStep; ++k) {
+      if (e_row0 + k * kStep < it.rows)
+        *reinterpret_cast<uint4*>(e_dst + k * kStep * q_stride) = *reinterpret_cast<const uint4*>(e_src + k * kStep * 128);
+    }
+  } else {
+    const int wtid = tid % 128;
+#pragma unroll
+    for (int k = 0; k < 64 * C::kChunks / 128; ++k) {
+      const int idx = k * 128 + wtid;
+      const int row = wg * 64 + idx / C::kChunks, c = idx % C::kChunks;
+      if (row < it.rows)
+        *reinterpret_cast<uint4*>(gO + row * q_stride + c * 8) =
+            *reinterpret_cast<const uint4*>(q_ptr + (c / 8) * (BM * 128) + row * 128 + (((c % 8) ^ (row % 8)) << 4));
+    }
+  }
+}
+
+// One item: its Q tile in the buffer at sQb (copied), its K/V visits from ring visit `vis` on; O is written
+// to global memory through this warpgroup's rows of that buffer. pf, pf_next: P's register buffers (with the
+// overlap, this tile's P goes into one while the previous tile's P V reads the other).
+template <typename T, typename C, bool Persistent>
+__device__ __forceinline__ void consume(const Params& p, const Smem<C, Persistent>& m, unsigned char* smem_raw,
+                                        const Place& pl, const Turns<C::kWarpgroups, Persistent>& turns,
+                                        float scale_log2, const Item& it, const int vis, const unsigned sQb,
+                                        uint32_t (&pf)[C::kBlockN / 16][4], uint32_t (&pf_next)[C::kBlockN / 16][4]) {
+  constexpr int S = C::kStages;
+  float o[C::kOAcc];
+#pragma unroll
+  for (int k = 0; k < C::kOAcc; ++k) o[k] = 0.0f;
+  float row_max[2] = {-INFINITY, -INFINITY}, row_sum[2] = {0.0f, 0.0f};  // rows g and g + 8 of this warp
+  const int n_tiles = it.n_tiles;
+  const int wg_row0 = it.m0 + pl.wg * 64;        // first query row of this warpgroup
+  const int row0 = wg_row0 + pl.wl * 16 + pl.g;  // this thread's rows: row0, row0 + 8
+  const unsigned q_desc_base = sQb + pl.wg * 64 * 128;
+  auto step = [&](const int j, auto first_c, auto odd_c) {
+    visit<T, C, Persistent, decltype(first_c)::value, decltype(odd_c)::value>(
+        p, m, pl, turns, scale_log2, n_tiles, vis, wg_row0, row0, q_desc_base, j, o, row_max, row_sum, pf, pf_next);
+  };
+
+  const std::true_type first{}, odd{};
+  const std::false_type next{}, even{};
+  if constexpr (C::kOverlap) {
+    // The buffers alternate by unrolling: the visits after a prefix run in pairs (the first writes pf_next,
+    // the second pf), so that the last visit's P is in pf. The prefix is one visit (odd n_tiles) or two.
+    int j = 1;
+    if (n_tiles % 2) {
+      step(0, first, even);
+    } else {
+      step(0, first, odd);
+      step(1, next, even);
+      j = 2;
+    }
+    for (; j < n_tiles; j += 2) {
+      step(j, next, odd);
+      step(j + 1, next, even);
+    }
+  } else {
+    for (int j = 0; j < n_tiles; ++j) step(j, next, even);
+  }
+  // The last tile's P V, on a last turn.
+  const int last = vis + n_tiles - 1;
+  mbar_wait_parity(m.full_v(last % S), (last / S) & 1);
+  turns.wait();
+  wgmma::fence_operands(o);
+  wgmma::fence();
+  pv<T>(o, m, last, pf);
+  wgmma::commit_group();
+  turns.pass(true);
+  wgmma::wait_group<0>();
+  wgmma::fence_operands(o);
+  if (Persistent && pl.lane == 0) mbar_arrive(m.empty_v(last % S));  // the ring runs on into the next item
+  store_o<T>(p, m, smem_raw, pl, it, sQb, o, row_sum);
+}
+
+// The consumer warpgroups: warpgroup wg owns query rows m0 + 64 wg .. + 63 of each item. Persistent, they
+// take each item from the slot the producer filled, behind its Q buffer's full barrier; otherwise they copy
+// their rows of the block's Q tile themselves.
+template <typename T, typename C, bool Persistent>
+__device__ __forceinline__ void consumer(const Params& p, const Sched& sc, const Smem<C, Persistent>& m,
+                                         unsigned char* smem_raw, volatile int* const slot, const Item& it0, int tid) {
+  constexpr int D = C::kHeadDim, BM = C::kBlockM, BN = C::kBlockN, W = C::kWarpgroups;
+  asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(C::kConsumerRegs));
+  const int warp = tid / 32, lane = tid % 32;
+  const Place pl{tid, lane, warp / 4, warp % 4, lane / 4, lane % 4};
+  const int wg = pl.wg;
+  const int64_t q_stride = static_cast<int64_t>(p.heads_q) * D;
+  const float scale_log2 = p.scale_log2;
+  const Turns<W, Persistent> turns{wg};
+  uint32_t pf[BN / 16][4], pf_next[BN / 16][4];
+
+  if constexpr (Persistent) {
+    turns.start();
+    int vis = 0;
+    for (int uses = 0;; ++uses) {
+      const int qb = uses % 2;
+      mbar_wait_parity(m.full_q(qb), (uses / 2) & 1);
+      const int w = slot[qb];
+      if (w >= sc.items) break;
+      const Item it = item_of<C>(p, sc, w);
+      if (it.n_tiles == 0) {  // causal with q_len > kv_len: no row of this tile sees a key
+        T* const gZ = static_cast<T*>(p.o) + it.q_off;
+        for (int idx = tid % 128; idx < 64 * C::kChunks; idx += 128) {
+          const int row = wg * 64 + idx / C::kChunks;
+          if (row < it.rows)
+            *reinterpret_cast<uint4*>(gZ + row * q_stride + (idx % C::kChunks) * 8) = make_uint4(0, 0, 0, 0);
+        }
+      } else {
+        // Q by TMA, as K and V: no proxy fence before wgmma reads it.
+        consume<T>(p, m, smem_raw, pl, turns, scale_log2, it, vis, qb ? m.sQ1 : m.sQ, pf, pf_next);
+        vis += it.n_tiles;
+      }
+      // Each thread's own arrival orders its reads of the buffer and of the slot before the producer's next
+      // writes to them (one arrival a warp after __syncwarp() is as ordered, but compute-sanitizer's racecheck
+      // reports it as a hazard).
+      // TMA (the async proxy) writes the next Q over the O this thread staged here through the generic one.
+      wgmma::fence_proxy_async_shared();
+      mbar_arrive(m.empty_q(qb));
+    }
+    if (wg == 0) named_sync(1, 256);  // the last warpgroup's final pass
+  } else {
+    load_tile<C, 128, 64>(m.sQ + wg * 64 * 128, BM * 128, static_cast<const T*>(p.q) + it0.q_off + wg * 64 * q_stride,
+                          static_cast<int>(q_stride), it0.rows - wg * 64, tid % 128);
+    cp_async_commit();
+    cp_async_wait<0>();
+    wgmma::fence_proxy_async_shared();
+    named_sync(1 + W + wg, 128);
+    turns.start();
+    consume<T>(p, m, smem_raw, pl, turns, scale_log2, it0, 0, m.sQ, pf, pf_next);
+  }
+}
+
 // The kernel's body. Persistent = false: one block a work item (the grid is (q tiles, heads, batch), the
 // heaviest causal tiles first). Persistent = true (wgmma_flash.h's persistent()): one block an SM, whose
 // producer takes the next item from sc.next once it has issued the last copies of the one before and copies
@@ -223,34 +604,17 @@ struct Sched {
 template <typename T, typename C, bool Persistent>
 __device__ __forceinline__ void body(const Params& p, const Sched& sc, const Maps* maps) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-  constexpr int D = C::kHeadDim, BM = C::kBlockM, BN = C::kBlockN, S = C::kStages, W = C::kWarpgroups;
+  constexpr int S = C::kStages;
   extern __shared__ __align__(1024) unsigned char smem_raw[];
-  // Swizzled tiles need 1024-byte aligned 8-row groups: align the base (the slack is in kSmemBytes).
-  const unsigned raw = smem_addr(smem_raw);
-  const unsigned sQ = (raw + 1023u) & ~1023u;
-  const unsigned sK = sQ + C::kQBytes, sV = sK + S * C::kTileBytes;
-  const unsigned sQ1 = sV + S * C::kTileBytes;  // Persistent: the second Q buffer
-  // full_k[S], full_v[S], empty_k[S], empty_v[S]; Persistent: full_q[2], empty_q[2], then the items' slots
-  const unsigned bars = sV + S * C::kTileBytes + (Persistent ? C::kQBytes : 0);
-  auto full_k = [&](int s) { return bars + 8 * s; };
-  auto full_v = [&](int s) { return bars + 8 * (S + s); };
-  auto empty_k = [&](int s) { return bars + 8 * (2 * S + s); };
-  auto empty_v = [&](int s) { return bars + 8 * (3 * S + s); };
-  auto full_q = [&](int qb) { return bars + 8 * (4 * S + qb); };
-  auto empty_q = [&](int qb) { return bars + 8 * (4 * S + 2 + qb); };
-  volatile int* const slot = reinterpret_cast<volatile int*>(smem_raw + (bars + 8 * (4 * S + 4) - raw));  // [2]
-
-  const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
-  const int64_t q_stride = static_cast<int64_t>(p.heads_q) * D;
-  auto item_of = [&](int w) {
-    const int bh = w / sc.m_blocks;
-    return item_at<C>(p, sc.m_blocks - 1 - w % sc.m_blocks, bh % p.heads_q, bh / p.heads_q);
-  };
+  const Smem<C, Persistent> m(smem_addr(smem_raw));
+  volatile int* const slot = reinterpret_cast<volatile int*>(smem_raw + (m.bars + 8 * (4 * S + 4) - m.raw));  // [2]
+  const int tid = threadIdx.x;
 
   Item it0{};  // the block's item (one item a block)
   if constexpr (!Persistent) {
     it0 = item_at<C>(p, static_cast<int>(gridDim.x - 1 - blockIdx.x), blockIdx.y, blockIdx.z);
     if (it0.n_tiles == 0) {  // causal with q_len > kv_len: no row of this tile sees a key
+      const int64_t q_stride = static_cast<int64_t>(p.heads_q) * C::kHeadDim;
       T* gZ = static_cast<T*>(p.o) + it0.q_off;
       for (int idx = tid; idx < it0.rows * C::kChunks; idx += C::kThreads)
         *reinterpret_cast<uint4*>(gZ + (idx / C::kChunks) * q_stride + (idx % C::kChunks) * 8) = make_uint4(0, 0, 0, 0);
@@ -259,359 +623,25 @@ __device__ __forceinline__ void body(const Params& p, const Sched& sc, const Map
   }
   if (tid == 0) {
     for (int s = 0; s < S; ++s) {
-      mbar_init(full_k(s), 1);  // the producer's arrive.expect_tx, then the tile's bytes as TMA lands them
-      mbar_init(full_v(s), 1);
-      mbar_init(empty_k(s), C::kConsumers / 32);  // one arrival a consumer warp
-      mbar_init(empty_v(s), C::kConsumers / 32);
+      mbar_init(m.full_k(s), 1);  // the producer's arrive.expect_tx, then the tile's bytes as TMA lands them
+      mbar_init(m.full_v(s), 1);
+      mbar_init(m.empty_k(s), C::kConsumers / 32);  // one arrival a consumer warp
+      mbar_init(m.empty_v(s), C::kConsumers / 32);
     }
     if constexpr (Persistent) {
       for (int qb = 0; qb < 2; ++qb) {
-        mbar_init(full_q(qb), 1);  // the producer's arrive.expect_tx (releasing the slot), then Q's bytes
-        mbar_init(empty_q(qb), C::kConsumers);  // every consumer thread, after its last read of the buffer
+        mbar_init(m.full_q(qb), 1);  // the producer's arrive.expect_tx (releasing the slot), then Q's bytes
+        mbar_init(m.empty_q(qb), C::kConsumers);  // every consumer thread, after its last read of the buffer
       }
     }
   }
   __syncthreads();
 
   if (tid >= C::kConsumers) {
-    // Producer: K and V tiles in visiting order (the last tile first), each into its stage once the
-    // consumers have released the tile that used it kStages visits earlier.
-    asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(C::kProducerRegs));
-    const int i = tid - C::kConsumers;
-    auto produce = [&](const Item& it, int vis) {  // vis: the rings' visits before this item's
-      if (i != 0) return;  // one thread issues the TMA copies
-      for (int j = 0; j < it.n_tiles; ++j) {
-        const int v = vis + j, n = it.n_tiles - 1 - j, s = v % S;
-        if (v >= S) mbar_wait_parity(empty_k(s), (v / S - 1) & 1);
-        mbar_arrive_expect_tx(full_k(s), C::kTileBytes);  // the whole box counts, zeros past kv_len too
-#pragma unroll
-        for (int cb = 0; cb < D / 64; ++cb)
-          tma_load_box(sK + s * C::kTileBytes + cb * BN * 128, &maps->k, cb * 64, it.hk, n * BN, it.b, full_k(s));
-        if (v >= S) mbar_wait_parity(empty_v(s), (v / S - 1) & 1);
-        mbar_arrive_expect_tx(full_v(s), C::kTileBytes);
-#pragma unroll
-        for (int cb = 0; cb < D / 64; ++cb)
-          tma_load_box(sV + s * C::kTileBytes + cb * BN * 128, &maps->v, cb * 64, it.hk, n * BN, it.b, full_v(s));
-      }
-    };
-    if constexpr (Persistent) {  // one thread takes the items and issues every copy, Q's too
-      if (i != 0) return;
-      int vis = 0;
-      for (int uses = 0;; ++uses) {
-        const int qb = uses % 2;
-        if (uses >= 2) mbar_wait_parity(empty_q(qb), (uses / 2 - 1) & 1);
-        const int w = static_cast<int>(atomicAdd(sc.next, 1u));
-        slot[qb] = w;
-        if (w >= sc.items) {  // none left: the consumers find w in the slot and stop
-          mbar_arrive(full_q(qb));
-          break;
-        }
-        const Item it = item_of(w);
-        mbar_arrive_expect_tx(full_q(qb), C::kQBytes);  // releases the slot; Q's bytes complete the phase
-#pragma unroll
-        for (int cb = 0; cb < D / 64; ++cb)
-          tma_load_box((qb ? sQ1 : sQ) + cb * BM * 128, &maps->q, cb * 64, it.h, it.m0, it.b, full_q(qb));
-        produce(it, vis);
-        vis += it.n_tiles;
-      }
-    } else {
-      produce(it0, 0);
-    }
+    producer<T>(p, sc, maps, m, slot, it0, tid);
     return;  // TMA copies need no wait here: the consumers wait for their bytes on the full barriers
   }
-
-  // Consumers: warpgroup wg owns query rows m0 + 64 wg .. + 63 of each item.
-  asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(C::kConsumerRegs));
-  const int wg = warp / 4, wl = warp % 4;
-  const int g = lane / 4, t = lane % 4;
-  const float scale_log2 = p.scale_log2;
-  // P of a tile, the A of its P V: with the overlap, this tile's P goes into one buffer while the previous
-  // tile's P V reads the other (pf_next is unused without it).
-  uint32_t pf[BN / 16][4], pf_next[BN / 16][4];
-
-  // Ping-pong, round-robin: warpgroup wg waits on barrier 1 + wg and passes to the next; warpgroup 0 goes
-  // first. All run n_tiles + 1 turns an item; with one item a block the last warpgroup passes one turn ahead
-  // (turns_start) and not after its last. Persistent, every warpgroup passes after every turn, and warpgroup
-  // 0 takes the last warpgroup's final pass at the end.
-  auto turns_start = [&] {
-    if (wg == W - 1) named_arrive(1, 256);
-  };
-  auto turn_wait = [&] { named_sync(1 + wg, 256); };
-  auto turn_pass = [&](bool last) {
-    // (2 - wg for two: with the modulo there, ptxas spills 16 bytes at D 128, c166's build log)
-    if (Persistent || !(last && wg == W - 1)) named_arrive(W == 2 ? 2 - wg : 1 + (wg + 1) % W, 256);
-  };
-
-  // One item: its Q tile in the buffer at sQb (copied), its K/V visits from ring visit `vis` on; O is
-  // written to global memory through this warpgroup's rows of that buffer.
-  auto consume = [&](const Item& it, const int vis, const unsigned sQb) {
-    float o[C::kOAcc];
-#pragma unroll
-    for (int k = 0; k < C::kOAcc; ++k) o[k] = 0.0f;
-    float row_max[2] = {-INFINITY, -INFINITY}, row_sum[2] = {0.0f, 0.0f};  // rows g and g + 8 of this warp
-    const int n_tiles = it.n_tiles;
-    const int wg_row0 = it.m0 + wg * 64;       // first query row of this warpgroup
-    const int row0 = wg_row0 + wl * 16 + g;    // this thread's rows: row0, row0 + 8
-    const unsigned q_desc_base = sQb + wg * 64 * 128;
-    // O += P V of visit j from the P in `a`: V MN-major (k16 step: two 8-key groups; LBO: next 64 columns).
-    auto pv = [&](int j, const uint32_t(&a)[BN / 16][4]) {
-      const unsigned v = sV + ((vis + j) % S) * C::kTileBytes;
-#pragma unroll
-      for (int kk = 0; kk < BN / 16; ++kk) mma_pv<T>(o, a[kk], wgmma::desc_sw128(v + kk * 2048, BN * 128, 1024));
-    };
-
-    // Visit j (key tile n_tiles - 1 - j; ring visit vis + j). first_c: std::true_type on visit 0 with the
-    // overlap (no P V before it; a compile-time flag there, so that no wgmma sits behind a branch),
-    // false_type else. odd_c picks the P buffers with the overlap: odd visits write pf_next and read pf, even
-    // ones the other way round (counted so that the last visit's P is in pf). Without the overlap both are
-    // pf: the P V retires before the softmax writes it.
-    auto step = [&](const int j, auto first_c, auto odd_c) {
-      constexpr bool kFirst = decltype(first_c)::value, kOdd = decltype(odd_c)::value;
-      uint32_t(&cur)[BN / 16][4] = *[&] { if constexpr (C::kOverlap && kOdd) return &pf_next; else return &pf; }();
-      uint32_t(&prev)[BN / 16][4] = *[&] { if constexpr (C::kOverlap && !kOdd) return &pf_next; else return &pf; }();
-      const int n = n_tiles - 1 - j, v = vis + j, s = v % S;
-      mbar_wait_parity(full_k(s), (v / S) & 1);
-      // (No proxy fence: TMA writes K and V through the async proxy that wgmma reads by, and the full
-      // barriers' phases order them.)
-      if (j > 0) mbar_wait_parity(full_v((v - 1) % S), ((v - 1) / S) & 1);
-
-      float sacc[64];
-      turn_wait();
-      wgmma::fence_operands(o);
-      wgmma::fence();
-      // S = Q K^T: head_dim / 16 k-steps; K-major descriptors (k16 step: 32 bytes, next column block: its size).
-#pragma unroll
-      for (int ks = 0; ks < D / 16; ++ks) {
-        const uint64_t da = wgmma::desc_sw128(q_desc_base + (ks / 4) * (BM * 128) + (ks % 4) * 32, 16, 1024);
-        const uint64_t db = wgmma::desc_sw128(sK + s * C::kTileBytes + (ks / 4) * (BN * 128) + (ks % 4) * 32, 16, 1024);
-        wgmma::mma_ss_m64n128k16<T>(sacc, da, db, ks > 0);
-      }
-      if constexpr (C::kOverlap) {
-        wgmma::commit_group();  // S alone, so that the softmax can wait for it while P V runs
-        if constexpr (!kFirst) {
-          pv(j - 1, prev);
-          wgmma::commit_group();
-          turn_pass(false);
-          wgmma::wait_group<1>();  // groups retire in order: S is done, P V may still run
-        } else {
-          turn_pass(false);
-          wgmma::wait_group<0>();
-        }
-        wgmma::fence_operands(sacc);
-        if (lane == 0) mbar_arrive(empty_k(s));  // this warp is done with K of visit j
-      } else {
-        if (j > 0) pv(j - 1, prev);
-        wgmma::commit_group();
-        turn_pass(false);
-        wgmma::wait_group<0>();
-        wgmma::fence_operands(sacc);
-        wgmma::fence_operands(o);
-        if (lane == 0) {  // this warp is done with K of visit j and V of visit j - 1
-          mbar_arrive(empty_k(s));
-          if (j > 0) mbar_arrive(empty_v((v - 1) % S));
-        }
-      }
-
-      // Keys past kv_len and, causal, keys after row + causal_offset score -inf.
-      const int n0 = n * BN;
-      if (n0 + BN > p.kv_len || (p.causal && n0 + BN - 1 > wg_row0 + p.causal_offset)) {
-#pragma unroll
-        for (int r = 0; r < 2; ++r) {
-          const int row = row0 + 8 * r;
-          const int limit = p.causal ? min(p.kv_len, row + p.causal_offset + 1) : p.kv_len;  // keys < limit
-#pragma unroll
-          for (int jj = 0; jj < BN / 8; ++jj)
-#pragma unroll
-            for (int e = 0; e < 2; ++e)
-              if (n0 + 8 * jj + 2 * t + e >= limit) sacc[4 * jj + 2 * r + e] = -INFINITY;
-        }
-      }
-
-      // Online softmax (tiled_flash.cuh's lazy_max_step): lazy reference max, alpha rescales O and the sums.
-      float alpha[2], base[2];
-      bool moved = false;
-      float sum[2] = {0.0f, 0.0f};
-      // Keys n0 .. n0 + live - 1 are the ones this warpgroup's last row sees (causal, past kv_len: fewer). The
-      // upper 64-key half of the tile, when no row of the warpgroup sees it, skips its max and exp2: P = 0
-      // there (on the causal diagonal of aligned tiles, warpgroup 0's). Bit-identical: the skipped values are
-      // exp2(-inf) = 0 and maxima over -inf. Only with the overlap: there it bought 0.955 of the time at D 64
-      // causal s512 and 0.976-0.994 at D 128 causal; in the kernels without it the branch cost 1.01-1.07
-      // (results/h200/history/2026-12-01_session38_experiments/, c188, c189). Not the lower half: with two
-      // warpgroups (the overlap's) it lacks keys only when q_len > kv_len, and testing it spilled 8 bytes in
-      // the D 64 persistent kernel.
-      const int live = min(p.causal ? min(p.kv_len, wg_row0 + 64 + p.causal_offset) : p.kv_len, n0 + BN) - n0;
-      const bool hi_live = !C::kOverlap || live > BN / 2;
-#pragma unroll
-      for (int r = 0; r < 2; ++r) {
-        float mx = row_max[r];
-#pragma unroll
-        for (int jj = 0; jj < BN / 16; ++jj) mx = fmaxf(mx, fmaxf(sacc[4 * jj + 2 * r], sacc[4 * jj + 2 * r + 1]));
-        if (hi_live) {
-#pragma unroll
-          for (int jj = BN / 16; jj < BN / 8; ++jj)
-            mx = fmaxf(mx, fmaxf(sacc[4 * jj + 2 * r], sacc[4 * jj + 2 * r + 1]));
-        }
-        moved |= lazy_max_step(row_max[r], mx, scale_log2, base[r], alpha[r]);
-      }
-      // P rounded to the input type: n8 blocks 2kk and 2kk + 1 of S are the A of k16 step kk of P V; kk from
-      // k0 to k0 + BN / 32 - 1 is one 64-key half.
-      auto exp_half = [&](int k0) {
-#pragma unroll
-        for (int kk = k0; kk < k0 + BN / 32; ++kk)
-#pragma unroll
-          for (int r = 0; r < 2; ++r)
-#pragma unroll
-            for (int h2 = 0; h2 < 2; ++h2) {
-              const int jj = 2 * kk + h2;
-              const float p0 = ex2_approx(fmaf(sacc[4 * jj + 2 * r], scale_log2, -base[r]));
-              const float p1 = ex2_approx(fmaf(sacc[4 * jj + 2 * r + 1], scale_log2, -base[r]));
-              sum[r] += p0 + p1;
-              cur[kk][h2 * 2 + r] = pack2<T>(p0, p1);
-            }
-      };
-      exp_half(0);
-      if (hi_live) {
-        exp_half(BN / 32);
-      } else {
-#pragma unroll
-        for (int kk = BN / 32; kk < BN / 16; ++kk)
-#pragma unroll
-          for (int e = 0; e < 4; ++e) cur[kk][e] = 0u;
-      }
-      if constexpr (C::kOverlap && !kFirst) {
-        // The previous tile's P V has retired: O can take this tile's rescale, and its P buffer is free.
-        wgmma::wait_group<0>();
-        wgmma::fence_operands(o);
-#pragma unroll
-        for (int kk = 0; kk < BN / 16; ++kk) wgmma::fence_operands(prev[kk]);
-        if (lane == 0) mbar_arrive(empty_v((v - 1) % S));  // done with V of visit j - 1
-      }
-      if (moved) {
-#pragma unroll
-        for (int k = 0; k < C::kOAcc; ++k) o[k] *= alpha[(k / 2) % 2];
-      }
-#pragma unroll
-      for (int r = 0; r < 2; ++r) row_sum[r] = row_sum[r] * alpha[r] + sum[r];
-    };
-
-    const std::true_type first{}, odd{};
-    const std::false_type next{}, even{};
-    if constexpr (C::kOverlap) {
-      // The buffers alternate by unrolling: the visits after a prefix run in pairs (the first writes pf_next,
-      // the second pf), so that the last visit's P is in pf. The prefix is one visit (odd n_tiles) or two.
-      int j = 1;
-      if (n_tiles % 2) {
-        step(0, first, even);
-      } else {
-        step(0, first, odd);
-        step(1, next, even);
-        j = 2;
-      }
-      for (; j < n_tiles; j += 2) {
-        step(j, next, odd);
-        step(j + 1, next, even);
-      }
-    } else {
-      for (int j = 0; j < n_tiles; ++j) step(j, next, even);
-    }
-    // The last tile's P V, on a last turn.
-    const int last = vis + n_tiles - 1;
-    mbar_wait_parity(full_v(last % S), (last / S) & 1);
-    turn_wait();
-    wgmma::fence_operands(o);
-    wgmma::fence();
-    pv(n_tiles - 1, pf);
-    wgmma::commit_group();
-    turn_pass(true);
-    wgmma::wait_group<0>();
-    wgmma::fence_operands(o);
-    if (Persistent && lane == 0) mbar_arrive(empty_v(last % S));  // the ring runs on into the next item
-
-    // O / rowsum, staged through this warpgroup's own rows of the Q tile (the swizzled layout: conflict-free
-    // 4-byte stores), then written in 16-byte row segments.
-    unsigned char* const q_ptr = smem_raw + (sQb - raw);
-    T* const gO = static_cast<T*>(p.o) + it.q_off;
-    int o_row = wg * 64 + wl * 16 + g;  // this thread's first row within the Q tile (opaque, as wtid below)
-    if constexpr (Persistent) asm volatile("" : "+r"(o_row));
-#pragma unroll
-    for (int r = 0; r < 2; ++r) {
-      float l = row_sum[r];
-      l += __shfl_xor_sync(0xffffffffu, l, 1);
-      l += __shfl_xor_sync(0xffffffffu, l, 2);
-      const float inv = l > 0.0f ? 1.0f / l : 0.0f;
-      const int row = o_row + 8 * r;  // within the Q tile
-#pragma unroll
-      for (int jj = 0; jj < D / 8; ++jj)
-        *reinterpret_cast<uint32_t*>(q_ptr + (jj / 8) * (BM * 128) + row * 128 + (((jj % 8) ^ (row % 8)) << 4) + 4 * t) =
-            pack2<T>(o[4 * jj + 2 * r] * inv, o[4 * jj + 2 * r + 1] * inv);
-    }
-    named_sync(1 + W + wg, 128);
-    if constexpr (Persistent) {
-      // Row segment c of rows row0, row0 + kStep, ...: one shared and one global address, stepped (the
-      // swizzle's row % 8 is the same for every step), from a thread index opaque here, so that the compiler
-      // does not hold each step's addresses across the item loop (they spill with three warpgroups).
-      int wtid = tid % 128;
-      asm volatile("" : "+r"(wtid));
-      constexpr int kStep = 128 / C::kChunks;
-      const int e_row0 = wg * 64 + wtid / C::kChunks, e_c = wtid % C::kChunks;
-      const unsigned char* e_src = q_ptr + (e_c / 8) * (BM * 128) + e_row0 * 128 + (((e_c % 8) ^ (e_row0 % 8)) << 4);
-      T* e_dst = gO + e_row0 * q_stride + e_c * 8;
-#pragma unroll
-      for (int k = 0; k < 64 / kStep; ++k) {
-        if (e_row0 + k * kStep < it.rows)
-          *reinterpret_cast<uint4*>(e_dst + k * kStep * q_stride) = *reinterpret_cast<const uint4*>(e_src + k * kStep * 128);
-      }
-    } else {
-      const int wtid = tid % 128;
-#pragma unroll
-      for (int k = 0; k < 64 * C::kChunks / 128; ++k) {
-        const int idx = k * 128 + wtid;
-        const int row = wg * 64 + idx / C::kChunks, c = idx % C::kChunks;
-        if (row < it.rows)
-          *reinterpret_cast<uint4*>(gO + row * q_stride + c * 8) =
-              *reinterpret_cast<const uint4*>(q_ptr + (c / 8) * (BM * 128) + row * 128 + (((c % 8) ^ (row % 8)) << 4));
-      }
-    }
-  };
-
-  if constexpr (Persistent) {
-    turns_start();
-    int vis = 0;
-    for (int uses = 0;; ++uses) {
-      const int qb = uses % 2;
-      mbar_wait_parity(full_q(qb), (uses / 2) & 1);
-      const int w = slot[qb];
-      if (w >= sc.items) break;
-      const Item it = item_of(w);
-      if (it.n_tiles == 0) {  // causal with q_len > kv_len: no row of this tile sees a key
-        T* const gZ = static_cast<T*>(p.o) + it.q_off;
-        for (int idx = tid % 128; idx < 64 * C::kChunks; idx += 128) {
-          const int row = wg * 64 + idx / C::kChunks;
-          if (row < it.rows)
-            *reinterpret_cast<uint4*>(gZ + row * q_stride + (idx % C::kChunks) * 8) = make_uint4(0, 0, 0, 0);
-        }
-      } else {
-        consume(it, vis, qb ? sQ1 : sQ);  // Q by TMA, as K and V: no proxy fence before wgmma reads it
-        vis += it.n_tiles;
-      }
-      // Each thread's own arrival orders its reads of the buffer and of the slot before the producer's next
-      // writes to them (one arrival a warp after __syncwarp() is as ordered, but compute-sanitizer's racecheck
-      // reports it: 5 hazards in c172).
-      // TMA (the async proxy) writes the next Q over the O this thread staged here through the generic one.
-      wgmma::fence_proxy_async_shared();
-      mbar_arrive(empty_q(qb));
-    }
-    if (wg == 0) named_sync(1, 256);  // the last warpgroup's final pass
-  } else {
-    load_tile<C, 128, 64>(sQ + wg * 64 * 128, BM * 128, static_cast<const T*>(p.q) + it0.q_off + wg * 64 * q_stride,
-                          static_cast<int>(q_stride), it0.rows - wg * 64, tid % 128);
-    cp_async_commit();
-    cp_async_wait<0>();
-    wgmma::fence_proxy_async_shared();
-    named_sync(1 + W + wg, 128);
-    turns_start();
-    consume(it0, 0, sQ);
-  }
+  consumer<T>(p, sc, m, smem_raw, slot, it0, tid);
 #else
   __trap();  // not built for sm_90a: supports() refuses before any launch
 #endif
@@ -673,9 +703,8 @@ Maps make_maps(const Problem& pr, int q_box_rows) {
 // The persistent kernel's configuration for C: C itself at D 64; at D 128 without the intra-warpgroup
 // overlap. With it, the item loop's state costs the consumers an 8-byte spill (the row offset and half a
 // zero-fill offset, stored once and loaded an item), which the ci preset refuses; one P buffer frees 32
-// registers a thread. It kept most of the persistent gain where an item visits at most 8 K/V tiles (c185,
-// session 37: 0.867 causal s512 and 0.915 unmasked against 0.859 and 0.906 with the overlap, spilled) and
-// lost past it (0.988-1.035 at 8.5-16.5 tiles), hence kPersistentMaxMeanTilesD128.
+// registers a thread. It keeps most of the persistent gain where an item visits at most 8 K/V tiles and
+// loses past it, hence kPersistentMaxMeanTilesD128.
 template <typename C>
 using PersistentConfig = std::conditional_t<C::kHeadDim == 128, Config<128, 2, false>, C>;
 

@@ -14,10 +14,9 @@ namespace sb::attention::wgmma_flash {
 // (two P buffers: 232 registers a thread). Head dim 64: three warpgroups (192 rows) without that overlap
 // (160 registers: no room for a second P buffer), except causal problems shorter than
 // kThreeWarpgroupMinCausalLen query rows, which keep two.
-// Why (results/h200/history/2026-12-01_session34_experiments/, c166, bf16 cold, against two warpgroups
-// without overlap): three warpgroups at D 64 read 0.85-0.94x the time from s512 up unmasked and from s2048 up
-// causal, but 1.04-1.07x at causal s512 and s1024, where a 192-row tile wastes more of the diagonal and of
-// the last tile than a 128-row one. There two warpgroups with the overlap read 0.98-1.00x.
+// Three warpgroups at D 64 put two softmaxes behind each warpgroup's MMAs; at causal s512 and s1024 a
+// 192-row tile wastes more of the diagonal and of the last tile than a 128-row one, so two warpgroups with
+// the overlap run there.
 inline constexpr int64_t kThreeWarpgroupMinCausalLen = 2048;
 
 inline int warpgroups(const Problem& p) {
@@ -53,17 +52,10 @@ inline int64_t kv_tiles_per_head(const Problem& p) {
 // average at head_dim 64, kPersistentMaxMeanTilesD128 at 128; else one block an item. They save a block's
 // start (barriers, first loads) and end (the O store) a work item, which weigh less the more tiles an item
 // visits.
-// Why, D 64 (results/h200/history/2026-12-01_session37_experiments/, c181, bf16 cold, two passes, against
-// one block an item): with three warpgroups 0.833 / 0.913 / 0.950 / 0.977 / 0.987 of the time unmasked at 4
-// / 8 / 16 / 32 / 64 tiles an item (s512-s8192), 0.998 at 128; causal 0.928 / 0.952 / 0.988 at 9 / 18 / 33,
-// 1.006 at 66. Two warpgroups (causal under kThreeWarpgroupMinCausalLen rows): 0.84-0.92 in c171 (session
-// 35) with the producer's cp.async Q copy; Q by TMA instead read 0.977-0.985 (c180) and 1.003-1.015 (c181).
 // D 128: the persistent kernel runs without the intra-warpgroup overlap (wgmma_flash.cu's PersistentConfig;
-// with it the kernel spills). c185 (same folder): causal 0.867 / 0.938 at 2.5 / 4.5 tiles an item (s512 /
-// s1024), unmasked 0.915 / 0.974 at 4 / 8; past 8 it loses what the overlap bought: 0.988-1.002 at 8.5, 1.011
-// at 16, 1.034-1.035 at 16.5. Below two waves most blocks would take one item and pay the producer's Q copy
-// for nothing; 2 is a guess at the crossover, not measured. Past 2^31 - 1 items the counter would
-// overflow: one block an item.
+// with it the kernel spills), so past 8 tiles an item it loses what the overlap buys. Below two waves most
+// blocks would take one item and pay the producer's Q copy for nothing; 2 is a guess at the crossover, not
+// measured. Past 2^31 - 1 items the counter would overflow: one block an item.
 inline constexpr int kPersistentMinWaves = 2;
 inline constexpr int kPersistentMaxMeanTiles = 64;
 inline constexpr int kPersistentMaxMeanTilesD128 = 8;

@@ -23,8 +23,8 @@ class CudaError : public std::runtime_error {
 
 // A failed runtime call also leaves its error as the thread's last error, which the next launch check would
 // report as its own. Reading it here hands that error to this throw alone (a sticky error, after a fault,
-// stays and fails every later call anyway). Session 58, c282: a refused cluster launch, caught by its test,
-// failed the next test's fill kernel with the same "invalid argument".
+// stays and fails every later call anyway): without it, a refused cluster launch caught by its test fails
+// the next test's first kernel with the same "invalid argument".
 inline void cuda_check(cudaError_t code, const char* expr, const char* file, int line) {
   if (code == cudaSuccess) return;
   (void)cudaGetLastError();

@@ -7,7 +7,7 @@
 // plain launch would, so the pair is safe with kernels that know nothing of PDL. A kernel that both waits
 // and releases releases after its wait: released first, a chain of such kernels lets each grid's dependent
 // launch while that grid still waits, so waiting grids pile up on the SMs and a long chain runs slower per
-// launch than a short one (rmsnorm/vectorized.cu, session 61).
+// launch than a short one (rmsnorm/vectorized.cu).
 // Used by decode_splitk (the combine behind the split grid) and rmsnorm/vectorized (the decode-sized
 // kernel behind whatever ran before it).
 #pragma once

@@ -8,10 +8,8 @@
 // policy (load_x, below).
 // Constraint: x, w, y aligned to the access width (16 B, or the element when hidden is not a multiple
 // of 16 B); supports() says so otherwise.
-// Against block_reduce (H200, bf16, cold; results/h200/history/2026-11-30_3c259c32afb2.json.gz):
-// 16384 x 4096 90.2 -> 70.0 us, 3,833 GB/s (a cudaMemcpyAsync of the same bytes 66.9, at::rms_norm 82.9);
-// 1 x 4096 10.7 -> 3.94 us (at::rms_norm 10.1). Each step's measurements, and what lost:
-// results/h200/NOTES.md and results/h200/history/kernel_comment_logs.md.
+// Against block_reduce: x stays in registers between the reduction and the output, in 16-byte accesses
+// (results/h200/FINDINGS.md has the measured effect).
 #include <algorithm>
 #include <type_traits>
 
@@ -23,15 +21,6 @@
 #include "common/vec.cuh"
 #include "rmsnorm/rmsnorm.h"
 
-// Programmatic dependent launch of the decode-sized kernel (1, default; kernel_decode below). 0 = a plain
-// stream-ordered launch. Measured (H200 GPU-6f80c04b, bf16, µs, this against a plain launch in one command,
-// three passes; results/h200/history/2026-11-30_session27_experiments/): hot 1 x 4096 1.93 -> 1.42,
-// 64 x 8192 2.30 -> 1.96, 1 x 8192 2.16 -> 1.63, 256 x 4096 2.78 -> 2.25; cold 2.2-4.3% slower, as
-// were the kernels the change does not touch (the copy kernel 2.0-2.9%, the empty kernel 1.4%): that
-// command's PDL build (no libtorch) read slower cold throughout.
-#ifndef SB_RMSNORM_PDL
-#define SB_RMSNORM_PDL 1
-#endif
 
 namespace sb::rmsnorm {
 
@@ -42,19 +31,13 @@ constexpr int kTwoPassThreads = 1024;
 constexpr int kMinBlockThreads = 128;
 // Up to this many rows a launch is one wave of short work and its time is latency (decode).
 constexpr int64_t kLatencyRows = 256;
-// The bandwidth regime stages w for rows of up to 8 KB; longer rows load w into registers with x. Staging
-// the 32 KB rows of 4096 x 16384 bf16 too (2026-11-30, results/h200/history/2026-11-30_session16_experiments/):
-// 72.1 -> 77.2 us cold with the staged kernel's 94 registers (2 blocks of 256 an SM), 72.2 with x as raw
-// words (64 registers): no gain. Rows of 8-16 KB were staged until session 28, which moved them to w in
-// registers at kMidRowVectors a thread, together with x's evict-last loads (load_x). H200 GPU-bbe5aa71,
-// cold, two passes, time / the staged default of the same pass (results/h200/history/
-// 2026-11-30_session28_experiments/c126_x_evict_last/): bf16 32768 x 8192 0.951 (263.5 -> 250.5 us),
-// 4096 x 8192 0.911, fp32 16384 x 4096 0.941; the evict-last loads alone 0.996, 0.982, 0.956; w in
-// registers without 4 vectors a thread 0.954, 0.918, 0.941; 4 vectors a thread with w staged 0.998.
+// The bandwidth regime stages w for rows of up to 8 KB; longer rows load w into registers with x (staging
+// 32 KB rows costs the staged kernel's 94 registers and gains nothing), 8-16 KB rows at kMidRowVectors a
+// thread, together with x's evict-last loads (load_x).
 constexpr int64_t kBandwidthStageMaxBytes = 8 * 1024;
 // Rows of more than kBandwidthStageMaxBytes and up to kMidRowMaxBytes (512-1024 16-byte vectors): this
 // many vectors a thread (256 threads for 16 KB), the x and w of a thread in 32 registers instead of 64
-// (Triton's one-pass RMSNorm at 256 threads a 16 KB row read as fast: session 28, c124).
+// (Triton's one-pass RMSNorm at 256 threads a 16 KB row reads as fast).
 constexpr int64_t kMidRowMaxBytes = 2 * kBandwidthStageMaxBytes;
 constexpr int kMidRowVectors = 4;
 // Decode kernel: rows of kDecodeMinVectors (one a lane) to kDecodeMaxHidden elements, up to
@@ -134,15 +117,9 @@ VectorizedConfig vectorized_config(int64_t rows, int64_t hidden, DType dtype) {
 // A decode launch of fewer rows than SMs leaves SMs idle while each busy one pulls its row's x, w and y
 // through its own load path: 48 KB an SM at 64 x 8192 bf16, on 64 of 132 SMs. Split over S blocks, a row's
 // blocks each read all of x (the sum of squares) but only their 1/S of w and y: 32 KB an SM at S = 2. No
-// cluster and no exchange: session 36's row over a cluster of 2 or 4 blocks, which shared partial sums
-// through distributed shared memory, lost 11-23% hot to the cluster's launch. Measured, bf16, one block a
-// row's time / the split's, in one command with ref_copy at the same shapes as the control (session 46, c228,
-// H200 GPU-6ac15b3c, results/h200/history/2026-12-02_session46_full_run/): cold 1.080 at 64 x 8192 (S 2;
-// control 1.028), 1.087 at 1 x 8192 (S 4; 1.027), 1.041 at 1 x 4096 (S 4; 1.038); hot by graph / K 1.043,
-// 1.209 and 1.007: about 5% cold where a row's share of the load path is large, nothing at 1 x 4096. Session
-// 45 (c221-c223, GPU-9182ad70) read the split's time at 0.923-0.970 of one block a row's cold at 64 x 8192
-// with its control moving 0.965-0.968, hot 0.870-0.892 by marginal cost, fp32 0.79-0.97; S 2 where 4 fit:
-// 1 x 8192 hot 0.875 of one block a row's, against S 4's 0.799.
+// cluster and no exchange: a row over a cluster of 2 or 4 blocks, sharing partial sums through distributed
+// shared memory, loses more hot to the cluster's launch than it gains. The split gains about 5% cold where a
+// row's share of the load path is large, nothing at 1 x 4096.
 int vectorized_blocks_per_row(const VectorizedConfig& c, int64_t rows, int64_t hidden, int sm_count) {
   const bool whole = c.regime == VectorizedRegime::decode && c.vectors_per_thread == kDecodeVectors &&
                      int64_t{c.threads_per_row} * kDecodeVectors * c.vec == hidden;
@@ -189,9 +166,7 @@ __device__ inline uint4 load_evict_first(const uint4* p) {
 // x, read once, with an L2 evict-last policy (and L1 evict-last), as torch.compile's RMSNorm loads it.
 // x's lines then go to the L2's persisting set-aside (11.25 MiB on these H200s; the cold protocol resets
 // it before each launch: bench/harness/timer.h), apart from y's dirty lines (why that is faster was not
-// profiled: x is read only once, and the DRAM bytes should not change). In one PyTorch process
-// under the cold protocol (session 28, c124, Triton one-pass kernels of 256 threads a row), the policy took
-// 32768 x 8192 from 262.1 to 251.4 us and 16384 x 4096 from 69.3 to 66.4; Inductor's kernel read 250.9.
+// profiled: x is read only once, and the DRAM bytes should not change).
 // What it buys here depends on w not being staged (kBandwidthStageMaxBytes). The policy is made once a
 // thread (l2_evict_last_policy, common/vec.cuh) and passed to each load.
 __device__ inline uint4 load_x(const uint4* p, uint64_t pol) {
@@ -236,15 +211,11 @@ __global__ void __launch_bounds__(kMaxThreadsPerRow, 1) kernel(const T* __restri
   // Rows whose w is not staged (> 8 KB: 4096 x 8192, 4096 x 16384) keep x as raw 32-bit words, opaque until rstd is
   // known and converted to fp32 again for the output: at 8 vectors a thread bf16 takes 64 registers
   // instead of 94 (ptxas -v; fp16 64 instead of 67, fp32 72 either way), so 4 blocks of 256 threads fit
-  // an SM instead of 2 (128 KB of x in flight). bf16 4096 x 16384 cold: 74.7 -> 72.0 us in one command
-  // (2026-11-29, session 6). Where w is staged the same change moved times by -1.0 to +1.6% (noise), so
-  // those keep the plain path; evict-first hints on top lost up to 10% (77.2 us at 16384 x 4096).
+  // an SM instead of 2 (128 KB of x in flight). Where w is staged the same change is noise, so those keep
+  // the plain path; evict-first hints on top lose.
   // The same rows load w's vectors into registers with x's (raw too, read-only path), so that w's memory
   // round trip is not on the path after the reduction: 64 -> 96 registers bf16, 2 blocks of 256 an SM.
-  // bf16 4096 x 16384 (2026-11-30, two commands of two passes each, results/h200/history/
-  // 2026-11-30_session16_experiments/): cold 71.6 / 72.1 -> 70.5-70.8 / 70.4-70.5 us (x0.988, x0.978),
-  // hot 70.7 / 70.8 -> 68.6 / 68.8 (x0.971, x0.970); predicted ~69 cold. Prefetching w to L1 with x
-  // instead (the registers unchanged) lost 8% (77.2 cold), as did that with x read past L1 (77.1).
+  // Prefetching w to L1 with x instead (the registers unchanged) is slower.
   constexpr bool kRaw = sizeof(V) == 16 && !kStageW;
   uint64_t x_policy = 0;
   if constexpr (sizeof(V) == 16) x_policy = l2_evict_last_policy();
@@ -361,15 +332,12 @@ __device__ inline float tree_sum(const float* a) {
 // vectors for the sum of squares, its own part's first, and only its part's w, and writes its part of y.
 // The sum is taken in the order of one block a row (a tree over the parts of the trees within each), so
 // every block of a row computes the same rstd and the output is the same bits as unsplit.
-// Launched with programmatic dependent launch (SB_RMSNORM_PDL, common/pdl.cuh), as inference runtimes
+// Launched with programmatic dependent launch (common/pdl.cuh), as inference runtimes
 // launch their norms: it waits for the kernel ahead of it before its first load, then lets the next kernel
 // launch, so the next one's launch and block dispatch overlap this one's work, which is most of the time of a
 // kernel this small when kernels run back to back. The release comes after the wait, not before it: released
 // first, a grid lets its dependent launch while it still waits, that one's dependent too, and so on, so a
-// chain of these piles waiting grids onto the SMs, and the hot time per launch grew with the chain's length
-// (session 61, c292-c297, H200, bf16, hot graphs of K ~10 and ~100 launches: 16 x 8192 1.08 -> 1.27 us,
-// 64 x 8192 1.50 -> 2.00, 256 x 4096 1.80 -> 2.46; without PDL, or released after the wait, level within 4%:
-// after the wait 1.14 -> 1.19, 1.46 -> 1.49, 1.76 -> 1.77; results/h200/history/2026-12-02_session61_experiments/).
+// chain of these piles waiting grids onto the SMs, and the hot time per launch grows with the chain's length.
 template <typename T, int VectorsPerThread, int Warps, bool Full, int Split = 1>
 __global__ void __launch_bounds__(Warps * 32, 1)
     kernel_decode(const T* __restrict__ x, const T* __restrict__ w, T* __restrict__ y, int hidden, float eps,
@@ -377,10 +345,8 @@ __global__ void __launch_bounds__(Warps * 32, 1)
   constexpr int kThreads = Warps * 32, kPairs = 8 / static_cast<int>(sizeof(T));  // element pairs a vector
   static_assert(Split == 1 || (Full && VectorsPerThread % Split == 0), "a split row is whole vectors a part");
   constexpr int kOwn = VectorsPerThread / Split;  // the vectors a thread writes
-  if (SB_RMSNORM_PDL) {
-    pdl_wait();  // before any access: the kernel ahead may write x or w, or read y
-    pdl_launch_dependents();  // after the wait: one grid waiting behind this one at most (above)
-  }
+  pdl_wait();              // before any access: the kernel ahead may write x or w, or read y
+  pdl_launch_dependents();  // after the wait: one grid waiting behind this one at most (above)
   const int t = threadIdx.x;
   const int left = hidden / kVec16<T> - t;  // vectors of the row from this thread's first on
   const int part = Split == 1 ? 0 : static_cast<int>(blockIdx.x % Split);
@@ -446,15 +412,7 @@ __global__ void __launch_bounds__(Warps * 32, 1)
   // 2 and 4 warps: shuffles only down to 16 / Warps partials a warp (lane l < 16 / Warps holds the sum over
   // the warp's lanes l mod 16 / Warps: three levels at 4 warps), the block's 16 partials through shared
   // memory, and every thread sums them as the same tree of depth 4. 8 and 16 warps: five levels, one partial
-  // a warp, summed in warp order. Measured (session 48, c232-c235, H200s GPU-26fe6b4b and GPU-9b023813, bf16,
-  // hot, this against five levels and a serial sum of the warps' partials in the same pass, 6-9 passes over
-  // four commands; results/h200/history/2026-12-02_session48_experiments/): 1 x 4096 median 0.911 -> 0.816
-  // us (0.895; 6 of 9 passes 0.81-0.92, 3 at 0.98-1.16), 7 x 4096 0.912 (0.885-0.938 in all 6), 64 x 4096
-  // 0.944; cold 0.97-1.01 (the empty kernel, the same code in both builds, 0.968 cold and 0.948 hot).
-  // Predicted 0.02-0.025 us (two shuffle levels and two dependent adds fewer, three shared loads more);
-  // the ~0.09 us it saved was not explained. At 8 warps (4 levels, 2 partials a warp) the passes read 0.91-0.98
-  // at 1 x 8192 and 0.97-1.12 at 64 x 8192, where the unchanged 8-warp kernel read 0.97-1.08 between the two
-  // builds: not resolved from that noise, so not adopted there.
+  // a warp, summed in warp order.
   float sum = thread_sum + __uint_as_float(dep);
   if constexpr (Warps == 2 || Warps == 4) {
     constexpr int kKeep = 16 / Warps;
@@ -518,7 +476,7 @@ void launch_decode(const T* x, const T* w, T* y, const Problem& p, const Vectori
       if (split == 2) kern = kernel_decode<T, kVectors, kWarps, true, 2>;
       if (split == 4) kern = kernel_decode<T, kVectors, kWarps, true, 4>;
     }
-    launch_pdl(SB_RMSNORM_PDL != 0, kern, dim3(static_cast<unsigned>(p.rows * split)), dim3(kWarps * 32), 0, stream,
+    launch_pdl(true, kern, dim3(static_cast<unsigned>(p.rows * split)), dim3(kWarps * 32), 0, stream,
                x, w, y, hidden, eps, inv_hidden);
   };
   static_assert(kDecodeVectors == 4, "the switch below instantiates 1, 2 and 4 vectors a lane");

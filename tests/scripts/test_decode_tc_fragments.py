@@ -1,6 +1,6 @@
 """The index math of decode_splitk's tensor-core split kernel, on the CPU: a model of ldmatrix (.x4 and
 .x4.trans), mma.sync.m16n8k16 and movmatrix.trans fragments (PTX ISA layouts) is run over the formulas read
-from kernels/attention/decode_splitk.cu itself (the XOR swizzle, and the row and 16-byte chunk each lane
+from kernels/attention/decode_splitk_tc.cu itself (the XOR swizzle, and the row and 16-byte chunk each lane
 hands ldmatrix for Q, K and V), so an edited formula is checked, not a copy of it. The kernel's transposed
 products, S^T = K Q^T and O^T = V^T P^T with the query rows as the MMA's 8 columns, through the swizzled
 shared-memory tiles must equal numpy's at head_dim 64 and 128 for 2, 4 and 8 rows, every ldmatrix phase
@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
-SOURCE = Path(__file__).resolve().parents[2] / "kernels" / "attention" / "decode_splitk.cu"
+SOURCE = Path(__file__).resolve().parents[2] / "kernels" / "attention" / "decode_splitk_tc.cu"
 
 
 NAMES = {"lane", "m4", "j", "kk", "n", "row", "chunk", "D", "kSteps", "kChunks", "cq", "cc", "s", "lane_slot"}
@@ -43,7 +43,7 @@ def kernel_formulas():
 
 
 def copy_formulas():
-    """The cp.async slot formulas of the tensor-core kernel's copy steps (adopted from =27): (lane_slot, the
+    """The cp.async slot formulas of the tensor-core kernel's copy steps: (lane_slot, the
     step's byte offset in a stage) as Python expressions, from the kernel's source; None where the source
     has no such steps (the test then fails)."""
     text = SOURCE.read_text()
@@ -202,7 +202,7 @@ class TensorCoreFragments(unittest.TestCase):
         # the stage's byte offset dst: that must be swz(row, cc)'s slot, and the 32 lanes' kSteps steps
         # must cover the tile's 16 rows x kChunks slots once each.
         formulas = copy_formulas()
-        self.assertIsNotNone(formulas, "decode_splitk.cu: the lane_slot / dst formulas of the copy steps not found")
+        self.assertIsNotNone(formulas, "decode_splitk_tc.cu: the lane_slot / dst formulas of the copy steps not found")
         slot_expr, dst_expr = formulas
         for d in (64, 128):
             chunks = d // 8
