@@ -1,7 +1,6 @@
 // C entry points to the RMSNorm and attention variants, so that a script can run the suite's own kernels
-// inside another process: scripts/timing_probe.py calls the RMSNorm one through ctypes on PyTorch tensors,
-// beside torch.compile's kernel, and scripts/energy_probe.py the attention one beside SDPA's, under one
-// protocol in one process. Nothing here times or allocates.
+// inside another process: tools/energy_probe.py and tools/layer_timeline.py call them through ctypes on
+// PyTorch tensors, beside PyTorch's own ops in the same process. Nothing here times or allocates.
 #include <cstdint>
 #include <cstdio>
 #include <exception>

@@ -107,7 +107,7 @@ void add_context(const Env& e, const BenchSpec& spec, const std::vector<std::pai
   for (const auto& [name, value] : op_context) benchmark::AddCustomContext(name, value);
   benchmark::AddCustomContext("profile_mode", g_profile ? "true" : "false");
   benchmark::AddCustomContext("binary_command", command);
-  // The script command that produced the run (scripts/gpu_run.sh sets it), else this binary's.
+  // The script command that produced the run (scripts/run_suite.sh sets it), else this binary's.
   const char* run_command = std::getenv("SOLBENCH_RUN_COMMAND");
   benchmark::AddCustomContext("command", run_command && *run_command ? run_command : command);
 }
