@@ -144,10 +144,6 @@ void register_cases(const Options& opt) {
 }  // namespace sb::bench
 
 int main(int argc, char** argv) {
-  sb::bench::BenchSpec spec;
-  spec.binary = "bench_e2e";
-  spec.shapes_grammar = sb::bench::layer_shapes_grammar();
-  spec.torch_version = sb::torch_ref::version();
-  spec.register_cases = sb::bench::register_cases;
-  return sb::bench::bench_main(argc, argv, spec);
+  return sb::bench::bench_main(
+      argc, argv, {"bench_e2e", sb::bench::layer_shapes_grammar(), sb::torch_ref::version(), sb::bench::register_cases, {}});
 }

@@ -117,12 +117,10 @@ void register_cases(const Options& opt) {
 }  // namespace sb::bench
 
 int main(int argc, char** argv) {
-  sb::bench::BenchSpec spec;
-  spec.binary = "bench_rmsnorm";
-  spec.shapes_grammar = sb::bench::rmsnorm_shapes_grammar();
 #ifdef SOLBENCH_HAVE_TORCH
-  spec.torch_version = sb::torch_ref::version();
+  const std::string torch_version = sb::torch_ref::version();
+#else
+  const std::string torch_version;
 #endif
-  spec.register_cases = sb::bench::register_cases;
-  return sb::bench::bench_main(argc, argv, spec);
+  return sb::bench::bench_main(argc, argv, {"bench_rmsnorm", sb::bench::rmsnorm_shapes_grammar(), torch_version, sb::bench::register_cases, {}});
 }
