@@ -102,9 +102,9 @@ __device__ inline void transposed_sum(float (&v)[N]) {
   }
 }
 
-// The kernel's phases before and after its main loop. Scalars come in by const reference: by value, the
-// optimizer orders the main loop's two counters the other way round and ptxas allocates registers
-// differently, so the kernel's SASS would no longer be that of the inline form.
+// The kernel's phases before and after its main loop; the loop's own phases stay inline (as helpers they
+// change its SASS). Scalars come in by const reference: by value, the optimizer orders the main loop's two
+// counters the other way round and ptxas allocates registers differently.
 // The block's Q rows, pre-scaled, this lane's 8 dims (from dim c * 8) of each, in the lane's register
 // row order (register row r is block row r ^ rmask of row block rb, kv head kvh, batch b); lim[r] = the last
 // key row r may see (-1: none, or past p.rows, whose q stays 0).
