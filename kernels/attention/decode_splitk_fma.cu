@@ -102,6 +102,106 @@ __device__ inline void transposed_sum(float (&v)[N]) {
   }
 }
 
+// The kernel's phases before and after its main loop; the loop's own phases stay inline (as helpers they
+// change its SASS). Scalars come in by const reference: by value, the optimizer orders the main loop's two
+// counters the other way round and ptxas allocates registers differently.
+// The block's Q rows, pre-scaled, this lane's 8 dims (from dim c * 8) of each, in the lane's register
+// row order (register row r is block row r ^ rmask of row block rb, kv head kvh, batch b); lim[r] = the last
+// key row r may see (-1: none, or past p.rows, whose q stays 0).
+template <typename T, int D, int R>
+__device__ __forceinline__ void load_q(float (&qf)[R][8], int (&lim)[R], const Params& p, const int& rb,
+                                       const int& rmask, const int64_t& b, const int64_t& kvh, const int& c) {
+#pragma unroll
+  for (int r = 0; r < R; ++r) {
+    const int rg = rb * R + (r ^ rmask);
+    lim[r] = -1;
+#pragma unroll
+    for (int e = 0; e < 8; ++e) qf[r][e] = 0.0f;
+    if (rg < p.rows) {
+      const int64_t i = rg / p.group, h = kvh * p.group + rg % p.group;
+      const int64_t last = p.causal ? i + p.kv_len - p.q_len : p.kv_len - 1;  // bottom-right causal
+      lim[r] = static_cast<int>(last < -1 ? -1 : last);
+      const T* src = static_cast<const T*>(p.q) + ((b * p.q_len + i) * p.heads_q + h) * D + c * kDimsPerLane;
+      unpack8<T>(*reinterpret_cast<const uint4*>(src), qf[r]);
+#pragma unroll
+      for (int e = 0; e < 8; ++e) qf[r][e] *= p.q_scale;
+    }
+  }
+}
+
+// Each row's running max (-inf: no key yet), sum and accumulators, before the first tile.
+template <int R>
+__device__ __forceinline__ void init_rows(float (&m)[R], float (&l)[R], float (&acc)[R][8]) {
+#pragma unroll
+  for (int r = 0; r < R; ++r) {
+    m[r] = kNegInf;
+    l[r] = 0.0f;
+#pragma unroll
+    for (int e = 0; e < 8; ++e) acc[r][e] = 0.0f;
+  }
+}
+
+// Merges the key groups of a warp (lanes kGroupLanes = kLanesPerKey * H apart) by shuffles: every lane ends
+// with its warp's max, sum and accumulators of its rows and dims.
+template <int R, int kGroupLanes>
+__device__ __forceinline__ void merge_groups(float (&m)[R], float (&l)[R], float (&acc)[R][8]) {
+#pragma unroll
+  for (int off = kGroupLanes; off < 32; off *= 2) {
+#pragma unroll
+    for (int r = 0; r < R; ++r) {
+      const float mo = __shfl_xor_sync(0xffffffffu, m[r], off), lo = __shfl_xor_sync(0xffffffffu, l[r], off);
+      const float mx = fmaxf(m[r], mo), mu = usable_max(mx);
+      const float a = exp2f(m[r] - mu), bo = exp2f(mo - mu);
+      l[r] = l[r] * a + lo * bo;
+#pragma unroll
+      for (int e = 0; e < 8; ++e) acc[r][e] = acc[r][e] * a + __shfl_xor_sync(0xffffffffu, acc[r][e], off) * bo;
+      m[r] = mx;
+    }
+  }
+}
+
+// The warp's merged rows into shared memory, by the first kLanesPerKey * H lanes (head hs, dims from
+// c * 8; register row r is row r ^ rmask): s_acc[warp][head * R + row], and the max and sum by lane c = 0
+// of each head, whose rmask is 0.
+template <int D, int R, int H>
+__device__ __forceinline__ void stage_warp_rows(float (&s_acc)[kWarps][H * R][D], float (&s_m)[kWarps][H * R],
+                                                float (&s_l)[kWarps][H * R], const float (&m)[R],
+                                                const float (&l)[R], const float (&acc)[R][8], const int& lane,
+                                                const int& warp, const int& hs, const int& c, const int& rmask) {
+  constexpr int kLanes = Tile<D, R, H>::kLanesPerKey;
+  if (lane < kLanes * H) {
+#pragma unroll
+    for (int r = 0; r < R; ++r) {
+      float4* dst = reinterpret_cast<float4*>(&s_acc[warp][hs * R + (r ^ rmask)][c * kDimsPerLane]);
+      dst[0] = make_float4(acc[r][0], acc[r][1], acc[r][2], acc[r][3]);
+      dst[1] = make_float4(acc[r][4], acc[r][5], acc[r][6], acc[r][7]);
+    }
+  }
+  if (lane < kLanes * H && c == 0) {  // lane 0 (and kLanes: the 2nd head), whose rmask is 0
+#pragma unroll
+    for (int r = 0; r < R; ++r) {
+      s_m[warp][hs * R + r] = m[r];
+      s_l[warp][hs * R + r] = l[r];
+    }
+  }
+}
+
+// The block's rows, merged across the warps (store_merged), to O or the split's partials: H heads (from kv
+// head kvu * H) of R rows (row block rb, batch b), one (head, row, dim) a thread at a time.
+template <typename T, int D, int R, int H>
+__device__ __forceinline__ void store_rows(const Params& p, const float (&s_acc)[kWarps][H * R][D],
+                                           const float (&s_m)[kWarps][H * R], const float (&s_l)[kWarps][H * R],
+                                           const int& tid, const int& rb, const int64_t& kvu, const int64_t& b,
+                                           const int& split) {
+  for (int idx = tid; idx < H * R * D; idx += kThreads) {
+    const int hr = idx / D, d = idx % D, r = hr % R, rg = rb * R + r;  // hr = head in block * R + row
+    const int64_t kvh_out = kvu * H + hr / R;
+    if (rg >= p.rows) continue;
+    const int64_t row = (b * p.q_len + rg / p.group) * p.heads_q + kvh_out * p.group + rg % p.group;
+    store_merged<T>(p, s_m, s_l, s_acc, hr, d, row, split);
+  }
+}
+
 // The FMA split kernel. A 256-thread block = (batch, H adjacent kv heads, row block of <= 4 query rows,
 // split), where H = Plan::heads_per_block is 2 at MHA with q_len <= 2, even heads_kv and head_dim <= 128,
 // else 1. head_dim / 8 lanes hold one head's piece of a key row, 16 B each (16 lanes = 256 B at d128), and
@@ -144,22 +244,7 @@ __global__ void __launch_bounds__(kThreads, Tile<D, R, H>::kMinBlocks) split_ker
   // Q rows of this block, pre-scaled, 8 dims per lane; lim[r] = last key row r may see (-1: none).
   float qf[R][8];
   int lim[R];
-#pragma unroll
-  for (int r = 0; r < R; ++r) {
-    const int rg = rb * R + (r ^ rmask);
-    lim[r] = -1;
-#pragma unroll
-    for (int e = 0; e < 8; ++e) qf[r][e] = 0.0f;
-    if (rg < p.rows) {
-      const int64_t i = rg / p.group, h = kvh * p.group + rg % p.group;
-      const int64_t last = p.causal ? i + p.kv_len - p.q_len : p.kv_len - 1;  // bottom-right causal
-      lim[r] = static_cast<int>(last < -1 ? -1 : last);
-      const T* src = static_cast<const T*>(p.q) + ((b * p.q_len + i) * p.heads_q + h) * D + c * kDimsPerLane;
-      unpack8<T>(*reinterpret_cast<const uint4*>(src), qf[r]);
-#pragma unroll
-      for (int e = 0; e < 8; ++e) qf[r][e] *= p.q_scale;
-    }
-  }
+  load_q<T, D, R>(qf, lim, p, rb, rmask, b, kvh, c);
 
   const int64_t first = static_cast<int64_t>(split) * p.chunk_keys;
   const int key_begin = static_cast<int>(first < p.kv_len ? first : p.kv_len);
@@ -193,13 +278,7 @@ __global__ void __launch_bounds__(kThreads, Tile<D, R, H>::kMinBlocks) split_ker
     if (rb * R + (r ^ rmask) < p.rows) lim_min = min(lim_min, lim[r]);
 
   float m[R], l[R], acc[R][8];
-#pragma unroll
-  for (int r = 0; r < R; ++r) {
-    m[r] = kNegInf;
-    l[r] = 0.0f;
-#pragma unroll
-    for (int e = 0; e < 8; ++e) acc[r][e] = 0.0f;
-  }
+  init_rows<R>(m, l, acc);
 
 #pragma unroll
   for (int i = 0; i < S; ++i) issue(i, i);
@@ -284,43 +363,11 @@ __global__ void __launch_bounds__(kThreads, Tile<D, R, H>::kMinBlocks) split_ker
   cp_async_wait<0>();  // only empty groups can remain; the merge below reuses the pipeline's memory
 
   // Merge the key groups of a warp (lanes kLanes * H apart), then the warps through shared memory.
-#pragma unroll
-  for (int off = kLanes * H; off < 32; off *= 2) {
-#pragma unroll
-    for (int r = 0; r < R; ++r) {
-      const float mo = __shfl_xor_sync(0xffffffffu, m[r], off), lo = __shfl_xor_sync(0xffffffffu, l[r], off);
-      const float mx = fmaxf(m[r], mo), mu = usable_max(mx);
-      const float a = exp2f(m[r] - mu), bo = exp2f(mo - mu);
-      l[r] = l[r] * a + lo * bo;
-#pragma unroll
-      for (int e = 0; e < 8; ++e) acc[r][e] = acc[r][e] * a + __shfl_xor_sync(0xffffffffu, acc[r][e], off) * bo;
-      m[r] = mx;
-    }
-  }
+  merge_groups<R, kLanes * H>(m, l, acc);
   __syncthreads();  // every thread is done with its pipeline stages
-  if (lane < kLanes * H) {
-#pragma unroll
-    for (int r = 0; r < R; ++r) {
-      float4* dst = reinterpret_cast<float4*>(&s_acc[warp][hs * R + (r ^ rmask)][c * kDimsPerLane]);
-      dst[0] = make_float4(acc[r][0], acc[r][1], acc[r][2], acc[r][3]);
-      dst[1] = make_float4(acc[r][4], acc[r][5], acc[r][6], acc[r][7]);
-    }
-  }
-  if (lane < kLanes * H && c == 0) {  // lane 0 (and kLanes: the 2nd head), whose rmask is 0
-#pragma unroll
-    for (int r = 0; r < R; ++r) {
-      s_m[warp][hs * R + r] = m[r];
-      s_l[warp][hs * R + r] = l[r];
-    }
-  }
+  stage_warp_rows<D, R, H>(s_acc, s_m, s_l, m, l, acc, lane, warp, hs, c, rmask);
   __syncthreads();
-  for (int idx = tid; idx < H * R * D; idx += kThreads) {
-    const int hr = idx / D, d = idx % D, r = hr % R, rg = rb * R + r;  // hr = head in block * R + row
-    const int64_t kvh_out = kvu * H + hr / R;
-    if (rg >= p.rows) continue;
-    const int64_t row = (b * p.q_len + rg / p.group) * p.heads_q + kvh_out * p.group + rg % p.group;
-    store_merged<T>(p, s_m, s_l, s_acc, hr, d, row, split);
-  }
+  store_rows<T, D, R, H>(p, s_acc, s_m, s_l, tid, rb, kvu, b, split);
 }
 
 // Launches split_kernel<T, D, R, H> with its dynamic shared memory; over 48 KB needs an opt-in, once per

@@ -170,6 +170,151 @@ __device__ inline void cluster_merge(const Params& p, char* base, int split, Col
   }
 }
 
+// The split kernel's phases. Scalars come in by const reference: by value, the optimizer can order the
+// main loop's counters the other way round and ptxas then allocates registers differently, so the kernel's
+// SASS would no longer be that of the inline form.
+// Q's rows rb * R .. + R - 1 of kv head kvh's group (batch b) into the 16-row tile qs as given, by cp.async;
+// rows >= R or past p.rows are zero-filled from a valid address, and only a real row's address is formed
+// (the padding rows, all of the second pass at d128, skip the division).
+template <typename T, int D, int R>
+__device__ __forceinline__ void copy_q(uint4* qs, const Params& p, const int& tid, const int& rb, const int64_t& kvh,
+                                       const int64_t& b) {
+  constexpr int kChunks = D / 8;
+  static_assert(16 * kChunks % kTcThreads == 0, "whole passes over Q's 16 staged rows");
+#pragma unroll
+  for (int it = 0; it < 16 * kChunks / kTcThreads; ++it) {
+    const int idx = tid + it * kTcThreads;
+    const int row = idx / kChunks, chunk = idx % kChunks, rg = rb * R + row;
+    const bool valid = row < R && rg < p.rows;
+    const T* src = static_cast<const T*>(p.q);  // a valid address, not read when !valid
+    if (valid) {
+      const int64_t i = rg / p.group, h = kvh * p.group + rg % p.group;
+      src += ((b * p.q_len + i) * p.heads_q + h) * D + chunk * 8;
+    }
+    cp_async_16_zfill(&qs[tc::swz<D>(row, chunk)], src, valid);
+  }
+}
+
+// The last key rows 2 t4 and 2 t4 + 1 of row block rb may see (-1: none, or padding).
+template <int R>
+__device__ __forceinline__ void row_limits(int (&lim)[2], const Params& p, const int& t4, const int& rb) {
+#pragma unroll
+  for (int h2 = 0; h2 < 2; ++h2) {
+    const int row = 2 * t4 + h2, rg = rb * R + row;
+    lim[h2] = -1;
+    if (row < R && rg < p.rows) {
+      const int64_t i = rg / p.group;
+      const int64_t last = p.causal ? i + p.kv_len - p.q_len : p.kv_len - 1;
+      lim[h2] = static_cast<int>(last < -1 ? -1 : last);
+    }
+  }
+}
+
+// The tile's scores from the Q K^T chains: their sum times p.q_scale, -inf for keys past key_end or past a
+// row's limit (keys t0 + g and t0 + g + 8, t0 the first of this warp's 16; rows 2 t4 and 2 t4 + 1).
+__device__ __forceinline__ void scale_and_mask(float (&sc)[4], const float (&chain)[tc::kQkChains][4], const Params& p,
+                                               const int& t0, const int& key_end, const int& g,
+                                               const int (&lim)[2]) {
+#pragma unroll
+  for (int e = 0; e < 4; ++e) {
+    float v = chain[0][e];
+#pragma unroll
+    for (int c = 1; c < tc::kQkChains; ++c) v += chain[c][e];
+    sc[e] = v * p.q_scale;
+  }
+#pragma unroll
+  for (int e = 0; e < 4; ++e) {
+    const int j = t0 + g + 8 * (e / 2);
+    if (j >= key_end || j > lim[e % 2]) sc[e] = kNegInf;
+  }
+}
+
+// Online softmax of a tile's scores sc (keys g and g + 8 of rows 2 t4 and 2 t4 + 1) per row: row 2 t4 + r's
+// 16 keys lie in the 8 lanes of this t4 (xor 4, 8, 16). m, l and O^T's tiles o are rescaled, sc becomes the
+// weights 2^(s - m).
+template <int kOTiles>
+__device__ __forceinline__ void softmax_tile(float (&sc)[4], float (&m)[2], float (&l)[2], float (&o)[kOTiles][4]) {
+#pragma unroll
+  for (int r = 0; r < 2; ++r) {
+    float mt = fmaxf(sc[r], sc[2 + r]);
+    mt = fmaxf(mt, __shfl_xor_sync(0xffffffffu, mt, 4));
+    mt = fmaxf(mt, __shfl_xor_sync(0xffffffffu, mt, 8));
+    mt = fmaxf(mt, __shfl_xor_sync(0xffffffffu, mt, 16));
+    mt = fmaxf(mt, m[r]);
+    const float mu = usable_max(mt), alpha = ex2_approx(m[r] - mu);
+    m[r] = mt;
+    l[r] *= alpha;
+#pragma unroll
+    for (int n = 0; n < kOTiles; ++n) {
+      o[n][r] *= alpha;
+      o[n][2 + r] *= alpha;
+    }
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const float w = ex2_approx(sc[2 * h + r] - mu);
+      sc[2 * h + r] = w;
+      l[r] += w;
+    }
+  }
+}
+
+// Row 2 t4 + r's sum over the 8 lanes of this t4, then the warp's rows (< R) into shared memory: O^T's tiles
+// as s_acc[warp][row][dim], the max and sum by the lanes of g 0.
+template <int D, int R>
+__device__ __forceinline__ void stage_warp_rows(float (&s_acc)[tc::kTcWarps][R][D], float (&s_m)[tc::kTcWarps][R],
+                                                float (&s_l)[tc::kTcWarps][R], const float (&m)[2], float (&l)[2],
+                                                const float (&o)[D / 16][4], const int& warp, const int& g,
+                                                const int& t4) {
+#pragma unroll
+  for (int r = 0; r < 2; ++r) {
+    l[r] += __shfl_xor_sync(0xffffffffu, l[r], 4);
+    l[r] += __shfl_xor_sync(0xffffffffu, l[r], 8);
+    l[r] += __shfl_xor_sync(0xffffffffu, l[r], 16);
+  }
+  __syncthreads();  // every warp is done with its pipeline: s_acc reuses it
+#pragma unroll
+  for (int r = 0; r < 2; ++r) {
+    const int row = 2 * t4 + r;
+    if (row < R) {
+#pragma unroll
+      for (int n = 0; n < D / 16; ++n) {
+        s_acc[warp][row][16 * n + g] = o[n][r];
+        s_acc[warp][row][16 * n + g + 8] = o[n][2 + r];
+      }
+      if (g == 0) {
+        s_m[warp][row] = m[r];
+        s_l[warp][row] = l[r];
+      }
+    }
+  }
+}
+
+// The block's rows, merged across its warps, to O (store_merged) or, kCluster, across the cluster's splits
+// (cluster_merge): R rows of row block rb of kv head kvh (batch b).
+template <typename T, int D, int R, bool kCluster>
+__device__ __forceinline__ void store_rows(const Params& p, uint4* smem, const float (&s_acc)[tc::kTcWarps][R][D],
+                                           const float (&s_m)[tc::kTcWarps][R], const float (&s_l)[tc::kTcWarps][R],
+                                           const int& tid, const int& rb, const int64_t& kvh, const int64_t& b,
+                                           const int& split) {
+  // The output row of the block's row r, or -1 past p.rows.
+  auto row_of = [&](int r) -> int64_t {
+    const int rg = rb * R + r;
+    if (rg >= p.rows) return -1;
+    return (b * p.q_len + rg / p.group) * p.heads_q + kvh * p.group + rg % p.group;
+  };
+  if constexpr (kCluster) {
+    auto column = [&](int r, int d4, float& lse) { return merged_column4(s_m, s_l, s_acc, r, 4 * d4, lse); };
+    cluster_merge<T, R, D, kTcThreads>(p, reinterpret_cast<char*>(smem) + tc::Shape<D>::kSmemBytes, split, column,
+                                       row_of, p.rows - rb * R);
+  } else {
+    for (int idx = tid; idx < R * D; idx += kTcThreads) {
+      const int r = idx / D, d = idx % D;
+      if (rb * R + r >= p.rows) continue;  // row_of's test, first: the SASS is that of the inline form
+      store_merged<T>(p, s_m, s_l, s_acc, r, d, row_of(r), split);
+    }
+  }
+}
+
 // kCluster: Plan::cluster_combine's kernel (its splits merge in distributed shared memory). kPaired:
 // Plan::paired_clusters' (a cluster of kPairBlocks unsplit blocks, adjacent kv heads of one sequence, that
 // pass a cluster barrier every tile: arrive after tile i's wait, wait before tile i + 1's, so no block of the
@@ -249,36 +394,12 @@ __global__ void __launch_bounds__(kTcThreads, 2) split_kernel_tc(const Params p)
   // then Q's, one commit for both (group 0); the other stages; then the row limits, which nothing before
   // needs.
   copy_tile(0, 0);
-  // Q: rows rb * R .. + R - 1 of this kv head's group as given; rows >= R or past p.rows are zero-filled
-  // from a valid address, and only a real row's address is formed (the padding rows, all of the second
-  // pass at d128, skip the division).
-  static_assert(16 * kChunks % kTcThreads == 0, "whole passes over Q's 16 staged rows");
-#pragma unroll
-  for (int it = 0; it < 16 * kChunks / kTcThreads; ++it) {
-    const int idx = tid + it * kTcThreads;
-    const int row = idx / kChunks, chunk = idx % kChunks, rg = rb * R + row;
-    const bool valid = row < R && rg < p.rows;
-    const T* src = static_cast<const T*>(p.q);  // a valid address, not read when !valid
-    if (valid) {
-      const int64_t i = rg / p.group, h = kvh * p.group + rg % p.group;
-      src += ((b * p.q_len + i) * p.heads_q + h) * D + chunk * 8;
-    }
-    cp_async_16_zfill(&qs[swz<D>(row, chunk)], src, valid);
-  }
+  copy_q<T, D, R>(qs, p, tid, rb, kvh, b);
   cp_async_commit();
 #pragma unroll
   for (int i = 1; i < S; ++i) issue(i, i);
   int lim[2];  // the last key rows 2 t4 and 2 t4 + 1 may see (-1: none, or padding)
-#pragma unroll
-  for (int h2 = 0; h2 < 2; ++h2) {
-    const int row = 2 * t4 + h2, rg = rb * R + row;
-    lim[h2] = -1;
-    if (row < R && rg < p.rows) {
-      const int64_t i = rg / p.group;
-      const int64_t last = p.causal ? i + p.kv_len - p.q_len : p.kv_len - 1;
-      lim[h2] = static_cast<int>(last < -1 ? -1 : last);
-    }
-  }
+  row_limits<R>(lim, p, t4, rb);
   cp_async_wait<S - 1>();  // group 0: this thread's Q copies (and its tile 0)
   __syncthreads();         // all of Q is in shared memory
   if constexpr (kCluster)  // past the block's first barrier (see cluster_expected_bytes)
@@ -324,42 +445,9 @@ __global__ void __launch_bounds__(kTcThreads, 2) split_kernel_tc(const Params p)
       mma_16816<T>(chain[kk % kQkChains], ka, qb[kk][0], qb[kk][1]);
     }
     float sc[4];
-#pragma unroll
-    for (int e = 0; e < 4; ++e) {
-      float v = chain[0][e];
-#pragma unroll
-      for (int c = 1; c < kQkChains; ++c) v += chain[c][e];
-      sc[e] = v * p.q_scale;
-    }
     const int t0 = key_begin + i * kTileKeys + warp * kWarpKeys;
-#pragma unroll
-    for (int e = 0; e < 4; ++e) {
-      const int j = t0 + g + 8 * (e / 2);
-      if (j >= key_end || j > lim[e % 2]) sc[e] = kNegInf;
-    }
-    // Online softmax per row: row 2 t4 + r's 16 keys lie in the 8 lanes of this t4 (xor 4, 8, 16).
-#pragma unroll
-    for (int r = 0; r < 2; ++r) {
-      float mt = fmaxf(sc[r], sc[2 + r]);
-      mt = fmaxf(mt, __shfl_xor_sync(0xffffffffu, mt, 4));
-      mt = fmaxf(mt, __shfl_xor_sync(0xffffffffu, mt, 8));
-      mt = fmaxf(mt, __shfl_xor_sync(0xffffffffu, mt, 16));
-      mt = fmaxf(mt, m[r]);
-      const float mu = usable_max(mt), alpha = ex2_approx(m[r] - mu);
-      m[r] = mt;
-      l[r] *= alpha;
-#pragma unroll
-      for (int n = 0; n < kOTiles; ++n) {
-        o[n][r] *= alpha;
-        o[n][2 + r] *= alpha;
-      }
-#pragma unroll
-      for (int h = 0; h < 2; ++h) {
-        const float w = ex2_approx(sc[2 * h + r] - mu);
-        sc[2 * h + r] = w;
-        l[r] += w;
-      }
-    }
+    scale_and_mask(sc, chain, p, t0, key_end, g, lim);
+    softmax_tile<kOTiles>(sc, m, l, o);
     // P^T as the B operand (k = keys, n = rows): each 8 x 8 half transposed across the warp.
     const uint32_t pb0 = movmatrix_trans(pack2<T>(sc[0], sc[1])), pb1 = movmatrix_trans(pack2<T>(sc[2], sc[3]));
     // O^T += V^T P^T: V^T as A by ldmatrix.trans.
@@ -377,47 +465,10 @@ __global__ void __launch_bounds__(kTcThreads, 2) split_kernel_tc(const Params p)
   if constexpr (kPaired)
     if (ntiles > 0) cluster_wait();  // the last arrival's wait
   cp_async_wait<0>();
-  // Row 2 t4 + r's sum over the 8 lanes of this t4; then the warps merge through shared memory (rows < R).
-#pragma unroll
-  for (int r = 0; r < 2; ++r) {
-    l[r] += __shfl_xor_sync(0xffffffffu, l[r], 4);
-    l[r] += __shfl_xor_sync(0xffffffffu, l[r], 8);
-    l[r] += __shfl_xor_sync(0xffffffffu, l[r], 16);
-  }
-  __syncthreads();  // every warp is done with its pipeline: s_acc reuses it
-#pragma unroll
-  for (int r = 0; r < 2; ++r) {
-    const int row = 2 * t4 + r;
-    if (row < R) {
-#pragma unroll
-      for (int n = 0; n < kOTiles; ++n) {
-        s_acc[warp][row][16 * n + g] = o[n][r];
-        s_acc[warp][row][16 * n + g + 8] = o[n][2 + r];
-      }
-      if (g == 0) {
-        s_m[warp][row] = m[r];
-        s_l[warp][row] = l[r];
-      }
-    }
-  }
+  // The warps merge through shared memory.
+  stage_warp_rows<D, R>(s_acc, s_m, s_l, m, l, o, warp, g, t4);
   __syncthreads();
-  // The output row of the block's row r, or -1 past p.rows.
-  auto row_of = [&](int r) -> int64_t {
-    const int rg = rb * R + r;
-    if (rg >= p.rows) return -1;
-    return (b * p.q_len + rg / p.group) * p.heads_q + kvh * p.group + rg % p.group;
-  };
-  if constexpr (kCluster) {
-    auto column = [&](int r, int d4, float& lse) { return merged_column4(s_m, s_l, s_acc, r, 4 * d4, lse); };
-    cluster_merge<T, R, D, kTcThreads>(p, reinterpret_cast<char*>(smem) + Shape<D>::kSmemBytes, split, column, row_of,
-                                       p.rows - rb * R);
-  } else {
-    for (int idx = tid; idx < R * D; idx += kTcThreads) {
-      const int r = idx / D, d = idx % D;
-      if (rb * R + r >= p.rows) continue;  // row_of's test, first: the SASS is that of the inline form
-      store_merged<T>(p, s_m, s_l, s_acc, r, d, row_of(r), split);
-    }
-  }
+  store_rows<T, D, R, kCluster>(p, smem, s_acc, s_m, s_l, tid, rb, kvh, b, split);
 }
 
 template <typename T, int D, int R>

@@ -101,6 +101,189 @@ __device__ __forceinline__ void load_tile(T* s, const T* g, int stride, int vali
   }
 }
 
+// S = Q K^T for the kSubN keys from ks of the K tile at k_tile (raw scores, fp32). Q fragments come from
+// q_frag (kQInRegs) or from shared memory at q_lane, per k16 step.
+template <typename T, typename C>
+__device__ __forceinline__ void score_step(float (&s)[C::kMTiles][C::kNTiles][4],
+                                           const uint32_t (&q_frag)[C::kQInRegs ? C::kMTiles : 1]
+                                                                    [C::kQInRegs ? C::kKSteps : 1][4],
+                                           const unsigned q_lane, const unsigned k_tile, const int ks) {
+  constexpr int MT = C::kMTiles, CH = C::kChunks;
+#pragma unroll
+  for (int mt = 0; mt < MT; ++mt)
+#pragma unroll
+    for (int nt = 0; nt < C::kNTiles; ++nt)
+#pragma unroll
+      for (int e = 0; e < 4; ++e) s[mt][nt][e] = 0.0f;
+#pragma unroll
+  for (int kk = 0; kk < C::kKSteps; ++kk) {
+    uint32_t a[MT][4];
+#pragma unroll
+    for (int mt = 0; mt < MT; ++mt) {
+      if constexpr (C::kQInRegs) {
+#pragma unroll
+        for (int e = 0; e < 4; ++e) a[mt][e] = q_frag[mt][kk][e];
+      } else {
+        ldmatrix_x4(a[mt], q_lane + 2 * pad<CH>(mt * 16, 2 * kk));
+      }
+    }
+#pragma unroll
+    for (int j = 0; j < C::kNTiles / 2; ++j) {
+      uint32_t kb[4];
+      ldmatrix_x4(kb, k_tile + 2 * pad<CH>(ks + 16 * j, 2 * kk));
+#pragma unroll
+      for (int mt = 0; mt < MT; ++mt) {
+        mma_16816<T>(s[mt][2 * j], a[mt], kb[0], kb[1]);
+        mma_16816<T>(s[mt][2 * j + 1], a[mt], kb[2], kb[3]);
+      }
+    }
+  }
+}
+
+// Scores of keys past kv_len and, causal, of keys after i + causal_offset become -inf; n0 is the step's
+// first key, warp_row0 the warp's first query row, (g, t) the lane's fragment coordinates.
+template <typename C>
+__device__ __forceinline__ void mask_step(float (&s)[C::kMTiles][C::kNTiles][4], const Params& p, const int n0,
+                                          const int warp_row0, const int g, const int t) {
+#pragma unroll
+  for (int mt = 0; mt < C::kMTiles; ++mt)
+#pragma unroll
+    for (int r = 0; r < 2; ++r) {
+      const int row = warp_row0 + mt * 16 + g + 8 * r;
+      const int limit = p.causal ? min(p.kv_len, row + p.causal_offset + 1) : p.kv_len;  // keys < limit
+#pragma unroll
+      for (int nt = 0; nt < C::kNTiles; ++nt)
+#pragma unroll
+        for (int e = 0; e < 2; ++e)
+          if (n0 + nt * 8 + 2 * t + e >= limit) s[mt][nt][2 * r + e] = -INFINITY;
+    }
+}
+
+// Online softmax: new row max (the 4 threads of a row hold a quarter of the step's keys each),
+// alpha = 2^((old max - new max) * scale_log2) rescales O and the partial sum, and
+// P = 2^(s * scale_log2 - max * scale_log2). A row with no key yet has max -inf: its exponent
+// base is 0, so P = 0 and alpha = 0, never inf - inf. alpha is exactly 1 where the max did not
+// move, and the O rescale is skipped when that holds for every row of the warp (most steps of
+// long rows: the max settles).
+template <typename C>
+__device__ __forceinline__ void softmax_step(const float (&s)[C::kMTiles][C::kNTiles][4],
+                                             float (&row_max)[C::kMTiles][2], float (&o)[C::kMTiles][C::kDTiles][4],
+                                             const float scale_log2, float (&alpha)[C::kMTiles][2],
+                                             float (&base)[C::kMTiles][2]) {
+  constexpr int MT = C::kMTiles;
+  bool moved = false;
+#pragma unroll
+  for (int mt = 0; mt < MT; ++mt)
+#pragma unroll
+    for (int r = 0; r < 2; ++r) {
+      float mx = row_max[mt][r];
+#pragma unroll
+      for (int nt = 0; nt < C::kNTiles; ++nt) mx = fmaxf(mx, fmaxf(s[mt][nt][2 * r], s[mt][nt][2 * r + 1]));
+      moved |= lazy_max_step(row_max[mt][r], mx, scale_log2, base[mt][r], alpha[mt][r]);  // tiled_flash.cuh
+    }
+  if (__any_sync(0xffffffffu, moved)) {
+#pragma unroll
+    for (int mt = 0; mt < MT; ++mt)
+#pragma unroll
+      for (int dt = 0; dt < C::kDTiles; ++dt)
+#pragma unroll
+        for (int e = 0; e < 4; ++e) o[mt][dt][e] *= alpha[mt][e / 2];
+  }
+}
+
+// P = 2^(...) for keys 16kk..16kk+15, rounded to the input type, then O += P V for those keys
+// at once, so the S registers of a k16 step die as it is consumed (64-key steps at D 128 fit
+// without spills) and the exponentials of step kk + 1 overlap the mma of step kk. S tiles 2kk and
+// 2kk+1 are P's A fragment for step kk: a[r] from the even tile, a[2 + r] from the odd one. The
+// partial sums add the keys in the same order as one pass over the step would; row_sum then takes
+// alpha times its old value plus the step's sum.
+template <typename T, typename C>
+__device__ __forceinline__ void pv_step(const float (&s)[C::kMTiles][C::kNTiles][4],
+                                        float (&o)[C::kMTiles][C::kDTiles][4], float (&row_sum)[C::kMTiles][2],
+                                        const float (&alpha)[C::kMTiles][2], const float (&base)[C::kMTiles][2],
+                                        const float scale_log2, const unsigned v_tile, const int ks) {
+  constexpr int MT = C::kMTiles, CH = C::kChunks;
+  float sum[MT][2];
+#pragma unroll
+  for (int mt = 0; mt < MT; ++mt)
+#pragma unroll
+    for (int r = 0; r < 2; ++r) sum[mt][r] = 0.0f;
+#pragma unroll
+  for (int kk = 0; kk < C::kPSteps; ++kk) {
+    // P rounded to the input type is the A operand of P V as it stands: the accumulator layout of two
+    // n8 tiles of S is the A layout of one k16 step.
+    uint32_t p_frag[MT][4];
+#pragma unroll
+    for (int mt = 0; mt < MT; ++mt)
+#pragma unroll
+      for (int r = 0; r < 2; ++r)
+#pragma unroll
+        for (int h2 = 0; h2 < 2; ++h2) {
+          const int nt = 2 * kk + h2;
+          const float p0 = ex2_approx(fmaf(s[mt][nt][2 * r], scale_log2, -base[mt][r]));
+          const float p1 = ex2_approx(fmaf(s[mt][nt][2 * r + 1], scale_log2, -base[mt][r]));
+          sum[mt][r] += p0 + p1;
+          p_frag[mt][h2 * 2 + r] = pack2<T>(p0, p1);
+        }
+#pragma unroll
+    for (int j = 0; j < C::kDTiles / 2; ++j) {
+      uint32_t vb[4];
+      ldmatrix_x4_trans(vb, v_tile + 2 * pad<CH>(ks + 16 * kk, 2 * j));
+#pragma unroll
+      for (int mt = 0; mt < MT; ++mt) {
+        mma_16816<T>(o[mt][2 * j], p_frag[mt], vb[0], vb[1]);
+        mma_16816<T>(o[mt][2 * j + 1], p_frag[mt], vb[2], vb[3]);
+      }
+    }
+  }
+#pragma unroll
+  for (int mt = 0; mt < MT; ++mt)
+#pragma unroll
+    for (int r = 0; r < 2; ++r) row_sum[mt][r] = row_sum[mt][r] * alpha[mt][r] + sum[mt][r];
+}
+
+// The epilogue of (batch b, q head h, q tile from row m0, `rows` rows of it exist): O / rowsum, staged
+// through this warp's own rows of the Q tile sO (no other warp reads them), then written to global memory
+// in 16-byte row segments.
+template <typename T, typename C>
+__device__ __forceinline__ void store_output(T* sO, const float (&o)[C::kMTiles][C::kDTiles][4],
+                                             const float (&row_sum)[C::kMTiles][2], const Params& p, const int b,
+                                             const int h, const int m0, const int rows, const int warp, const int lane,
+                                             const int g, const int t) {
+  constexpr int D = C::kHeadDim, CH = C::kChunks;
+  // The output rows' address, recomputed here rather than held through the loop.
+  T* gO;
+  {
+    const int bo = opaque(b), ho = opaque(h);
+    gO = static_cast<T*>(p.o) + ((static_cast<int64_t>(bo) * p.q_len * p.heads_q + ho) * D +
+                                 m0 * static_cast<int64_t>(p.heads_q) * D);
+  }
+  __syncwarp();
+#pragma unroll
+  for (int mt = 0; mt < C::kMTiles; ++mt)
+#pragma unroll
+    for (int r = 0; r < 2; ++r) {
+      float l = row_sum[mt][r];
+      l += __shfl_xor_sync(0xffffffffu, l, 1);
+      l += __shfl_xor_sync(0xffffffffu, l, 2);
+      const float inv = l > 0.0f ? 1.0f / l : 0.0f;
+      const int row = warp * C::kWarpRows + mt * 16 + g + 8 * r;
+#pragma unroll
+      for (int dt = 0; dt < C::kDTiles; ++dt)
+        *reinterpret_cast<uint32_t*>(sO + pad<CH>(row, dt) + 2 * t) =
+            pack2<T>(o[mt][dt][2 * r] * inv, o[mt][dt][2 * r + 1] * inv);
+    }
+  __syncwarp();
+  constexpr int kRowsPerPass = 32 / CH;
+#pragma unroll
+  for (int i = 0; i < C::kWarpRows / kRowsPerPass; ++i) {
+    const int row = warp * C::kWarpRows + i * kRowsPerPass + lane / CH, c = lane % CH;
+    if (row < rows)
+      *reinterpret_cast<uint4*>(gO + row * static_cast<int64_t>(p.heads_q) * D + c * 8) =
+          *reinterpret_cast<const uint4*>(sO + pad<CH>(row, c));
+  }
+}
+
 template <typename T, typename C>
 __global__ void __launch_bounds__(C::kThreads, C::kMinBlocks) kernel(const Params p) {
   constexpr int D = C::kHeadDim, BM = C::kBlockM, BN = C::kBlockN, MT = C::kMTiles, CH = C::kChunks;
@@ -199,122 +382,17 @@ __global__ void __launch_bounds__(C::kThreads, C::kMinBlocks) kernel(const Param
       // A warp whose rows all end before this step's first key gains nothing from it.
       if (!kInterior && p.causal && n0 > warp_row0 + C::kWarpRows - 1 + p.causal_offset) continue;
 
-      // S = Q K^T (raw scores, fp32).
       float s[MT][C::kNTiles][4];
-#pragma unroll
-      for (int mt = 0; mt < MT; ++mt)
-#pragma unroll
-        for (int nt = 0; nt < C::kNTiles; ++nt)
-#pragma unroll
-          for (int e = 0; e < 4; ++e) s[mt][nt][e] = 0.0f;
-#pragma unroll
-      for (int kk = 0; kk < C::kKSteps; ++kk) {
-        uint32_t a[MT][4];
-#pragma unroll
-        for (int mt = 0; mt < MT; ++mt) {
-          if constexpr (C::kQInRegs) {
-#pragma unroll
-            for (int e = 0; e < 4; ++e) a[mt][e] = q_frag[mt][kk][e];
-          } else {
-            ldmatrix_x4(a[mt], q_lane + 2 * pad<CH>(mt * 16, 2 * kk));
-          }
-        }
-#pragma unroll
-        for (int j = 0; j < C::kNTiles / 2; ++j) {
-          uint32_t kb[4];
-          ldmatrix_x4(kb, k_tile + 2 * pad<CH>(ks + 16 * j, 2 * kk));
-#pragma unroll
-          for (int mt = 0; mt < MT; ++mt) {
-            mma_16816<T>(s[mt][2 * j], a[mt], kb[0], kb[1]);
-            mma_16816<T>(s[mt][2 * j + 1], a[mt], kb[2], kb[3]);
-          }
-        }
-      }
+      score_step<T, C>(s, q_frag, q_lane, k_tile, ks);
 
       // Mask keys past kv_len and, causal, keys after i + causal_offset: score -inf.
       if (!kInterior &&
-          (n0 + C::kSubN > p.kv_len || (p.causal && n0 + C::kSubN - 1 > warp_row0 + p.causal_offset))) {
-#pragma unroll
-        for (int mt = 0; mt < MT; ++mt)
-#pragma unroll
-          for (int r = 0; r < 2; ++r) {
-            const int row = warp_row0 + mt * 16 + g + 8 * r;
-            const int limit = p.causal ? min(p.kv_len, row + p.causal_offset + 1) : p.kv_len;  // keys < limit
-#pragma unroll
-            for (int nt = 0; nt < C::kNTiles; ++nt)
-#pragma unroll
-              for (int e = 0; e < 2; ++e)
-                if (n0 + nt * 8 + 2 * t + e >= limit) s[mt][nt][2 * r + e] = -INFINITY;
-          }
-      }
+          (n0 + C::kSubN > p.kv_len || (p.causal && n0 + C::kSubN - 1 > warp_row0 + p.causal_offset)))
+        mask_step<C>(s, p, n0, warp_row0, g, t);
 
-      // Online softmax: new row max (the 4 threads of a row hold a quarter of the step's keys each),
-      // alpha = 2^((old max - new max) * scale_log2) rescales O and the partial sum, and
-      // P = 2^(s * scale_log2 - max * scale_log2). A row with no key yet has max -inf: its exponent
-      // base is 0, so P = 0 and alpha = 0, never inf - inf. alpha is exactly 1 where the max did not
-      // move, and the O rescale is skipped when that holds for every row of the warp (most steps of
-      // long rows: the max settles).
       float alpha[MT][2], base[MT][2];
-      bool moved = false;
-#pragma unroll
-      for (int mt = 0; mt < MT; ++mt)
-#pragma unroll
-        for (int r = 0; r < 2; ++r) {
-          float mx = row_max[mt][r];
-#pragma unroll
-          for (int nt = 0; nt < C::kNTiles; ++nt) mx = fmaxf(mx, fmaxf(s[mt][nt][2 * r], s[mt][nt][2 * r + 1]));
-          moved |= lazy_max_step(row_max[mt][r], mx, scale_log2, base[mt][r], alpha[mt][r]);  // tiled_flash.cuh
-        }
-      if (__any_sync(0xffffffffu, moved)) {
-#pragma unroll
-        for (int mt = 0; mt < MT; ++mt)
-#pragma unroll
-          for (int dt = 0; dt < C::kDTiles; ++dt)
-#pragma unroll
-            for (int e = 0; e < 4; ++e) o[mt][dt][e] *= alpha[mt][e / 2];
-      }
-      // P = 2^(...) for keys 16kk..16kk+15, rounded to the input type, then O += P V for those keys
-      // at once, so the S registers of a k16 step die as it is consumed (64-key steps at D 128 fit
-      // without spills) and the exponentials of step kk + 1 overlap the mma of step kk. S tiles 2kk and
-      // 2kk+1 are P's A fragment for step kk: a[r] from the even tile, a[2 + r] from the odd one. The
-      // partial sums add the keys in the same order as one pass over the step would.
-      float sum[MT][2];
-#pragma unroll
-      for (int mt = 0; mt < MT; ++mt)
-#pragma unroll
-        for (int r = 0; r < 2; ++r) sum[mt][r] = 0.0f;
-#pragma unroll
-      for (int kk = 0; kk < C::kPSteps; ++kk) {
-        // P rounded to the input type is the A operand of P V as it stands: the accumulator layout of two
-        // n8 tiles of S is the A layout of one k16 step.
-        uint32_t p_frag[MT][4];
-#pragma unroll
-        for (int mt = 0; mt < MT; ++mt)
-#pragma unroll
-          for (int r = 0; r < 2; ++r)
-#pragma unroll
-            for (int h2 = 0; h2 < 2; ++h2) {
-              const int nt = 2 * kk + h2;
-              const float p0 = ex2_approx(fmaf(s[mt][nt][2 * r], scale_log2, -base[mt][r]));
-              const float p1 = ex2_approx(fmaf(s[mt][nt][2 * r + 1], scale_log2, -base[mt][r]));
-              sum[mt][r] += p0 + p1;
-              p_frag[mt][h2 * 2 + r] = pack2<T>(p0, p1);
-            }
-#pragma unroll
-        for (int j = 0; j < C::kDTiles / 2; ++j) {
-          uint32_t vb[4];
-          ldmatrix_x4_trans(vb, v_tile + 2 * pad<CH>(ks + 16 * kk, 2 * j));
-#pragma unroll
-          for (int mt = 0; mt < MT; ++mt) {
-            mma_16816<T>(o[mt][2 * j], p_frag[mt], vb[0], vb[1]);
-            mma_16816<T>(o[mt][2 * j + 1], p_frag[mt], vb[2], vb[3]);
-          }
-        }
-      }
-#pragma unroll
-      for (int mt = 0; mt < MT; ++mt)
-#pragma unroll
-        for (int r = 0; r < 2; ++r) row_sum[mt][r] = row_sum[mt][r] * alpha[mt][r] + sum[mt][r];
+      softmax_step<C>(s, row_max, o, scale_log2, alpha, base);
+      pv_step<T, C>(s, o, row_sum, alpha, base, scale_log2, v_tile, ks);
     }
   };
   {
@@ -332,39 +410,7 @@ __global__ void __launch_bounds__(C::kThreads, C::kMinBlocks) kernel(const Param
     }
   }
 
-  // The output rows' address, recomputed here rather than held through the loop.
-  {
-    const int bo = opaque(b), ho = opaque(h);
-    gO = static_cast<T*>(p.o) + ((static_cast<int64_t>(bo) * p.q_len * p.heads_q + ho) * D +
-                                 m0 * static_cast<int64_t>(p.heads_q) * D);
-  }
-  // O / rowsum, staged through this warp's own rows of sQ (no other warp reads them), then written to
-  // global memory in 16-byte row segments.
-  T* sO = sQ;
-  __syncwarp();
-#pragma unroll
-  for (int mt = 0; mt < MT; ++mt)
-#pragma unroll
-    for (int r = 0; r < 2; ++r) {
-      float l = row_sum[mt][r];
-      l += __shfl_xor_sync(0xffffffffu, l, 1);
-      l += __shfl_xor_sync(0xffffffffu, l, 2);
-      const float inv = l > 0.0f ? 1.0f / l : 0.0f;
-      const int row = warp * C::kWarpRows + mt * 16 + g + 8 * r;
-#pragma unroll
-      for (int dt = 0; dt < C::kDTiles; ++dt)
-        *reinterpret_cast<uint32_t*>(sO + pad<CH>(row, dt) + 2 * t) =
-            pack2<T>(o[mt][dt][2 * r] * inv, o[mt][dt][2 * r + 1] * inv);
-    }
-  __syncwarp();
-  constexpr int kRowsPerPass = 32 / CH;
-#pragma unroll
-  for (int i = 0; i < C::kWarpRows / kRowsPerPass; ++i) {
-    const int row = warp * C::kWarpRows + i * kRowsPerPass + lane / CH, c = lane % CH;
-    if (row < rows)
-      *reinterpret_cast<uint4*>(gO + row * static_cast<int64_t>(p.heads_q) * D + c * 8) =
-          *reinterpret_cast<const uint4*>(sO + pad<CH>(row, c));
-  }
+  store_output<T, C>(sQ, o, row_sum, p, b, h, m0, rows, warp, lane, g, t);
 }
 
 template <typename T, typename C>
