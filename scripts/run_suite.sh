@@ -161,7 +161,8 @@ done
 # --- 2. tests -----------------------------------------------------------------------------------------
 if ! skipping tests; then
   stage ctest
-  # Correctness tests run side by side; the harness self-test is RUN_SERIAL (ctest runs it alone).
+  # A GPU test binary is one ctest test (its cases in one process) and runs beside the others; the harness
+  # self-test and the bench smoke runs are RUN_SERIAL (ctest runs each alone).
   SOLBENCH_REQUIRE_GPU=1 ctest --test-dir "$build" -j "$(nproc)" --output-on-failure --no-tests=error \
     >>"$logs/test.log" 2>&1 || fail "ctest (logs/test.log)"
   grep -E "tests passed|tests failed" "$logs/test.log" >&2
