@@ -200,7 +200,8 @@ std::string options_help(const std::string& shapes_grammar) {
          "                  largest shapes; 0 keeps only the running shape's).\n"
          "Every case is verified against a reference before it is timed; a failure is reported as an\n"
          "error for that case and the binary exits with status 1. A bad flag exits with status 2;\n"
-         "no usable GPU exits with status 77.\n";
+         "no usable GPU exits with status 77. With --benchmark_out=FILE each finished repetition is also\n"
+         "appended to FILE.partial.jsonl, deleted when the run ends normally: a run cut short keeps them.\n";
 }
 
 std::vector<std::string> split_list(const std::string& value, const std::string& flag) {
