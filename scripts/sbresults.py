@@ -16,6 +16,14 @@ A case is *failed* when a row has `error_occurred` (SkipWithError), and *skipped
 when the message starts with `skipped:` (how a 1.7.1 binary reports a `supports()` reason) or when
 Google Benchmark >= 1.8 reports `skipped` (SkipWithMessage).
 
+A bench run cut short (a time limit, SIGTERM, Ctrl-C, a crash) leaves its `--benchmark_out` file truncated or
+empty, and beside it `<out>.partial.jsonl`, which the harness appends each finished repetition to (removed when the
+run ends normally): a line {"context": {...}}, then one Google Benchmark iteration row a line. A `.partial.jsonl`
+given, or found beside a `--benchmark_out` file that is not valid JSON, loads in its place, its medians computed
+from its repetitions (it has no aggregates); a truncated last line is left out; the run is marked incomplete
+(`context["incomplete"] == "true"`, `Run.incomplete`). In a directory, a `*.json.partial.jsonl` whose `.json`
+is missing is loaded too.
+
 A file whose name ends in `.xz` (results/<gpu>/latest.json.xz, baseline.json.xz) or `.gz` is
 decompressed transparently: every script that reads results goes through `read_text`, and
 `write_text` compresses the same way.
@@ -49,6 +57,7 @@ SHAPE_FIELDS = ("rows", "hidden", "batch", "heads_q", "heads_kv", "head_dim", "f
 TORCH_PREFIX = "torch_"
 REF_PREFIX = "ref_"  # references that are not the op (ref_copy: a copy of the same bytes), not variants
 SKIP_PREFIX = "skipped:"
+PARTIAL_SUFFIX = ".partial.jsonl"
 US_PER_UNIT = {"ns": 1e-3, "us": 1.0, "ms": 1e3, "s": 1e6}
 GB_NAME_SUFFIX = re.compile(r"manual_time|real_time|process_time|threads:\d+|repeats:\d+|"
                             r"iterations:\d+|min_time:[0-9.]+[sx]?|min_warmup_time:[0-9.]+")
@@ -108,6 +117,11 @@ class Run:
 
     def by_name(self) -> dict:
         return {c.name: c for c in self.cases}
+
+    @property
+    def incomplete(self) -> bool:
+        """Some of its files are a run cut short (a .partial.jsonl)."""
+        return self.context.get("incomplete") == "true"
 
     def ceiling(self, key: str) -> float | None:
         """A numeric context value (AddCustomContext stores strings), None when absent."""
@@ -208,14 +222,51 @@ def write_text(path: str | Path, text: str) -> None:
         tmp.unlink(missing_ok=True)
 
 
-def load_file(path: str | Path) -> tuple[dict, list]:
-    """Parse one Google Benchmark JSON file (plain, .json.xz or .json.gz) into (context, cases)."""
+def read_partial(path: str | Path) -> dict:
+    """A `.partial.jsonl` file (module docstring) as a Google Benchmark document whose context is marked
+    incomplete. A last line cut short is left out; any other line that is not a JSON object is an error."""
     path = Path(path)
+    lines = read_text(path).split("\n")
+    rows = []
+    for i, line in enumerate(lines):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError as e:
+            if i == len(lines) - 1:  # no newline after it: the write was cut short
+                break
+            raise ResultsError(f"{path}: line {i + 1} is not valid JSON ({e.msg})") from None
+        if not isinstance(row, dict):
+            raise ResultsError(f"{path}: line {i + 1} is not a JSON object")
+        rows.append(row)
+    if not rows or not isinstance(rows[0].get("context"), dict):
+        raise ResultsError(f"{path}: the first line is not {{\"context\": {{...}}}}; not a partial results file")
+    context = dict(rows[0]["context"], incomplete="true")
+    return {"context": context, "benchmarks": rows[1:]}
+
+
+def read_document(path: str | Path) -> dict:
+    """The Google Benchmark document of a results file: a `.partial.jsonl` as read_partial reads it; a JSON file
+    that is not valid JSON but has a `.partial.jsonl` beside it (a run cut short), that file."""
+    path = Path(path)
+    if path.name.endswith(PARTIAL_SUFFIX):
+        return read_partial(path)
     try:
-        doc = json.loads(read_text(path))
+        return json.loads(read_text(path))
     except json.JSONDecodeError as e:
+        partial = path.with_name(path.name + PARTIAL_SUFFIX)
+        if partial.is_file():
+            return read_partial(partial)
         raise ResultsError(f"{path}: not valid JSON ({e.msg} at line {e.lineno}, column "
                            f"{e.colno}); truncated or not a --benchmark_out file?") from None
+
+
+def load_file(path: str | Path) -> tuple[dict, list]:
+    """Parse one Google Benchmark JSON file (plain, .json.xz or .json.gz) or partial results file into
+    (context, cases)."""
+    path = Path(path)
+    doc = read_document(path)
     if not isinstance(doc, dict) or not isinstance(doc.get("benchmarks"), list):
         raise ResultsError(f"{path}: no 'benchmarks' list; not a Google Benchmark JSON file")
     context = doc.get("context")
@@ -266,11 +317,14 @@ def load_file(path: str | Path) -> tuple[dict, list]:
 
 
 def expand(paths) -> list[Path]:
-    """Files as given; a directory stands for the *.json files directly in it (sorted)."""
+    """Files as given; a directory stands for the *.json files directly in it and the *.json.partial.jsonl
+    files whose *.json is missing (sorted)."""
     files = []
     for p in map(Path, paths):
         if p.is_dir():
-            found = sorted(p.glob("*.json"))
+            found = sorted(list(p.glob("*.json")) +
+                           [q for q in p.glob("*.json" + PARTIAL_SUFFIX)
+                            if not q.with_name(q.name[:-len(PARTIAL_SUFFIX)]).exists()])
             if not found:
                 raise ResultsError(f"{p}: directory holds no *.json files")
             files += found
@@ -299,6 +353,8 @@ def load(paths) -> Run:
         if not run.context:
             run.context = context
         else:
+            if context.get("incomplete") == "true":
+                run.context["incomplete"] = "true"
             for key in RUN_KEYS:
                 mine, first = context.get(key), run.context.get(key)
                 if key == "gpu_name" or (mine is not None and first is not None):
@@ -356,12 +412,13 @@ def merge_files(paths, out: str | Path) -> None:
     bench_attention's kv_placement, is added; a later file's value that differs, such as its start-up
     ceilings or a run done in parts' other command, is kept as <key>_<i>) and all benchmark rows but a
     later file's launch-floor rows of a name an earlier file has (the first file's floor is the run's).
-    The result loads like any single file; OUT ending in .xz or .gz is written compressed."""
+    The result loads like any single file; OUT ending in .xz or .gz is written compressed. A run cut short's
+    partial results file is read in place of its file (read_document), and the merged context says incomplete."""
     files = expand(paths)
     load(files)  # validates: parseable, one GPU, unique case names
     # In the order they were measured (each binary's context date): the first file's context and floor
     # are the run's, and a run done in parts lists its parts' commands in the order they ran.
-    docs = sorted((json.loads(read_text(f)) for f in files), key=lambda d: str(d.get("context", {}).get("date", "")))
+    docs = sorted((read_document(f) for f in files), key=lambda d: str(d.get("context", {}).get("date", "")))
     merged, seen = None, set()
     for i, doc in enumerate(docs):
         # Every binary measures the launch floor; as in load(), the run keeps the first file's. Rows of

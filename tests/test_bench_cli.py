@@ -49,6 +49,22 @@ class BenchCli(unittest.TestCase):
         self.assert_usage_error(["--keep-inputs=lots"], "--keep-inputs takes GiB of device memory")
         self.assert_usage_error(["--keep-inputs"], "--keep-inputs needs a value")
 
+    def test_bad_values_of_google_benchmarks_flags_name_the_flag_and_the_value(self):
+        for arg, fragment in (("--benchmark_repetitions=abc", "--benchmark_repetitions takes a whole number"),
+                              ("--benchmark_min_time=fast", "--benchmark_min_time takes seconds"),
+                              ("--benchmark_enable_random_interleaving=maybe",
+                               "--benchmark_enable_random_interleaving takes true or false"),
+                              ("--benchmark_display_aggregates_only=2", "--benchmark_display_aggregates_only takes"),
+                              ("--benchmark_report_aggregates_only=yess", "--benchmark_report_aggregates_only takes"),
+                              ("--benchmark_out_format=xml", "--benchmark_out_format takes console, json or csv")):
+            value = arg.split("=", 1)[1]
+            self.assert_usage_error(["--benchmark_list_tests", arg], f"{fragment}")
+            self.assert_usage_error([arg], f"got '{value}'")
+            self.assertNotIn("unrecognized", run(arg).stderr)
+        r = run("--benchmark_list_tests", "--benchmark_repetitions=2", "--benchmark_min_time=0.5s",
+                "--benchmark_filter=^floor/")
+        self.assertEqual(r.returncode, 0, r.stderr)
+
     def test_help_documents_the_shape_grammar(self):
         r = run("--help")
         self.assertEqual(r.returncode, 0, r.stderr)

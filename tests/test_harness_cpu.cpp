@@ -1,10 +1,14 @@
 // CPU tests of the harness's pure functions: the resident set, device strings, the cold batch and hot
 // launch counts, the graph-launch estimate, the timing protocol's text, the NVTX name mapping, the RMSNorm
-// verification tolerance and register_case over Google Benchmark's runner. No GPU needed.
+// verification tolerance, the checks of Google Benchmark's flags, and register_case and the partial results file
+// over Google Benchmark's runner. No GPU needed.
 #include <gtest/gtest.h>
 
 #include <cctype>
 #include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <map>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -14,6 +18,7 @@
 #include "harness/device.h"
 #include "harness/gbench.h"
 #include "harness/nvtx.h"
+#include "harness/partial.h"
 #include "harness/resident.h"
 #include "harness/timer.h"
 #include "rmsnorm_case.h"
@@ -238,6 +243,18 @@ struct CapturedRuns : benchmark::BenchmarkReporter {
   }
 };
 
+// Runs the registered cases whose names start with `prefix` under Google Benchmark with `flags`, capturing the runs.
+CapturedRuns run_cases(const std::string& prefix, std::vector<std::string> flags) {
+  flags.insert(flags.begin(), {"test_harness_cpu", "--benchmark_filter=^" + prefix});
+  std::vector<char*> argv;
+  for (auto& a : flags) argv.push_back(a.data());
+  int argc = static_cast<int>(argv.size());
+  benchmark::Initialize(&argc, argv.data());
+  CapturedRuns out;
+  benchmark::RunSpecifiedBenchmarks(&out);
+  return out;
+}
+
 TEST(RegisterCase, ACaseRunsInEveryRepetitionOrInNoneAndNeverAbortsTheRun) {
   static int calls[6] = {0, 0, 0, 0, 0, 0};
   auto body = [](int which, int throw_on_call, bool refuse) {
@@ -258,16 +275,10 @@ TEST(RegisterCase, ACaseRunsInEveryRepetitionOrInNoneAndNeverAbortsTheRun) {
     for (auto _ : st) st.SetIterationTime(1.0);
   });
   register_case("selftest/timed", body(5, 0, false));  // never throws (its count starts at 1)
-  std::vector<std::string> args = {"test_harness_cpu", "--benchmark_filter=^selftest/", "--benchmark_repetitions=3",
-                                   "--benchmark_enable_random_interleaving=true"};
-  std::vector<char*> argv;
-  for (auto& a : args) argv.push_back(a.data());
-  int argc = static_cast<int>(argv.size());
-  benchmark::Initialize(&argc, argv.data());
-  CapturedRuns out;
   // Without register_case's history: "Check (run_iterations) == (run.iterations) failed" (abort) for
   // fails_in_second and refused_after_timed, a segmentation fault for fails_in_first.
-  benchmark::RunSpecifiedBenchmarks(&out);
+  const CapturedRuns out =
+      run_cases("selftest/", {"--benchmark_repetitions=3", "--benchmark_enable_random_interleaving=true"});
 
   using Run = benchmark::BenchmarkReporter::Run;
   auto errors = [&](const std::string& name) {
@@ -302,6 +313,137 @@ TEST(RegisterCase, ACaseRunsInEveryRepetitionOrInNoneAndNeverAbortsTheRun) {
     ASSERT_EQ(runs.size(), 3u) << name;
     for (const Run* r : runs) EXPECT_EQ(r->iterations, runs[0]->iterations) << name;
   }
+}
+
+// The partial results file holds one line a repetition, each what Google Benchmark reports for it: the calls of a
+// case's first repetition that find its iteration count (about 0.1 ms a manual iteration against a 10 ms minimum
+// time: 1, 10, then over 100 iterations) are not written, and the times, counters and messages match the reported
+// runs'.
+TEST(PartialResults, OneLineARepetitionAsGoogleBenchmarkReportsIt) {
+  static int calls[2] = {0, 0};
+  register_case("partialtest/timed", [](benchmark::State& st) {
+    for (auto _ : st) set_iteration_time(st, 1e-4 * (1 + 0.01 * calls[0]));
+    ++calls[0];
+    st.counters["GB/s"] = benchmark::Counter(2e-3, benchmark::Counter::kIsIterationInvariantRate);
+    st.counters["err"] = 0.25;
+  });
+  register_case("partialtest/refused", [](benchmark::State&) { throw Unsupported("needs \"sm_90a\""); });
+  register_case("partialtest/fails_in_second", [](benchmark::State& st) {
+    if (++calls[1] == 4) throw std::runtime_error("a CUDA error\nthis time");  // 3 calls find the count
+    for (auto _ : st) set_iteration_time(st, 1e-4);
+  });
+  const std::vector<std::string> flags = {"--benchmark_repetitions=3", "--benchmark_min_time=0.01s",
+                                          "--benchmark_enable_random_interleaving=true"};
+  std::vector<std::string> args = {"test_harness_cpu"};
+  args.insert(args.end(), flags.begin(), flags.end());
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  int argc = static_cast<int>(argv.size());
+  const Options opt = extract_options(&argc, argv.data());
+  EXPECT_EQ(opt.repetitions, 3);
+  EXPECT_DOUBLE_EQ(opt.min_time_s, 0.01);
+  const std::string path = ::testing::TempDir() + "partialtest.json.partial.jsonl";
+  start_partial_results(path, opt, "test_harness_cpu");
+  std::vector<std::string> gb_flags = flags;
+  gb_flags[1] = "--benchmark_min_time=0.01";  // Google Benchmark 1.7.1's form (bench_main rewrites it so)
+  const CapturedRuns out = run_cases("partialtest/", gb_flags);
+
+  std::ifstream in(path);
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  ASSERT_EQ(lines.size(), 1u + 9u);
+  EXPECT_EQ(lines[0].rfind("{\"context\": {\"date\": ", 0), 0u) << lines[0];
+  std::map<std::string, std::string> written;  // "<run_name>#<repetition_index>" -> line
+  for (std::size_t i = 1; i < lines.size(); ++i) {
+    const auto name_at = lines[i].find("\"run_name\": \"") + 13, index_at = lines[i].find("\"repetition_index\": ") + 20;
+    const std::string key = lines[i].substr(name_at, lines[i].find('"', name_at) - name_at) + "#" +
+                            lines[i].substr(index_at, lines[i].find(',', index_at) - index_at);
+    written[key] = lines[i];
+  }
+  using Run = benchmark::BenchmarkReporter::Run;
+  for (const char* name : {"partialtest/timed", "partialtest/refused", "partialtest/fails_in_second"})
+    for (const Run* r : out.of(name, Run::RT_Iteration)) {
+      RepetitionResult expect{r->run_name.str(), 3, static_cast<int>(r->repetition_index),
+                              static_cast<long long>(r->iterations), r->real_accumulated_time, run_message(*r, 0), {}};
+      if (expect.error.empty())
+        for (const auto& [key, counter] : r->counters) expect.counters.emplace_back(key, counter.value);
+      EXPECT_EQ(written[expect.run_name + "#" + std::to_string(expect.repetition_index)], repetition_line(expect));
+    }
+  EXPECT_GT(calls[0], 3);  // the calls that found the iteration count, not written
+  end_partial_results();
+  EXPECT_FALSE(std::ifstream(path).good());
+}
+
+TEST(PartialResults, LinesAreJsonInGoogleBenchmarksFieldNames) {
+  EXPECT_EQ(json_string("a\"b\\c\n\x01"), "\"a\\\"b\\\\c\\n\\u0001\"");
+  EXPECT_EQ(context_line({{"gpu_name", "NVIDIA H200"}, {"sm_count", "132"}}),
+            "{\"context\": {\"gpu_name\": \"NVIDIA H200\", \"sm_count\": \"132\"}}");
+  EXPECT_EQ(repetition_line({"c/manual_time", 5, 2, 4, 2e-5, "", {{"GB/s", 1.5}}}),
+            "{\"name\": \"c/manual_time\", \"run_name\": \"c/manual_time\", \"run_type\": \"iteration\", "
+            "\"repetitions\": 5, \"repetition_index\": 2, \"threads\": 1, \"iterations\": 4, \"real_time\": 5, "
+            "\"time_unit\": \"us\", \"GB/s\": 1.5}");
+  EXPECT_EQ(repetition_line({"c/manual_time", 1, 0, 4, 0, "skipped: no", {}}),
+            "{\"name\": \"c/manual_time\", \"run_name\": \"c/manual_time\", \"run_type\": \"iteration\", "
+            "\"repetitions\": 1, \"repetition_index\": 0, \"threads\": 1, \"iterations\": 4, "
+            "\"error_occurred\": true, \"error_message\": \"skipped: no\"}");
+  EXPECT_EQ(partial_path("logs/bench_rmsnorm.json"), "logs/bench_rmsnorm.json.partial.jsonl");
+  const benchmark::Counter rate(2.0, benchmark::Counter::kIsIterationInvariantRate);
+  EXPECT_DOUBLE_EQ(finished_counter(rate, 10, 0.5), 40.0);
+  EXPECT_DOUBLE_EQ(finished_counter(benchmark::Counter(3.0), 10, 0.5), 3.0);
+  EXPECT_DOUBLE_EQ(finished_counter(benchmark::Counter(3.0, benchmark::Counter::kAvgIterationsRate), 10, 0.5), 0.6);
+}
+
+TEST(PartialResults, ACallIsARepetitionsResultAsGoogleBenchmarkDecides) {
+  EXPECT_FALSE(is_repetition_result(false, false, false, 10, 0.001, 0.01));  // calibration
+  EXPECT_TRUE(is_repetition_result(false, false, false, 100, 0.01, 0.01));   // reached the minimum time
+  EXPECT_TRUE(is_repetition_result(true, false, false, 100, 0.009, 0.01));   // a later repetition
+  EXPECT_TRUE(is_repetition_result(false, true, false, 3, 1e-6, 0.01));      // fixed iterations (--profile)
+  EXPECT_TRUE(is_repetition_result(false, false, true, 1, 0, 0.01));         // skipped with an error
+  EXPECT_TRUE(is_repetition_result(false, false, false, 1000000000, 1e-3, 0.01));
+}
+
+// Google Benchmark reads a bad numeric value as an unknown flag and any boolean value as true or false: each is
+// refused first, naming the flag and the value.
+TEST(GbenchFlags, BadValuesNameTheFlagAndTheValue) {
+  for (const char* bad : {"--benchmark_repetitions=abc", "--benchmark_repetitions=0", "--benchmark_repetitions=-3",
+                          "--benchmark_repetitions=2.5", "--benchmark_min_time=fast", "--benchmark_min_time=-1",
+                          "--benchmark_min_time=0.5ms", "--benchmark_min_time=0x", "--benchmark_min_time=inf",
+                          "--benchmark_enable_random_interleaving=maybe", "--benchmark_display_aggregates_only=2",
+                          "--benchmark_report_aggregates_only=yess", "--benchmark_list_tests=-",
+                          "--benchmark_out_format=xml", "--benchmark_format=JSON"}) {
+    const std::string arg = bad, flag = arg.substr(0, arg.find('=')), value = arg.substr(arg.find('=') + 1);
+    try {
+      check_gbench_flag(arg);
+      ADD_FAILURE() << arg << " was accepted";
+    } catch (const UsageError& e) {
+      const std::string what = e.what();
+      EXPECT_EQ(what.rfind(flag + " takes ", 0), 0u) << what;
+      EXPECT_NE(what.find("got '" + value + "'"), std::string::npos) << what;
+    }
+  }
+  for (const char* bare : {"--benchmark_repetitions", "--benchmark_min_time", "--benchmark_out_format", "--benchmark_out"})
+    EXPECT_THROW(check_gbench_flag(bare), UsageError) << bare;
+  for (const char* good : {"--benchmark_repetitions=5", "--benchmark_min_time=0.5", "--benchmark_min_time=0.5s",
+                           "--benchmark_min_time=100x", "--benchmark_enable_random_interleaving",
+                           "--benchmark_display_aggregates_only=true", "--benchmark_report_aggregates_only=OFF",
+                           "--benchmark_out_format=json", "--benchmark_out=x.json", "--benchmark_filter=a|b",
+                           "--benchmark_context=k=v"})
+    EXPECT_NO_THROW(check_gbench_flag(good)) << good;
+}
+
+TEST(GbenchFlags, ReadAsGoogleBenchmarkReadsThemTheLastOneWinning) {
+  std::vector<std::string> args = {"bench", "--benchmark_min_time=0.01s", "--benchmark_repetitions=5",
+                                   "--benchmark_out=a.json", "--benchmark_min_time=2", "--benchmark_out=b.json"};
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  int argc = static_cast<int>(args.size());
+  const Options o = extract_options(&argc, argv.data());
+  EXPECT_EQ(argc, static_cast<int>(args.size()));  // all left for Google Benchmark
+  EXPECT_EQ(o.repetitions, 5);
+  EXPECT_DOUBLE_EQ(o.min_time_s, 2.0);
+  EXPECT_EQ(o.min_time_iterations, 0);
+  EXPECT_EQ(o.benchmark_out, "b.json");
 }
 
 }  // namespace

@@ -132,7 +132,7 @@ TEST(Options, RandomInterleavingIsReadAsGoogleBenchmarkReadsItAndLeftForIt) {
   EXPECT_TRUE(read({"--benchmark_enable_random_interleaving"}));
   for (const char* yes : {"true", "1", "t", "y", "Yes", "TRUE", "on", ""})
     EXPECT_TRUE(read({std::string("--benchmark_enable_random_interleaving=") + yes})) << yes;
-  for (const char* no : {"false", "0", "f", "F", "n", "N", "No", "OFF", "-"})
+  for (const char* no : {"false", "0", "f", "F", "n", "N", "No", "OFF"})
     EXPECT_FALSE(read({std::string("--benchmark_enable_random_interleaving=") + no})) << no;
   EXPECT_FALSE(read({"--benchmark_enable_random_interleaving=true", "--benchmark_enable_random_interleaving=false"}));
   EXPECT_TRUE(read({"--benchmark_enable_random_interleaving=false", "--benchmark_enable_random_interleaving=1"}));

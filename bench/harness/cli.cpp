@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <optional>
@@ -27,7 +28,97 @@ std::vector<DType> parse_dtypes(const std::string& value) {
     if (chosen[i]) out.push_back(kAllDTypes[i]);
   return out;
 }
+// "--benchmark_<name>[=value]": the flag, whether it has a value, and the value.
+struct FlagArg {
+  std::string flag;
+  bool has_value;
+  std::string value;
+};
+FlagArg split_flag(const std::string& arg) {
+  const std::size_t eq = arg.find('=');
+  if (eq == std::string::npos) return {arg, false, ""};
+  return {arg.substr(0, eq), true, arg.substr(eq + 1)};
+}
+
+const char* const kBoolFlags[] = {"--benchmark_enable_random_interleaving", "--benchmark_display_aggregates_only",
+                                  "--benchmark_report_aggregates_only", "--benchmark_list_tests"};
+const char* const kBoolWords[] = {"", "true", "false", "yes", "no", "on", "off", "1", "0", "t", "f", "y", "n"};
+const char* const kFormats[] = {"console", "json", "csv"};
+
+template <std::size_t N>
+bool one_of(const std::string& v, const char* const (&words)[N]) {
+  return std::find(std::begin(words), std::end(words), v) != std::end(words);
+}
+
+std::string lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return s;
+}
+
+[[noreturn]] void bad_flag_value(const FlagArg& f, const std::string& takes) {
+  throw UsageError(f.flag + " takes " + takes + ", got '" + f.value + "'");
+}
+
+// A decimal number >= 0 (no sign, no space, finite), or nullopt.
+std::optional<double> non_negative_decimal(const std::string& v) {
+  if (v.empty() || !(std::isdigit(static_cast<unsigned char>(v[0])) || v[0] == '.')) return std::nullopt;
+  char* end = nullptr;
+  const double d = std::strtod(v.c_str(), &end);
+  if (*end != '\0' || !std::isfinite(d)) return std::nullopt;
+  return d;
+}
+
+constexpr const char* kMinTimeTakes = "seconds, a number >= 0 (0.5 or 0.5s), or <N>x iterations";
+
+// --benchmark_min_time's value: seconds (with or without the unit s), or <N>x, N >= 1 iterations.
+void read_min_time(const FlagArg& f, Options& o) {
+  const std::string& v = f.value;
+  if (!v.empty() && v.back() == 'x') {
+    const std::string n = v.substr(0, v.size() - 1);
+    if (n.empty() || n.size() > 18 || n.find_first_not_of("0123456789") != std::string::npos || std::stoll(n) < 1)
+      bad_flag_value(f, kMinTimeTakes);
+    o.min_time_iterations = std::stoll(n);
+    return;
+  }
+  const std::optional<double> s = non_negative_decimal(!v.empty() && v.back() == 's' ? v.substr(0, v.size() - 1) : v);
+  if (!s) bad_flag_value(f, kMinTimeTakes);
+  o.min_time_s = *s;
+  o.min_time_iterations = 0;
+}
+
+// Checks a --benchmark_ flag (check_gbench_flag) and records in `o` what the harness reads of it.
+void read_gbench_flag(const std::string& arg, Options& o) {
+  check_gbench_flag(arg);
+  const FlagArg f = split_flag(arg);
+  if (f.flag == "--benchmark_list_tests") o.list_only = gbench_truthy(f.value);  // Google Benchmark lists
+  if (f.flag == "--benchmark_enable_random_interleaving") o.random_interleaving = gbench_truthy(f.value);
+  if (f.flag == "--benchmark_out") o.benchmark_out = f.value;
+  if (f.flag == "--benchmark_repetitions") o.repetitions = std::stoi(f.value);
+  if (f.flag == "--benchmark_min_time") read_min_time(f, o);
+}
 }  // namespace
+
+void check_gbench_flag(const std::string& arg) {
+  const FlagArg f = split_flag(arg);
+  const bool is_bool = one_of(f.flag, kBoolFlags);
+  if (!f.has_value && !is_bool &&
+      (f.flag == "--benchmark_repetitions" || f.flag == "--benchmark_min_time" || f.flag == "--benchmark_format" ||
+       f.flag == "--benchmark_out_format" || f.flag == "--benchmark_out"))
+    throw UsageError(f.flag + " needs a value: write " + f.flag + "=VALUE (see --help)");
+  if (is_bool && !one_of(lower(f.value), kBoolWords))
+    bad_flag_value(f, "true or false (also yes/no, on/off, 1/0)");
+  if (f.flag == "--benchmark_repetitions" &&
+      (f.value.empty() || f.value.size() > 9 || f.value.find_first_not_of("0123456789") != std::string::npos ||
+       std::stoi(f.value) < 1))
+    bad_flag_value(f, "a whole number of repetitions >= 1");
+  if (f.flag == "--benchmark_min_time") {
+    Options scratch;
+    read_min_time(f, scratch);
+  }
+  if ((f.flag == "--benchmark_format" || f.flag == "--benchmark_out_format") && !one_of(f.value, kFormats))
+    bad_flag_value(f, "console, json or csv");
+  if (f.flag == "--benchmark_out" && f.value.empty()) bad_flag_value(f, "a file name");
+}
 
 Options extract_options(int* argc, char** argv) {
   Options o;
@@ -70,13 +161,7 @@ Options extract_options(int* argc, char** argv) {
       continue;
     }
     if (std::strcmp(a, "--keep-inputs") == 0) throw UsageError("--keep-inputs needs a value in GiB, e.g. --keep-inputs=20");
-    if (std::strcmp(a, "--benchmark_list_tests") == 0 || std::strcmp(a, "--benchmark_list_tests=true") == 0 ||
-        std::strcmp(a, "--benchmark_list_tests=1") == 0)
-      o.list_only = true;  // left in argv: Google Benchmark does the listing
-    if (const char* flag = "--benchmark_enable_random_interleaving"; starts_with(a, flag)) {
-      const char* rest = a + std::strlen(flag);  // left in argv: Google Benchmark orders the repetitions
-      if (*rest == '\0' || *rest == '=') o.random_interleaving = gbench_truthy(*rest ? rest + 1 : "");
-    }
+    if (starts_with(a, "--benchmark_")) read_gbench_flag(a, o);  // left in argv for Google Benchmark
     argv[out++] = argv[i];
   }
   *argc = out;
@@ -115,7 +200,8 @@ std::string options_help(const std::string& shapes_grammar) {
          "                  largest shapes; 0 keeps only the running shape's).\n"
          "Every case is verified against a reference before it is timed; a failure is reported as an\n"
          "error for that case and the binary exits with status 1. A bad flag exits with status 2;\n"
-         "no usable GPU exits with status 77.\n";
+         "no usable GPU exits with status 77. With --benchmark_out=FILE each finished repetition is also\n"
+         "appended to FILE.partial.jsonl, deleted when the run ends normally: a run cut short keeps them.\n";
 }
 
 std::vector<std::string> split_list(const std::string& value, const std::string& flag) {

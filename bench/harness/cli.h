@@ -31,13 +31,30 @@ struct Options {
   // keep between cases (harness/resident.h); < 0 (unset): the binary's default (resident_budget_bytes).
   double keep_inputs_gib = -1;
   bool list_only = false;  // --benchmark_list_tests given: register and list, touch no GPU
-  // Google Benchmark's --benchmark_enable_random_interleaving as it will read it (the last one given wins;
-  // bench_main puts =true before the user's flags), so that the run context records the case order.
-  bool random_interleaving = false;
+  // Google Benchmark's flags as it will read them (the last one given wins; bench_main puts its defaults before
+  // the user's flags), left in argv for it. The run context records the case order; the partial results file
+  // (harness/partial.h) goes beside --benchmark_out and tells a repetition's result from a calibration run
+  // by the minimum time.
+  bool random_interleaving = false;  // --benchmark_enable_random_interleaving
+  std::string benchmark_out;         // --benchmark_out=FILE, "" without one
+  int repetitions = 1;               // --benchmark_repetitions
+  double min_time_s = 0.5;           // --benchmark_min_time in seconds (Google Benchmark's default 0.5)
+  long long min_time_iterations = 0;  // --benchmark_min_time=<N>x (Google Benchmark >= 1.8): N iterations
 };
 
-// Removes our flags from argv (updating argc) and returns them. Throws UsageError for a malformed one.
+// Removes our flags from argv (updating argc) and returns them. Throws UsageError for a malformed one, and for
+// a malformed value of a Google Benchmark flag it passes on (check_gbench_flag).
 Options extract_options(int* argc, char** argv);
+
+// Google Benchmark rejects a numeric flag's bad value as an "unrecognized command-line flag" and reads any value
+// of a boolean flag as true or false (gbench_truthy: "abc" is true). Checks one argument of the form
+// --benchmark_<name>[=value] before Google Benchmark sees it: --benchmark_repetitions (a whole number >= 1),
+// --benchmark_min_time (seconds >= 0, written 0.5 or 0.5s, or <N>x iterations), the boolean flags
+// (--benchmark_enable_random_interleaving, --benchmark_display_aggregates_only,
+// --benchmark_report_aggregates_only, --benchmark_list_tests: bare, or true/false, yes/no, on/off, 1/0, t/f,
+// y/n in any case), --benchmark_format and --benchmark_out_format (console, json or csv) and
+// --benchmark_out (a file name). Throws UsageError naming the flag and the value; other arguments pass.
+void check_gbench_flag(const std::string& arg);
 
 // Google Benchmark's reading of a boolean flag's value (1.7 / 1.8, IsTruthyFlagValue): "" (the bare flag) is
 // true; one character is true unless it is 0, f, F, n, N or not alphanumeric; longer values are true unless

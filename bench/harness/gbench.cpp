@@ -4,6 +4,9 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <deque>
 #include <iterator>
 #include <map>
 #include <memory>
@@ -13,6 +16,7 @@
 #include "common/check.h"
 #include "harness/build_info.h"
 #include "harness/nvtx.h"
+#include "harness/partial.h"
 #include "harness/resident.h"
 
 namespace sb::bench {
@@ -20,16 +24,13 @@ namespace sb::bench {
 namespace {
 
 // Defaults for Google Benchmark's own flags, placed before the user's (the last value given wins).
-// Set as flags, not per benchmark, so that case names carry no "/min_time:..." suffix and stay stable.
+// Set as flags, not per benchmark, so that case names carry no "/min_time:..." suffix and stay stable
+// (bench_main passes --benchmark_min_time on in the form this build's Google Benchmark reads).
 // min_time counts kernel time (manual time): 10 ms of it per repetition. Google Benchmark's own warm-up is
 // not used: run_timed warms each case up. The repetitions of all cases run in random order: a
 // power-limited launch's clock depends on the seconds of work before it, which the registered order makes
 // the same kind of work for every repetition of a case.
-#if SOLBENCH_GBENCH_MIN_TIME_SUFFIX
 const char* const kDefaultFlags[] = {"--benchmark_min_time=0.01s", "--benchmark_enable_random_interleaving=true"};
-#else
-const char* const kDefaultFlags[] = {"--benchmark_min_time=0.01", "--benchmark_enable_random_interleaving=true"};
-#endif
 // The warm-up a case gets before each repetition's timed launches. First at least 3 launches and kWarmUpMs
 // of GPU time (at most kMaxWarmUpLaunches): module load, allocator caches, and the launch times the case is
 // sized from. Then (not with --profile) the timed loop itself, times discarded, until kSettleMs of wall time
@@ -46,6 +47,15 @@ constexpr double kMaxHoldMs = 1.0;        // cap of the cold-launch hold
 std::unique_ptr<Env> g_env;
 bool g_profile = false;
 std::map<std::string, std::string> g_failures;  // case -> message
+
+// The partial results file (harness/partial.h), open while a run with --benchmark_out measures; the run context
+// as recorded (it is the file's first line); what register_case needs to tell a repetition's result from Google
+// Benchmark's calibration calls; and the current call's manual time and error message.
+PartialWriter g_partial;
+std::vector<std::pair<std::string, std::string>> g_context;
+Options g_options;
+double g_call_manual_s = 0;
+std::string g_call_error;
 
 // Where a run's wall time goes, printed at its end: the case bodies Google Benchmark calls (each
 // repetition's, and its calibration calls), of which run_timed's warm-up and settling, and its timed loop;
@@ -70,46 +80,63 @@ std::string fmt(double v, const char* f) {
   return buf;
 }
 
+void put(const std::string& name, const std::string& value) {
+  benchmark::AddCustomContext(name, value);
+  g_context.emplace_back(name, value);
+}
+
+// Google Benchmark's form of the context's date, e.g. 2026-11-29T16:40:12+00:00.
+std::string local_date() {
+  const std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  localtime_r(&now, &tm);
+  char buf[40];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S%z", &tm);
+  std::string date = buf;
+  if (date.size() >= 2) date.insert(date.size() - 2, ":");
+  return date;
+}
+
 void add_context(const Env& e, const BenchSpec& spec, const std::vector<std::pair<std::string, std::string>>& op_context,
                  const std::string& command, bool random_interleaving) {
   const DeviceInfo& d = e.device;
-  benchmark::AddCustomContext("gpu_name", d.name);
-  benchmark::AddCustomContext("gpu_uuid", d.uuid);
-  benchmark::AddCustomContext("compute_capability", std::to_string(d.cc_major) + "." + std::to_string(d.cc_minor));
-  benchmark::AddCustomContext("sm_count", std::to_string(d.sm_count));
-  benchmark::AddCustomContext("l2_bytes", std::to_string(d.l2_bytes));
-  benchmark::AddCustomContext("sm_clock_mhz", std::to_string(d.sm_clock_khz / 1000));
-  benchmark::AddCustomContext("mem_clock_mhz", std::to_string(d.mem_clock_khz / 1000));
-  benchmark::AddCustomContext("mem_bus_bits", std::to_string(d.mem_bus_bits));
-  benchmark::AddCustomContext("driver", std::to_string(d.driver_version / 1000) + "." + std::to_string(d.driver_version % 1000 / 10));
-  benchmark::AddCustomContext("nvidia_driver", d.nvidia_driver);
-  benchmark::AddCustomContext("cuda_runtime", std::to_string(d.runtime_version / 1000) + "." + std::to_string(d.runtime_version % 1000 / 10));
-  benchmark::AddCustomContext("torch_version", spec.torch_version.empty() ? "none" : spec.torch_version);
-  benchmark::AddCustomContext("git_commit", kGitCommit);
-  benchmark::AddCustomContext("kernels_fingerprint", kKernelsFingerprint);
+  put("gpu_name", d.name);
+  put("gpu_uuid", d.uuid);
+  put("compute_capability", std::to_string(d.cc_major) + "." + std::to_string(d.cc_minor));
+  put("sm_count", std::to_string(d.sm_count));
+  put("l2_bytes", std::to_string(d.l2_bytes));
+  put("sm_clock_mhz", std::to_string(d.sm_clock_khz / 1000));
+  put("mem_clock_mhz", std::to_string(d.mem_clock_khz / 1000));
+  put("mem_bus_bits", std::to_string(d.mem_bus_bits));
+  put("driver", std::to_string(d.driver_version / 1000) + "." + std::to_string(d.driver_version % 1000 / 10));
+  put("nvidia_driver", d.nvidia_driver);
+  put("cuda_runtime", std::to_string(d.runtime_version / 1000) + "." + std::to_string(d.runtime_version % 1000 / 10));
+  put("torch_version", spec.torch_version.empty() ? "none" : spec.torch_version);
+  put("git_commit", kGitCommit);
+  put("kernels_fingerprint", kKernelsFingerprint);
   for (const std::string& entry : split_list(kKernelsFingerprintPerOp, "kernels fingerprints")) {
     const auto eq = entry.find('=');
-    benchmark::AddCustomContext("kernels_fingerprint_" + entry.substr(0, eq), entry.substr(eq + 1));
+    put("kernels_fingerprint_" + entry.substr(0, eq), entry.substr(eq + 1));
   }
-  benchmark::AddCustomContext("build_type", kBuildType);
-  benchmark::AddCustomContext("cuda_architectures", kCudaArchitectures);
-  benchmark::AddCustomContext("copy_gbps", fmt(e.ceilings.copy_gbps, "%.1f"));
-  benchmark::AddCustomContext("gemm_tflops", fmt(e.ceilings.gemm_tflops, "%.1f"));
-  benchmark::AddCustomContext("flush_bytes", std::to_string(e.timer.flush_bytes()));
+  put("build_type", kBuildType);
+  put("cuda_architectures", kCudaArchitectures);
+  put("copy_gbps", fmt(e.ceilings.copy_gbps, "%.1f"));
+  put("gemm_tflops", fmt(e.ceilings.gemm_tflops, "%.1f"));
+  put("flush_bytes", std::to_string(e.timer.flush_bytes()));
   {
     std::size_t persisting = 0;
     SB_CUDA_CHECK(cudaDeviceGetLimit(&persisting, cudaLimitPersistingL2CacheSize));
-    benchmark::AddCustomContext("persisting_l2_bytes", std::to_string(persisting));  // the set-aside's size
+    put("persisting_l2_bytes", std::to_string(persisting));  // the set-aside's size
   }
   // regress.py warns when two runs' texts differ.
-  benchmark::AddCustomContext("timing_protocol", random_interleaving ? std::string(kTimingProtocol)
+  put("timing_protocol", random_interleaving ? std::string(kTimingProtocol)
                                                                      : std::string(kTimingProtocol) + kRegisteredOrderNote);
-  for (const auto& [name, value] : op_context) benchmark::AddCustomContext(name, value);
-  benchmark::AddCustomContext("profile_mode", g_profile ? "true" : "false");
-  benchmark::AddCustomContext("binary_command", command);
+  for (const auto& [name, value] : op_context) put(name, value);
+  put("profile_mode", g_profile ? "true" : "false");
+  put("binary_command", command);
   // The script command that produced the run (scripts/run_suite.sh sets it), else this binary's.
   const char* run_command = std::getenv("SOLBENCH_RUN_COMMAND");
-  benchmark::AddCustomContext("command", run_command && *run_command ? run_command : command);
+  put("command", run_command && *run_command ? run_command : command);
 }
 
 }  // namespace
@@ -304,24 +331,56 @@ void run_timed(benchmark::State& state, Mode mode, const Timed& t) {
 
   const GpuTimer::HoldTotals holds_before = mode == Mode::cold ? timer.hold_totals() : GpuTimer::HoldTotals{};
   const auto loop_start = std::chrono::steady_clock::now();
-  for (auto _ : state) state.SetIterationTime(iteration_ms(timer, current, t.launch) * 1e-3);
+  for (auto _ : state) set_iteration_time(state, iteration_ms(timer, current, t.launch) * 1e-3);
   g_wall.loop_s += seconds_since(loop_start);
   const double hold_mhz = mode == Mode::cold ? timer.hold_totals().mhz_since(holds_before) : 0.0;
   const double sm_mhz = timer.probe_sm_mhz();  // after the timed launches, outside them
   set_counters(state, e.ceilings, t, current, sm_mhz, hold_mhz);
 }
 
+void set_iteration_time(benchmark::State& state, double seconds) {
+  g_call_manual_s += seconds;
+  state.SetIterationTime(seconds);
+}
+
+namespace {
+// SkipWithError, the message kept for the partial results file.
+void skip_with_error(benchmark::State& state, const std::string& message) {
+  g_call_error = message;
+  state.SkipWithError(message.c_str());
+}
+}  // namespace
+
 void fail_case(benchmark::State& state, const std::string& case_name, const std::string& message) {
   g_failures.emplace(case_name, message);
   std::fprintf(stderr, "FAILED %s: %s\n", case_name.c_str(), message.c_str());
-  state.SkipWithError(message.c_str());
+  skip_with_error(state, message);
 }
 
 namespace {
 // A case that cannot run (Unsupported): skipped with the reason, not failed.
-void skip_unsupported(benchmark::State& state, const std::string& reason) {
-  const std::string msg = "skipped: " + reason;
-  state.SkipWithError(msg.c_str());
+void skip_unsupported(benchmark::State& state, const std::string& reason) { skip_with_error(state, "skipped: " + reason); }
+
+// Appends the call of case `name` that just ended to the partial results file when it gives a repetition's result
+// (is_repetition_result); `results` counts the case's results so far.
+void record_call(const benchmark::State& st, const std::string& name, int& results) {
+  const bool error = !g_call_error.empty();
+  const long long iterations = st.iterations();
+  if (!g_partial.is_open() ||
+      !is_repetition_result(results > 0, g_profile || g_options.min_time_iterations > 0, error, iterations,
+                            g_call_manual_s, g_options.min_time_s))
+    return;
+  RepetitionResult r;
+  r.run_name = name + (g_profile ? "/iterations:" + std::to_string(kProfileLaunches) + "/repeats:1" : "") + "/manual_time";
+  r.repetitions = g_profile ? 1 : g_options.repetitions;
+  r.repetition_index = results++;
+  r.iterations = iterations;
+  r.manual_s = g_call_manual_s;
+  r.error = g_call_error;
+  if (!error)
+    for (const auto& [key, counter] : st.counters)
+      r.counters.emplace_back(key, finished_counter(counter, static_cast<double>(iterations), g_call_manual_s));
+  g_partial.write(repetition_line(r));
 }
 }  // namespace
 
@@ -338,9 +397,12 @@ void register_case(const std::string& name, std::function<void(benchmark::State&
     struct History {
       bool timed = false;
       std::string refused, failed;
+      int results = 0;  // repetitions that gave a result (record_call)
     };
     static std::map<std::string, History> history;
     History& h = history[name];
+    g_call_manual_s = 0;
+    g_call_error.clear();
     const auto start = std::chrono::steady_clock::now();
     struct Count {  // on every way out of the body
       std::chrono::steady_clock::time_point start;
@@ -350,7 +412,7 @@ void register_case(const std::string& name, std::function<void(benchmark::State&
       }
     } count{start};
     if (!h.failed.empty()) {
-      st.SkipWithError(("not run: it failed in an earlier repetition: " + h.failed).c_str());
+      skip_with_error(st, "not run: it failed in an earlier repetition: " + h.failed);
     } else if (!h.refused.empty()) {
       skip_unsupported(st, h.refused);
     } else {
@@ -377,10 +439,43 @@ void register_case(const std::string& name, std::function<void(benchmark::State&
     if (st.iterations() == 0)
       for (auto _ : st) {
       }
+    record_call(st, name, h.results);
   });
   b->UseManualTime()->Unit(benchmark::kMicrosecond);
   if (g_profile) b->Iterations(kProfileLaunches)->Repetitions(1);
 }
+
+void start_partial_results(const std::string& path, const Options& opt, const std::string& executable) {
+  g_options = opt;
+  auto context = g_context;
+  context.insert(context.begin(), {{"date", local_date()}, {"executable", executable}});
+  g_partial.open(path, context);
+}
+
+void end_partial_results() { g_partial.remove(); }
+
+namespace {
+// Google Benchmark 1.8 wants a unit on --benchmark_min_time (0.5s; <N>x for iterations), 1.7.1 takes plain seconds
+// and rejects a unit: each --benchmark_min_time (its value checked by extract_options) is passed on in this
+// build's form.
+void min_time_for_this_gbench(int argc, char** argv) {
+  static std::deque<std::string> rewritten;  // argv points into it until Google Benchmark has read it
+  const std::string flag = "--benchmark_min_time=";
+  for (int i = 1; i < argc; ++i) {
+    if (std::strncmp(argv[i], flag.c_str(), flag.size()) != 0) continue;
+    std::string v = argv[i] + flag.size();
+    if (v.back() == 'x') {
+      if (!SOLBENCH_GBENCH_MIN_TIME_SUFFIX)
+        throw UsageError("--benchmark_min_time=" + v + ": iterations (<N>x) need Google Benchmark 1.8; this build has "
+                         "1.7, which takes seconds");
+      continue;
+    }
+    if (v.back() == 's') v.pop_back();
+    rewritten.push_back(flag + v + (SOLBENCH_GBENCH_MIN_TIME_SUFFIX ? "s" : ""));
+    argv[i] = rewritten.back().data();
+  }
+}
+}  // namespace
 
 int bench_main(int argc_in, char** argv_in, const BenchSpec& spec) {
   const std::string command = join_args(argc_in, argv_in);
@@ -393,6 +488,7 @@ int bench_main(int argc_in, char** argv_in, const BenchSpec& spec) {
   std::vector<std::pair<std::string, std::string>> op_context;
   try {
     opt = extract_options(&argc, argv);
+    min_time_for_this_gbench(argc, argv);
     g_profile = opt.profile;
     static std::string help;  // GB's help printer takes no arguments
     help = options_help(spec.shapes_grammar);
@@ -429,11 +525,13 @@ int bench_main(int argc_in, char** argv_in, const BenchSpec& spec) {
     g_env->device = device_info();
     g_env->ceilings = measure_ceilings(g_env->stream.get());
     add_context(*g_env, spec, op_context, command, opt.random_interleaving);
+    if (!opt.benchmark_out.empty()) start_partial_results(partial_path(opt.benchmark_out), opt, argv_in[0]);
     std::fprintf(stderr, "%s: %s, copy ceiling %.0f GB/s, bf16 GEMM ceiling %.0f TFLOP/s\n", spec.binary.c_str(),
                  g_env->device.name.c_str(), g_env->ceilings.copy_gbps, g_env->ceilings.gemm_tflops);
     const auto run_start = std::chrono::steady_clock::now();
     benchmark::RunSpecifiedBenchmarks();
     benchmark::Shutdown();
+    end_partial_results();  // Google Benchmark has written --benchmark_out whole
     const WallTime& w = g_wall;
     std::fprintf(stderr,
                  "%s: %.1f s, of it %.1f s in %ld calls of case bodies: %.1f s setting cases up (inputs, references, "

@@ -45,6 +45,10 @@ struct Timed {
   Counters counters = {};
 };
 
+// SetIterationTime for a case body's timed loop, its seconds also counted for the partial results file
+// (harness/partial.h).
+void set_iteration_time(benchmark::State& state, double seconds);
+
 // The measurement loop: warm-up, then per GB iteration one cold launch or one hot replay; sets the
 // time per launch (SetIterationTime) and the GB/s, TFLOP/s, sol_pct, err, bytes, flops, launches counters.
 void run_timed(benchmark::State& state, Mode mode, const Timed& t);
@@ -66,6 +70,13 @@ void fail_case(benchmark::State& state, const std::string& case_name, const std:
 // without calling `fn` again, unless a run of it was already timed: then it fails. Every repetition
 // reports the same iteration count however it ended, so that Google Benchmark never aborts the binary.
 void register_case(const std::string& name, std::function<void(benchmark::State&)> fn);
+
+// The partial results file (harness/partial.h) of a run whose Google Benchmark flags `opt` holds (its repetitions
+// and minimum time tell a repetition's result from a calibration call): bench_main starts it beside
+// --benchmark_out, with the run context, before the cases run, and ends (deletes) it once Google Benchmark has
+// written --benchmark_out. start throws std::runtime_error naming a file it cannot write.
+void start_partial_results(const std::string& path, const Options& opt, const std::string& executable);
+void end_partial_results();
 
 struct BenchSpec {
   std::string binary;          // "bench_rmsnorm"

@@ -67,6 +67,9 @@ def _names(cases) -> str:
 
 def warnings(run: sbresults.Run) -> list:
     ctx, out = run.context, []
+    if run.incomplete:
+        out.append("The run is incomplete: a bench run was cut short, and only the repetitions it finished are "
+                   "here (its partial results file); cases it did not reach are missing.")
     if ctx.get("build_type") and ctx["build_type"] != "Release":
         out.append(f"solbench was built as {ctx['build_type']}, not Release.")
     if ctx.get("library_build_type") == "debug":

@@ -179,6 +179,13 @@ def _reorder(row):
     return {k: row[k] for k in order if k in row} | {k: v for k, v in row.items() if k not in order}
 
 
+def partial(doc):
+    """The partial results file (sbresults' module docstring) a run cut short leaves of `doc`: its context
+    line, then its iteration rows, one a line."""
+    rows = [row for row in doc["benchmarks"] if row["run_type"] == "iteration"]
+    return "".join(json.dumps(x) + "\n" for x in [{"context": doc["context"]}] + rows)
+
+
 def write(path, doc):
     with open(path, "w") as f:
         json.dump(doc, f, indent=2)

@@ -1,4 +1,4 @@
-"""regress.py through its command line: verdicts, listing and exit codes."""
+"""regress.py through its command line: verdicts, listing, the summary and exit codes."""
 import json
 import shutil
 import subprocess
@@ -57,9 +57,10 @@ class Regress(unittest.TestCase):
         self.n += 1
         return gbfake.write(self.tmp / f"run{self.n}.json", gbfake.run(cases, **kwargs))
 
-    def regress(self, *args):
-        out = subprocess.run([sys.executable, str(SCRIPTS / "regress.py"), *map(str, args)],
-                             capture_output=True, text=True)
+    def regress(self, *args, table=True):
+        """regress.py's exit status, stdout and stderr; with the per-case table unless table=False."""
+        out = subprocess.run([sys.executable, str(SCRIPTS / "regress.py"), *map(str, args),
+                              *(["--table"] if table else [])], capture_output=True, text=True)
         return out.returncode, out.stdout, out.stderr
 
     def verdicts(self, stdout):
@@ -177,14 +178,89 @@ class Regress(unittest.TestCase):
         self.assertEqual(rc, 0, out)
         self.assertEqual(set(self.verdicts(out).values()), {"FAST"})
 
-    def test_missing_and_new_cases_are_listed_not_failed(self):
+    def test_a_missing_case_fails_and_is_named_and_new_cases_are_listed(self):
         base = self.json(CASES[:-1] + [gbfake.rmsnorm("naive", "bf16", 7, 4096, "cold")], seed=1)
-        rc, out, _ = self.regress(base, self.json(seed=2))
-        self.assertEqual(rc, 0, out)
-        missing = out.split("MISSING (in baseline, not in run): 1\n")[1].splitlines()[0]
+        rc, out, _ = self.regress(base, self.json(seed=2), table=False)
+        self.assertEqual(rc, 1, out)
+        self.assertTrue(out.startswith("FAIL: 0 regressed, 0 errors, 1 missing of the baseline's "), out)
+        missing = out.split("MISSING (in baseline, not measured in run): 1\n")[1].splitlines()[0]
         added = out.split("NEW (in run, not in baseline): 1\n")[1].splitlines()[0]
         self.assertEqual(missing.strip(), "rmsnorm/naive/bf16/t7_h4096/cold")
         self.assertEqual(added.strip(), "floor/empty_kernel/hot")
+        self.assertTrue(out.rstrip().endswith("FAIL"))
+        rc, out, _ = self.regress(base, self.json(seed=2), "--allow-missing", table=False)
+        self.assertEqual(rc, 0, out)
+        self.assertTrue(out.startswith("PASS: 0 regressed, 0 errors, 1 missing"), out)
+        self.assertIn("MISSING (in baseline, not measured in run): 1 (allowed: --allow-missing)", out)
+
+    def test_an_empty_run_fails_even_with_allow_missing(self):
+        empty = self.json([], seed=2)
+        for extra in ((), ("--allow-missing",)):
+            rc, out, _ = self.regress(self.json(seed=1), empty, *extra, table=False)
+            self.assertEqual(rc, 1, out)
+            self.assertTrue(out.startswith("FAIL: "), out)
+            self.assertIn("(an empty run fails)", out)
+
+    def test_the_missing_are_listed_20_then_counted(self):
+        run = self.json([c for c in CASES if not c["name"].startswith("attention/")], seed=2)
+        n = sum(c["name"].startswith("attention/") for c in CASES)
+        rc, out, _ = self.regress(self.json(seed=1), run, table=False)
+        self.assertEqual(rc, 1, out)
+        listed = out.split(f"MISSING (in baseline, not measured in run): {n}\n")[1].splitlines()
+        self.assertTrue(all(line.startswith("  attention/") for line in listed[:20]), listed)
+        self.assertEqual(listed[20], f"  ... and {n - 20} more (--table lists them all)")
+
+    def test_filter_names_the_subset_the_run_must_hold(self):
+        base = self.json(seed=1)
+        run = self.json([c for c in CASES if c["name"].startswith("rmsnorm/")], seed=2)
+        rc, out, _ = self.regress(base, run, "--filter", "^rmsnorm/", table=False)
+        self.assertEqual(rc, 0, out)
+        subset = sum(c["name"].startswith("rmsnorm/") for c in CASES)
+        self.assertTrue(out.startswith(f"PASS: 0 regressed, 0 errors, 0 missing of the baseline's {subset} cases "
+                                       "matching --filter '^rmsnorm/'"), out)
+        rc, out, _ = self.regress(base, run, "--filter", "^(rmsnorm|floor)/", table=False)
+        self.assertEqual(rc, 1, out)
+        self.assertIn("  floor/empty_kernel/cold", out)
+        self.assertNotIn("  attention/", out)
+        for bad, fragment in (("(", "is not a regular expression"), ("^gemm/", "matches none of the baseline's")):
+            rc, out, err = self.regress(base, run, "--filter", bad)
+            self.assertEqual(rc, 2, out + err)
+            self.assertIn(fragment, err)
+
+    def test_identical_runs_pass(self):
+        run = self.json(seed=1)
+        rc, out, _ = self.regress(run, run, table=False)
+        self.assertEqual(rc, 0, out)
+        self.assertTrue(out.startswith(f"PASS: 0 regressed, 0 errors, 0 missing of the baseline's {len(CASES)} "
+                                       f"cases; the run holds {len(CASES)}"), out)
+        self.assertIn(f"{len(CASES)} compared: SAME {len(CASES)}", out)
+
+    def test_the_default_output_is_a_short_summary_and_the_table_is_asked_for(self):
+        """1,400 cases, 25 of them slower and 30 missing: the summary names 20 of each and counts the rest."""
+        many = [gbfake.rmsnorm(impl, "bf16", rows, 4096, mode) for rows in range(1, 101)
+                for impl in gbfake.RMSNORM_EFF for mode in ("cold", "hot")]
+        slowed = {c["name"]: 3.0 for c in many[:25]}
+        base = self.json(many, seed=1)
+        run = self.json(many[:-30], seed=2, scale=slowed)
+        rc, out, _ = self.regress(base, run, table=False)
+        self.assertEqual(rc, 1, out)
+        lines = out.splitlines()
+        self.assertLess(len(lines), 60, out)
+        self.assertTrue(lines[0].startswith("FAIL: 25 regressed, 0 errors, 30 missing of the baseline's 1400 cases"))
+        self.assertEqual(sum(line.startswith("REGRESSED: ") for line in lines), 20)
+        self.assertIn("... and 5 more failing cases", out)
+        self.assertIn("  ... and 10 more (--table lists them all)", out)
+        rc, quiet, _ = self.regress(base, self.json(many, seed=2), table=False)
+        self.assertEqual(rc, 0, quiet)
+        self.assertLess(len(quiet.splitlines()), 40, quiet)
+        self.assertEqual(len(self.verdicts(quiet)), 0)
+        rc, full, _ = self.regress(base, run)
+        self.assertEqual(len([line for line in full.splitlines() if line.startswith("rmsnorm/")]), 1370)
+        table = self.tmp / "table.txt"
+        rc, out, _ = self.regress(base, run, "--table-out", table, table=False)
+        self.assertIn(f"table: {table}", out)
+        self.assertEqual(len([line for line in table.read_text().splitlines() if line.startswith("rmsnorm/")]), 1370)
+        self.assertIn("rmsnorm/", table.read_text().split("MISSING (in baseline, not measured in run): 30\n")[1])
 
     def test_error_in_run_fails(self):
         run = self.json(seed=2, errors={PLANTED: "verification failed: err 4.1 > 1"})
@@ -192,10 +268,19 @@ class Regress(unittest.TestCase):
         self.assertEqual(rc, 1, out)
         self.assertEqual(self.verdicts(out)[PLANTED], "ERROR")
         self.assertIn(f"ERROR: {PLANTED}: verification failed", out)
+        self.assertTrue(out.startswith("FAIL: 0 regressed, 1 errors, 0 missing"), out)
+        new = gbfake.rmsnorm("naive", "bf16", 7, 4096, "cold")  # an error in a case the baseline lacks fails too
+        run = self.json(CASES + [new], seed=2, errors={new["name"]: "CUDA error: an illegal memory access"})
+        rc, out, _ = self.regress(self.json(seed=1), run, table=False)
+        self.assertEqual(rc, 1, out)
+        self.assertIn(f"ERROR: {new['name']}: CUDA error: an illegal memory access", out)
 
-    def test_skip_in_run_is_not_compared(self):
-        run = self.json(seed=2, errors={PLANTED: "skipped: needs sm_90a"})
-        rc, out, _ = self.regress(self.json(seed=1), run)
+    def test_skip_in_run_is_missing_where_the_baseline_measured_it(self):
+        skip = {PLANTED: "skipped: needs sm_90a"}
+        rc, out, _ = self.regress(self.json(seed=1), self.json(seed=2, errors=skip), table=False)
+        self.assertEqual(rc, 1, out)
+        self.assertIn(f"  {PLANTED}: skipped in the run: skipped: needs sm_90a", out)
+        rc, out, _ = self.regress(self.json(seed=1, errors=skip), self.json(seed=2, errors=skip))
         self.assertEqual(rc, 0, out)
         self.assertEqual(self.verdicts(out)[PLANTED], "NO-COMPARISON")
 
