@@ -91,16 +91,51 @@ const std::vector<AttentionShape> kSmoke = {
     {1, 2, 1, 64, 5, 3, true},     // prefill (q_len > kv_len), bottom-right causal: rows 0 and 1 fully masked
 };
 
+// The shape classes the attention tests of FlashAttention, FlashInfer and vLLM use beside model sizes: a
+// correctness set (every variant runs it in tests/test_attention_gpu.cpp), not a performance workload.
+const std::vector<AttentionShape> kEdge = {
+    // tiny: one query against one key
+    {1, 1, 1, 64, 1, 1, false},
+    {1, 1, 1, 64, 1, 1, true},
+    {1, 1, 1, 128, 1, 1, false},
+    // q_len < kv_len (FlashAttention's length pairs): causal row i sees keys 0 .. i + kv_len - q_len
+    {1, 4, 1, 64, 113, 203, true},
+    {2, 4, 4, 128, 127, 512, false},
+    {1, 8, 2, 64, 1023, 1024, true},
+    // q_len > kv_len: causal rows 0 .. q_len - kv_len - 1 see no key and output 0; kv_len 1
+    {1, 4, 1, 128, 256, 129, true},
+    {2, 4, 2, 64, 256, 129, false},
+    {1, 3, 1, 64, 17, 1, true},
+    {1, 4, 2, 128, 17, 1, false},
+    // small odd head counts: 3 q heads on 1 kv head, 6 on 3 (GQA 2:1 over an odd kv head count)
+    {1, 3, 1, 64, 113, 113, true},
+    {2, 3, 1, 128, 77, 77, false},
+    {1, 6, 3, 64, 200, 100, true},
+    {2, 6, 3, 128, 129, 129, true},
+    // decode (FlashInfer, vLLM): odd batch sizes against KV lengths that are no multiple of any tile
+    {3, 32, 8, 128, 1, 1, false},
+    {5, 6, 3, 64, 1, 17, false},
+    {7, 3, 1, 128, 1, 127, false},
+    {3, 32, 8, 128, 1, 1000, false},
+    {5, 6, 3, 128, 1, 4095, false},
+    {7, 32, 8, 64, 1, 8193, false},
+    // speculative tokens against short caches, causal
+    {3, 6, 3, 128, 3, 17, true},
+    {5, 32, 8, 128, 8, 127, true},
+    // one very long KV cache (batch 1)
+    {1, 8, 1, 128, 1, 262144, false},
+};
+
 constexpr long long kMaxBatch = 65536;
 constexpr long long kMaxHeads = 1024;
 constexpr long long kMaxHeadDim = 1024;
 constexpr long long kMaxLen = 1LL << 20;
 
-const char* const kSetNames = "default, prefill, decode, anchors, smoke";
+const char* const kSetNames = "default, prefill, decode, anchors, smoke, edge";
 const char* const kShapeForm = "b<batch>_hq<heads_q>_hkv<heads_kv>_d<head_dim>_q<q_len>_kv<kv_len>[_causal]";
 
 bool is_set_name(const std::string& s) {
-  return s == "default" || s == "prefill" || s == "decode" || s == "anchors" || s == "smoke";
+  return s == "default" || s == "prefill" || s == "decode" || s == "anchors" || s == "smoke" || s == "edge";
 }
 
 // In the order a shape is written.
@@ -143,6 +178,7 @@ std::vector<AttentionShape> attention_shape_set(const std::string& name) {
   }
   if (name == "anchors") return kAnchors;
   if (name == "smoke") return kSmoke;
+  if (name == "edge") return kEdge;
   throw UsageError("--shapes: unknown set '" + name + "' (sets: " + kSetNames + ")");
 }
 
@@ -160,7 +196,9 @@ std::string attention_shapes_grammar() {
          "                  16k-token convention and Llama-3-8B), decode (q_len 1, Llama-3-8B GQA and\n"
          "                  MHA, batch 1 to 256, KV 1k to 128k; Llama-3-70B GQA at b1 KV 32k and b64\n"
          "                  KV 4k), default (prefill + decode), anchors\n"
-         "                  (the shapes of ANCHORS.md), smoke.\n"
+         "                  (the shapes of ANCHORS.md), smoke, edge (correctness classes: q_len != kv_len\n"
+         "                  both ways, q_len or kv_len 1, 3 and 6 q heads, odd decode batches, KV\n"
+         "                  lengths off every tile, KV 262144).\n"
          "                  Example: --shapes=anchors,b8_hq64_hkv8_d128_q1_kv32768\n";
 }
 

@@ -38,7 +38,7 @@ struct AttentionShape {
 // q_len and kv_len in [1, 2^20]; heads_q a multiple of heads_kv.
 // Duplicates are dropped, order kept. Throws UsageError naming the bad item and what is wrong.
 std::vector<AttentionShape> parse_attention_shapes(const std::string& spec);
-// The named sets: "default" (= prefill + decode), "prefill", "decode", "anchors", "smoke".
+// The named sets: "default" (= prefill + decode), "prefill", "decode", "anchors", "smoke", "edge".
 std::vector<AttentionShape> attention_shape_set(const std::string& name);
 std::string attention_shapes_grammar();  // the paragraph for --help
 

@@ -31,6 +31,21 @@ const std::vector<RmsNormShape> kDefault = {
 // Tiny cases for the ctest smoke run: a tail (hidden 7) and a vector path.
 const std::vector<RmsNormShape> kSmoke = {{3, 7}, {2, 1024}};
 
+// The shape classes the RMSNorm tests of vLLM, FlashInfer, Liger-Kernel and QuACK use beside model sizes: a
+// correctness set (every variant runs it in tests/test_rmsnorm_gpu.cpp), not a performance workload.
+const std::vector<RmsNormShape> kEdge = {
+    // hidden odd or not a multiple of 8 (16-bit 16-byte vectors; 5124 takes fp32 ones): scalar paths and tails
+    {1, 1}, {1, 7}, {3, 127}, {17, 769}, {4, 770}, {2, 5123}, {5, 5124}, {7, 8199},
+    // many rows of an odd hidden size (more than 256 rows: the bandwidth regime, scalar)
+    {615, 123}, {1269, 213},
+    // a few rows of model sizes
+    {2, 4096}, {3, 5120}, {17, 4096},
+    // hidden sizes that are multiples of 8 but not powers of two, at odd row counts
+    {37, 760}, {199, 1128},
+    // very wide rows: past any register- or shared-memory-resident row (two passes over x)
+    {1, 262144}, {37, 262144}, {1, 1048576}, {3, 1048576}, {2, 1048573},
+};
+
 constexpr long long kMaxRows = 0x7fffffffLL;
 constexpr long long kMaxHidden = 1LL << 30;
 
@@ -46,7 +61,7 @@ RmsNormShape parse_one(const std::string& item) {
   } else {
     throw UsageError("--shapes: '" + item +
                      "' is neither a shape (ROWSxHIDDEN like 4096x8192, or t4096_h8192) nor a named set "
-                     "(default, anchors, smoke)");
+                     "(default, anchors, smoke, edge)");
   }
   return {parse_int(rows, 1, kMaxRows, "--shapes: rows in '" + item + "'"),
           parse_int(hidden, 1, kMaxHidden, "--shapes: hidden in '" + item + "'")};
@@ -60,18 +75,23 @@ std::vector<RmsNormShape> rmsnorm_shape_set(const std::string& name) {
   if (name == "default") return kDefault;
   if (name == "anchors") return kAnchors;
   if (name == "smoke") return kSmoke;
+  if (name == "edge") return kEdge;
   throw UsageError("--shapes: unknown set '" + name + "'");
 }
 
 std::vector<RmsNormShape> parse_rmsnorm_shapes(const std::string& spec) {
-  auto is_set = [](const std::string& item) { return item == "default" || item == "anchors" || item == "smoke"; };
+  auto is_set = [](const std::string& item) {
+    return item == "default" || item == "anchors" || item == "smoke" || item == "edge";
+  };
   return parse_shape_spec<RmsNormShape>(spec, is_set, rmsnorm_shape_set, parse_one);
 }
 
 std::string rmsnorm_shapes_grammar() {
   return "                  SPEC is a comma-separated list of shapes ROWSxHIDDEN (or tROWS_hHIDDEN)\n"
          "                  and named sets: default (1 to 64k tokens, Llama-3 / GPT-2 / Qwen3 sizes),\n"
-         "                  anchors (the shapes of ANCHORS.md), smoke. Example: --shapes=anchors,8x5120\n";
+         "                  anchors (the shapes of ANCHORS.md), smoke, edge (correctness classes: hidden\n"
+         "                  odd or not a multiple of 8, 1 to 17 rows, rows of 262144 and 1048576).\n"
+         "                  Example: --shapes=anchors,8x5120\n";
 }
 
 }  // namespace sb::bench

@@ -18,7 +18,7 @@ struct RmsNormShape {
 //   ROWSxHIDDEN (4096x8192) or tROWS_hHIDDEN (t4096_h8192), rows in [1, 2^31-1], hidden in [1, 2^30].
 // Duplicates are dropped, order kept. Throws UsageError naming the bad item.
 std::vector<RmsNormShape> parse_rmsnorm_shapes(const std::string& spec);
-// The named sets: "default", "anchors", "smoke".
+// The named sets: "default", "anchors", "smoke", "edge".
 std::vector<RmsNormShape> rmsnorm_shape_set(const std::string& name);
 std::string rmsnorm_shapes_grammar();  // the paragraph for --help
 

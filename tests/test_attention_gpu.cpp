@@ -1,18 +1,28 @@
 // GPU tests of every attention variant (from the registry) x dtype against the fp64 reference with
 // FlashAttention's tolerance rule (bench/attention_case.h): odd lengths, causal with q_len == kv_len,
 // q_len < kv_len and q_len > kv_len (fully masked rows give 0), GQA ratios 1, 4 and 8 and MQA, head
-// dims 64, 80 and 128, decode.
+// dims 64, 80 and 128, decode; the same over bench_attention's "edge" set (odd head counts, odd decode
+// batches, KV lengths off every tile, KV 262144); and extreme logits, where the output must be V.
 #include <gtest/gtest.h>
 
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "attention/attention.h"
 #include "attention_case.h"
+#include "attention_shapes.h"
 #include "attention_test.h"
 #include "common/check.h"
 #include "gpu.h"
+#include "harness/fill.h"
 
 namespace sb::bench {
 namespace {
@@ -42,7 +52,11 @@ class AttentionGpu : public ::testing::TestWithParam<Param> {
 
 TEST_P(AttentionGpu, MatchesReferenceWithinFlashAttentionRule) {
   const attention::Problem p = data_->problem();
-  if (const std::string why = var().supports(p); !why.empty()) GTEST_SKIP() << why;
+  if (const std::string why = var().supports(p); !why.empty()) {
+    // A refused problem is an error from attention::run, never a launch.
+    EXPECT_THROW(attention::run(var(), p, stream_->get()), std::invalid_argument);
+    GTEST_SKIP() << why;
+  }
   data_->poison_output();
   attention::run(var(), p, stream_->get());
   stream_->sync();
@@ -63,6 +77,70 @@ TEST_P(AttentionGpu, RepeatedRunsAreBitIdentical) {
     stream_->sync();
   }
   EXPECT_EQ(first, again);
+}
+
+// `values` rounded to dtype t, as the device stores them.
+std::vector<unsigned char> to_dtype(const std::vector<float>& values, DType t) {
+  std::vector<unsigned char> out(values.size() * size_bytes(t));
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    if (t == DType::f32) {
+      std::memcpy(&out[4 * i], &values[i], 4);
+    } else if (t == DType::f16) {
+      const __half h = __float2half_rn(values[i]);
+      std::memcpy(&out[2 * i], &h, 2);
+    } else {
+      const __nv_bfloat16 b = __float2bfloat16_rn(values[i]);
+      std::memcpy(&out[2 * i], &b, 2);
+    }
+  }
+  return out;
+}
+
+// Every logit of a row equal and far from 0 (FlashInfer's extreme-logit cases): Q = 6 and K = -6, then +6,
+// everywhere, so q.k = -/+36 head_dim, scaled -/+288 at head_dim 64 and -/+407 at 128. exp() of that
+// underflows to 0 (overflows to inf) in fp32, so a softmax that does not subtract the row max gives 0/0 or
+// inf/inf, and one that underflows every term gives 0. V is the same at every key, V[b, j, h, d] = v(h, d), a
+// multiple of 1/8 (exact in every dtype): a row that sees any key outputs v(its kv head, d), and a causal row
+// that sees none outputs exactly 0. Within 2 ulps of the dtype of max(|v|, 1/8) (the probabilities 1/n
+// round to the dtype before P V in manual); fp32 within 2^-12 (its fp32 sum of n such probabilities).
+TEST_P(AttentionGpu, ExtremeLogitsGiveV) {
+  const attention::Problem p = data_->problem();
+  if (const std::string why = var().supports(p); !why.empty()) GTEST_SKIP() << why;
+  const DType t = p.dtype;
+  const int64_t group = p.heads_q / p.heads_kv;
+  auto v_of = [](int64_t h, int64_t d) { return 0.125f * static_cast<float>((d * 7 + h * 3) % 17 - 8); };
+  // V: one key position's heads_kv x head_dim values, then copied over all batch x kv_len positions by doubling.
+  std::vector<float> v_row(p.heads_kv * p.head_dim);
+  for (int64_t h = 0; h < p.heads_kv; ++h)
+    for (int64_t d = 0; d < p.head_dim; ++d) v_row[h * p.head_dim + d] = v_of(h, d);
+  const std::vector<unsigned char> v_bytes = to_dtype(v_row, t);
+  char* v = static_cast<char*>(const_cast<void*>(p.v));
+  const int64_t positions = p.batch * p.kv_len, row_bytes = static_cast<int64_t>(v_bytes.size());
+  SB_CUDA_CHECK(cudaMemcpyAsync(v, v_bytes.data(), row_bytes, cudaMemcpyHostToDevice, stream_->get()));
+  for (int64_t done = 1; done < positions; done *= 2)
+    SB_CUDA_CHECK(cudaMemcpyAsync(v + done * row_bytes, v, std::min(done, positions - done) * row_bytes,
+                                  cudaMemcpyDeviceToDevice, stream_->get()));
+  fill_normal(const_cast<void*>(p.q), p.batch * p.q_len * p.heads_q * p.head_dim, t, 1, 6.0f, 0.0f, stream_->get());
+  const double tol = std::max(4.0 * unit_roundoff(t), t == DType::f32 ? 0x1p-12 : 0.0);
+  const int64_t n_o = p.batch * p.q_len * p.heads_q * p.head_dim;
+  for (const float k_value : {-6.0f, 6.0f}) {
+    fill_normal(const_cast<void*>(p.k), p.batch * p.kv_len * p.heads_kv * p.head_dim, t, 1, k_value, 0.0f,
+                stream_->get());
+    data_->poison_output();
+    attention::run(var(), p, stream_->get());
+    const std::vector<double> o = fetch_all(p.o, t, n_o, stream_->get());
+    int64_t bad = 0;
+    for (int64_t e = 0; e < n_o; ++e) {
+      const int64_t d = e % p.head_dim, h = e / p.head_dim % p.heads_q, i = e / (p.head_dim * p.heads_q) % p.q_len;
+      const int64_t seen = p.causal ? std::clamp<int64_t>(i + p.kv_len - p.q_len + 1, 0, p.kv_len) : p.kv_len;
+      const double want = seen == 0 ? 0.0 : v_of(h / group, d);
+      const double limit = seen == 0 ? 0.0 : tol * std::max(std::fabs(want), 0.125);
+      if (!(std::fabs(o[e] - want) <= limit) && bad++ < 5)
+        ADD_FAILURE() << "k = " << k_value << ", row " << i << " head " << h << " dim " << d << " (" << seen
+                      << " keys seen): got " << o[e] << ", want " << want;
+    }
+    EXPECT_EQ(bad, 0) << "k = " << k_value << ": " << bad << " of " << n_o << " outputs wrong";
+  }
 }
 
 // ref_kv_read, bench_attention's decode reference, reads K and V once: its check passes (exactly: err 0);
@@ -163,13 +241,28 @@ TEST(AttentionReference, KeptOnlyForTheSameInputs) {
   EXPECT_FALSE(same.adopt_reference(AttentionData::Reference{}));
 }
 
+std::string param_name(const ::testing::TestParamInfo<Param>& i) {
+  return test::attention_case_name(std::get<0>(i.param), std::get<1>(i.param), std::get<2>(i.param));
+}
+
 INSTANTIATE_TEST_SUITE_P(AllVariants, AttentionGpu,
                          ::testing::Combine(::testing::ValuesIn(test::attention_variant_names()), ::testing::ValuesIn(kAllDTypes),
                                             ::testing::ValuesIn(kShapes)),
-                         [](const ::testing::TestParamInfo<Param>& i) {
-                           return test::attention_case_name(std::get<0>(i.param), std::get<1>(i.param),
-                                                            std::get<2>(i.param));
-                         });
+                         param_name);
+
+// bench_attention's "edge" set (bench/attention_shapes.cpp: the classes of the peers' test suites) in every
+// variant and dtype: each case verifies or is refused by its variant's supports() with the reason.
+std::vector<AttentionDims> edge_shapes() {
+  std::vector<AttentionDims> d;
+  for (const AttentionShape& s : attention_shape_set("edge"))
+    d.push_back({s.batch, s.heads_q, s.heads_kv, s.head_dim, s.q_len, s.kv_len, s.causal});
+  return d;
+}
+
+INSTANTIATE_TEST_SUITE_P(Edge, AttentionGpu,
+                         ::testing::Combine(::testing::ValuesIn(test::attention_variant_names()), ::testing::ValuesIn(kAllDTypes),
+                                            ::testing::ValuesIn(edge_shapes())),
+                         param_name);
 
 }  // namespace
 }  // namespace sb::bench

@@ -6,6 +6,7 @@
 
 #include "attention/attention.h"
 #include "attention/wgmma_flash.h"
+#include "attention_shapes.h"
 #include "common/device.h"
 #include "expect.h"
 
@@ -144,6 +145,29 @@ TEST(AttentionBestVariant, AShapeNoFlashKernelTakesFallsBackToACorrectPath) {
   p.q_len = p.kv_len = 8;
   p.causal = true;
   EXPECT_STREQ(best_variant(p).name, "decode_splitk");
+}
+
+// Every shape of bench_attention's "edge" set in every dtype has the auto-dispatch's fast path: decode_splitk
+// for 16-bit decode, a flash kernel for 16-bit prefill, manual (cuBLAS, here a stand-in handle) for fp32; the
+// GPU tests run every variant over the set.
+TEST(AttentionBestVariant, EveryEdgeShapeHasAPath) {
+  for (const bench::AttentionShape& s : bench::attention_shape_set("edge"))
+    for (DType t : kAllDTypes) {
+      Problem p = valid();
+      p.batch = s.batch, p.heads_q = s.heads_q, p.heads_kv = s.heads_kv, p.head_dim = s.head_dim;
+      p.q_len = s.q_len, p.kv_len = s.kv_len, p.causal = s.causal;
+      p.dtype = t;
+      p.cublas = reinterpret_cast<cublasHandle_t>(fake);
+      const std::string what = s.name() + " " + std::string(name(t));
+      const Variant* v = nullptr;
+      EXPECT_NO_THROW(v = &best_variant(p)) << what;
+      if (!v) continue;
+      EXPECT_EQ(v->supports(p), "") << v->name << " " << what;
+      const std::string got = v->name;
+      const std::string want = t == DType::f32 ? "manual" : p.decode() ? "decode_splitk" : "a flash kernel";
+      EXPECT_TRUE(got == want || (want == "a flash kernel" && (got == "tiled_flash" || got == "wgmma_flash")))
+          << got << ", not " << want << ": " << what;
+    }
 }
 
 TEST(AttentionBestVariant, NoVariantOrAnInvalidProblemIsAnError) {

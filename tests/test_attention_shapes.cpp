@@ -86,7 +86,7 @@ TEST(AttentionShapes, NamedSets) {
   def.insert(def.end(), decode.begin(), decode.end());
   EXPECT_EQ(attention_shape_set("default"), def);
   // No set repeats a shape, so parsing a set gives it back unchanged.
-  for (const char* set : {"default", "prefill", "decode", "anchors", "smoke"})
+  for (const char* set : {"default", "prefill", "decode", "anchors", "smoke", "edge"})
     EXPECT_EQ(parse_attention_shapes(set), attention_shape_set(set)) << set;
 
   for (const auto& s : prefill) {
@@ -138,6 +138,33 @@ TEST(AttentionShapes, NamedSets) {
   EXPECT_EQ(smoke[2].workload(), "prefill");
 
   test::expect_throw_naming<UsageError>([] { attention_shape_set("llama"); }, "unknown set 'llama'");
+}
+
+// The "edge" set holds the shape classes of the peers' attention tests (FlashAttention, FlashInfer, vLLM).
+TEST(AttentionShapes, EdgeSetHoldsThePeersClasses) {
+  const auto edge = attention_shape_set("edge");
+  auto has = [&](const std::string& what, auto pred) {
+    EXPECT_TRUE(std::any_of(edge.begin(), edge.end(), pred)) << what;
+  };
+  using S = const AttentionShape&;
+  has("b1 h1 d64 q1 kv1", [](S s) { return s == AttentionShape{1, 1, 1, 64, 1, 1, false}; });
+  for (bool causal : {true, false}) {
+    const std::string c = causal ? " causal" : " unmasked";
+    has("q_len < kv_len, prefill" + c, [&](S s) { return s.q_len > 16 && s.q_len < s.kv_len && s.causal == causal; });
+    has("q_len > kv_len" + c, [&](S s) { return s.q_len > s.kv_len && s.causal == causal; });
+    has("kv_len 1 under q_len > 1" + c, [&](S s) { return s.kv_len == 1 && s.q_len > 1 && s.causal == causal; });
+  }
+  has("causal rows that see no key in a whole tile", [](S s) { return s.causal && s.q_len - s.kv_len >= 64; });
+  for (int64_t d : {64, 128}) {
+    has("3 q heads on 1 kv head, d" + std::to_string(d), [&](S s) { return s.heads_q == 3 && s.heads_kv == 1 && s.head_dim == d; });
+    has("6 q heads on 3 kv heads, d" + std::to_string(d), [&](S s) { return s.heads_q == 6 && s.heads_kv == 3 && s.head_dim == d; });
+  }
+  for (int64_t b : {3, 5, 7})
+    has("decode at batch " + std::to_string(b), [&](S s) { return s.batch == b && s.q_len == 1 && s.decode(); });
+  for (int64_t kv : {1, 17, 127, 1000, 4095, 8193})
+    has("q_len 1 against kv_len " + std::to_string(kv), [&](S s) { return s.q_len == 1 && s.kv_len == kv && s.batch > 1; });
+  has("speculative tokens, causal", [](S s) { return s.decode() && s.q_len > 1 && s.causal; });
+  has("batch 1 against KV 262144", [](S s) { return s.batch == 1 && s.kv_len >= 262144 && s.decode(); });
 }
 
 TEST(AttentionShapes, DuplicatesDroppedOrderKept) {
@@ -212,7 +239,7 @@ TEST(AttentionShapes, MalformedValuesAreUsageErrors) {
 TEST(AttentionShapes, GrammarDocumentsTheForm) {
   const std::string g = attention_shapes_grammar();
   for (const char* s : {"b<batch>_hq<heads_q>_hkv<heads_kv>_d<head_dim>_q<q_len>", "_kv<kv_len>[_causal]",
-                        "q_len <= 16", "decode", "prefill", "anchors", "smoke", "default"})
+                        "q_len <= 16", "decode", "prefill", "anchors", "smoke", "default", "edge"})
     EXPECT_NE(g.find(s), std::string::npos) << s;
   // Same layout as the other ops' paragraphs: every line indented to the help column, under 100 columns.
   std::size_t start = 0;
@@ -231,7 +258,7 @@ TEST(AttentionShapes, GrammarDocumentsTheForm) {
 // A shape's workload is the kernel library's (attention::Problem::decode, which best_variant picks by): one
 // rule, whatever the set.
 TEST(AttentionShapes, WorkloadIsTheProblemsWorkload) {
-  for (const char* set : {"default", "anchors", "smoke"})
+  for (const char* set : {"default", "anchors", "smoke", "edge"})
     for (const AttentionShape& a : attention_shape_set(set)) {
       attention::Problem p;
       p.q_len = a.q_len;

@@ -1,10 +1,11 @@
 // GPU tests of every RMSNorm variant (from the registry) x dtype against the fp64 reference, with the
 // tolerance of bench/rmsnorm_case.h (a few ulps of the output dtype), NaN-poisoned outputs, tails and
-// odd sizes, large magnitudes, eps, and non-finite inputs.
+// odd sizes, the "edge" shape set (rows of up to 2^20 elements), large magnitudes, eps, and non-finite inputs.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <optional>
+#include <stdexcept>
 
 #include "common/check.h"
 #include "common/device.h"
@@ -12,6 +13,7 @@
 #include "pdl_probe.h"
 #include "rmsnorm/rmsnorm.h"
 #include "rmsnorm_case.h"
+#include "rmsnorm_shapes.h"
 
 namespace sb::bench {
 namespace {
@@ -64,7 +66,11 @@ class RmsNormGpu : public ::testing::TestWithParam<Param> {
 TEST_P(RmsNormGpu, MatchesFp64Reference) {
   const Shape sh = std::get<2>(GetParam());
   RmsNormData data(sh.rows, sh.hidden, dtype(), 1e-6, 1234 + sh.rows * 31 + sh.hidden, stream().get());
-  if (const std::string why = var().supports(data.problem()); !why.empty()) GTEST_SKIP() << why;
+  if (const std::string why = var().supports(data.problem()); !why.empty()) {
+    // A refused problem is an error from rmsnorm::run, never a launch.
+    EXPECT_THROW(rmsnorm::run(var(), data.problem(), stream().get()), std::invalid_argument);
+    GTEST_SKIP() << why;
+  }
   const Check c = run_and_verify(data, stream().get());
   EXPECT_TRUE(c.ok) << c.message;
   EXPECT_LE(c.err, 1.0);
@@ -87,14 +93,29 @@ TEST_P(RmsNormGpu, RepeatedRunsAreBitIdentical) {
   EXPECT_EQ(first, again);
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    AllVariants, RmsNormGpu,
-    ::testing::Combine(::testing::ValuesIn(variant_names()), ::testing::ValuesIn(kAllDTypes), ::testing::ValuesIn(kShapes)),
-    [](const ::testing::TestParamInfo<Param>& i) {
-      const Shape s = std::get<2>(i.param);
-      return std::get<0>(i.param) + "_" + std::string(name(std::get<1>(i.param))) + "_t" + std::to_string(s.rows) + "_h" +
-             std::to_string(s.hidden);
-    });
+std::string param_name(const ::testing::TestParamInfo<Param>& i) {
+  const Shape s = std::get<2>(i.param);
+  return std::get<0>(i.param) + "_" + std::string(name(std::get<1>(i.param))) + "_t" + std::to_string(s.rows) + "_h" +
+         std::to_string(s.hidden);
+}
+
+INSTANTIATE_TEST_SUITE_P(AllVariants, RmsNormGpu,
+                         ::testing::Combine(::testing::ValuesIn(variant_names()), ::testing::ValuesIn(kAllDTypes),
+                                            ::testing::ValuesIn(kShapes)),
+                         param_name);
+
+// bench_rmsnorm's "edge" set (bench/rmsnorm_shapes.cpp: the classes of the peers' test suites) in every variant
+// and dtype: each case verifies or is skipped with its variant's supports() reason.
+std::vector<Shape> edge_shapes() {
+  std::vector<Shape> s;
+  for (const RmsNormShape& e : rmsnorm_shape_set("edge")) s.push_back({e.rows, e.hidden});
+  return s;
+}
+
+INSTANTIATE_TEST_SUITE_P(Edge, RmsNormGpu,
+                         ::testing::Combine(::testing::ValuesIn(variant_names()), ::testing::ValuesIn(kAllDTypes),
+                                            ::testing::ValuesIn(edge_shapes())),
+                         param_name);
 
 class RmsNormGpuSpecial : public ::testing::TestWithParam<std::tuple<std::string, DType>> {
  protected:

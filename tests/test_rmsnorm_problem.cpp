@@ -4,6 +4,7 @@
 
 #include "expect.h"
 #include "rmsnorm/rmsnorm.h"
+#include "rmsnorm_shapes.h"
 
 namespace sb::rmsnorm {
 
@@ -213,6 +214,23 @@ TEST(RmsNormVectorized, EveryLaunchShapeCoversItsRow) {
           EXPECT_LE(rows * split, 132);
         }
       }
+}
+
+// The auto-dispatch has a path for every shape of bench_rmsnorm's "edge" set in every dtype: best_variant
+// returns a variant whose supports() takes it (the GPU tests run every variant over the set).
+TEST(RmsNormBestVariant, EveryEdgeShapeHasAVariant) {
+  for (const bench::RmsNormShape& s : bench::rmsnorm_shape_set("edge"))
+    for (DType t : kAllDTypes) {
+      Problem p = valid();
+      p.rows = s.rows;
+      p.hidden = s.hidden;
+      p.dtype = t;
+      const Variant* v = nullptr;
+      EXPECT_NO_THROW(v = &best_variant(p)) << s.name() << " " << name(t);
+      if (v) {
+        EXPECT_EQ(v->supports(p), "") << v->name << " " << s.name() << " " << name(t);
+      }
+    }
 }
 
 }  // namespace

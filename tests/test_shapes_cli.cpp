@@ -2,6 +2,9 @@
 // tested end to end by test_bench_cli.py).
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <string>
+
 #include "expect.h"
 #include "harness/cli.h"
 #include "harness/resident.h"
@@ -28,6 +31,32 @@ TEST(RmsNormShapes, NamedSetsAndDeduplication) {
   EXPECT_EQ(std::min_element(def.begin(), def.end(), [](auto& a, auto& b) { return a.rows < b.rows; })->rows, 1);
   EXPECT_GE(std::max_element(def.begin(), def.end(), [](auto& a, auto& b) { return a.rows < b.rows; })->rows, 65536);
   EXPECT_EQ(parse_rmsnorm_shapes("anchors,1x4096,anchors").size(), 7u);
+}
+
+// The "edge" set holds the shape classes of the peers' RMSNorm tests (vLLM, FlashInfer, Liger-Kernel, QuACK),
+// and parsing it gives it back unchanged (no repeats).
+TEST(RmsNormShapes, EdgeSetHoldsThePeersClasses) {
+  const auto edge = rmsnorm_shape_set("edge");
+  EXPECT_EQ(parse_rmsnorm_shapes("edge"), edge);
+  auto has = [&](const char* what, auto pred) {
+    EXPECT_TRUE(std::any_of(edge.begin(), edge.end(), pred)) << what;
+  };
+  has("hidden 1", [](const RmsNormShape& s) { return s.hidden == 1; });
+  has("hidden 7", [](const RmsNormShape& s) { return s.hidden == 7; });
+  has("odd hidden over 5000", [](const RmsNormShape& s) { return s.hidden % 2 == 1 && s.hidden > 5000; });
+  has("hidden 2 mod 8", [](const RmsNormShape& s) { return s.hidden % 8 == 2; });
+  has("hidden 4 mod 8", [](const RmsNormShape& s) { return s.hidden % 8 == 4; });
+  has("over 256 rows of an odd hidden", [](const RmsNormShape& s) { return s.rows > 256 && s.hidden % 2 == 1; });
+  for (int64_t rows : {1, 2, 3, 17})
+    has(("a model-sized hidden at " + std::to_string(rows) + " rows").c_str(),
+        [&](const RmsNormShape& s) { return s.rows == rows && s.hidden >= 4096; });
+  has("one row of 262144", [](const RmsNormShape& s) { return s.rows == 1 && s.hidden == 262144; });
+  has("rows of 262144", [](const RmsNormShape& s) { return s.rows > 1 && s.hidden == 262144; });
+  has("one row of 2^20", [](const RmsNormShape& s) { return s.rows == 1 && s.hidden == 1048576; });
+  has("rows of 2^20", [](const RmsNormShape& s) { return s.rows > 1 && s.hidden == 1048576; });
+  has("an odd row near 2^20", [](const RmsNormShape& s) { return s.hidden > 1000000 && s.hidden % 2 == 1; });
+  const std::string g = rmsnorm_shapes_grammar();
+  EXPECT_NE(g.find("edge"), std::string::npos) << g;
 }
 
 void expect_usage_error(const std::string& spec, const std::string& fragment) {
