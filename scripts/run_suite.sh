@@ -181,7 +181,7 @@ for a in "${given[@]}"; do  # quoted only where the shell needs it
   fi
 done
 export SOLBENCH_RUN_COMMAND
-rm -f "$logs"/bench_*.json "$logs/crosscheck.json"
+rm -f "$logs"/bench_*.json "$logs"/bench_*.json.partial.jsonl "$logs/crosscheck.json"
 : >"$logs/bench.log"
 for b in "${names[@]}"; do
   stage "bench_$b"
@@ -189,12 +189,21 @@ for b in "${names[@]}"; do
   "$build/bench/bench_$b" ${flags[$b]} ${filter:+"--benchmark_filter=$filter"} --benchmark_repetitions="$reps" \
     --benchmark_display_aggregates_only=true --benchmark_out="$json" --benchmark_out_format=json \
     >>"$logs/bench.log" 2>&1 || fail "bench_$b (logs/bench.log)"
-  # A binary none of whose cases the filter names exits 0 and leaves an empty file: no JSON, no failure.
-  [ -s "$json" ] || { rm -f "$json"; echo "bench_$b: --filter names none of its cases; no JSON from it" >&2; }
+  # A binary cut short leaves what it measured in $json.partial.jsonl (read as an incomplete run); one none of
+  # whose cases the filter names exits 0 and leaves an empty file: no JSON, no failure.
+  if [ ! -s "$json" ]; then
+    rm -f "$json"
+    if [ -s "$json.partial.jsonl" ]; then echo "bench_$b: cut short; its finished cases are in $json.partial.jsonl" >&2
+    else echo "bench_$b: --filter names none of its cases; no JSON from it" >&2; fi
+  fi
   tail -3 "$logs/bench.log" >&2
 done
-runs=("$logs"/bench_*.json)
-[ -e "${runs[0]}" ] || runs=()
+runs=()
+for b in "${names[@]}"; do
+  for f in "$logs/bench_$b.json" "$logs/bench_$b.json.partial.jsonl"; do
+    if [ -s "$f" ]; then runs+=("$f"); break; fi
+  done
+done
 
 # --- 4. cross-check -----------------------------------------------------------------------------------
 if ! skipping crosscheck && ((${#runs[@]})); then

@@ -100,4 +100,8 @@ if __name__ == "__main__":
         print(__doc__, file=sys.stderr)
         sys.exit(2)
     BENCH = sys.argv.pop(1)
-    unittest.main(verbosity=2)
+    result = unittest.main(verbosity=2, exit=False).result
+    if not result.wasSuccessful():
+        sys.exit(1)
+    # Every test skipped (no GPU): exit 77, which ctest reports as Skipped rather than Passed.
+    sys.exit(77 if len(result.skipped) == result.testsRun else 0)

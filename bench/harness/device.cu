@@ -1,5 +1,8 @@
 #include "harness/device.h"
 
+#include <dlfcn.h>
+#include <glob.h>
+
 #include <cctype>
 #include <cstdio>
 #include <cstring>
@@ -11,15 +14,38 @@
 
 namespace sb::bench {
 
+namespace {
+
+bool has_nvidia_device_node() {
+  glob_t g{};
+  const bool found = glob("/dev/nvidia[0-9]*", 0, nullptr, &g) == 0 && g.gl_pathc > 0;
+  globfree(&g);
+  return found;
+}
+
+bool has_driver_library() {
+  void* h = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL);
+  if (h != nullptr) dlclose(h);
+  return h != nullptr;
+}
+
+}  // namespace
+
 std::string gpu_unavailable_reason() {
   int n = 0;
   const cudaError_t e = cudaGetDeviceCount(&n);
+  if (e == cudaSuccess && n > 0) return "";
+  std::string why = "cudaGetDeviceCount found no CUDA device";
   if (e != cudaSuccess) {
-    cudaGetLastError();  // clear the sticky-free error so later calls start clean
-    return std::string("cudaGetDeviceCount: ") + cudaGetErrorName(e) + ": " + cudaGetErrorString(e);
+    cudaGetLastError();  // clear the error so later calls start clean
+    why = std::string("cudaGetDeviceCount: ") + cudaGetErrorName(e) + ": " + cudaGetErrorString(e);
   }
-  if (n == 0) return "cudaGetDeviceCount found no CUDA device";
-  return "";
+  // Without a GPU the runtime says "driver version is insufficient", which would send a user to update a
+  // driver that is not there: name the missing GPU or driver first.
+  const bool no_device = e == cudaSuccess || e == cudaErrorNoDevice || e == cudaErrorInsufficientDriver;
+  if (no_device && (!has_nvidia_device_node() || !has_driver_library()))
+    return "no NVIDIA driver or GPU on this machine; the CUDA runtime says " + why;
+  return why;
 }
 
 DeviceInfo device_info() {
