@@ -131,11 +131,16 @@ constexpr long long kMaxHeads = 1024;
 constexpr long long kMaxHeadDim = 1024;
 constexpr long long kMaxLen = 1LL << 20;
 
-const char* const kSetNames = "default, prefill, decode, anchors, smoke, edge";
 const char* const kShapeForm = "b<batch>_hq<heads_q>_hkv<heads_kv>_d<head_dim>_q<q_len>_kv<kv_len>[_causal]";
 
-bool is_set_name(const std::string& s) {
-  return s == "default" || s == "prefill" || s == "decode" || s == "anchors" || s == "smoke" || s == "edge";
+const NamedSets<AttentionShape>& sets() {
+  static const NamedSets<AttentionShape> s({{"default", {&kPrefill, &kDecode}},
+                                            {"prefill", {&kPrefill}},
+                                            {"decode", {&kDecode}},
+                                            {"anchors", {&kAnchors}},
+                                            {"smoke", {&kSmoke}},
+                                            {"edge", {&kEdge}}});
+  return s;
 }
 
 // In the order a shape is written.
@@ -150,7 +155,7 @@ const std::vector<ShapeToken> kTokens = {
 };
 
 AttentionShape parse_one(const std::string& item) {
-  const std::vector<long long> v = parse_shape_tokens(item, kTokens, kShapeForm, kSetNames);
+  const std::vector<long long> v = parse_shape_tokens(item, kTokens, kShapeForm, sets().names());
   const AttentionShape s{v[0], v[1], v[2], v[3], v[4], v[5], v[6] != 0};
   if (s.heads_q % s.heads_kv != 0)
     throw UsageError("--shapes: heads_q " + std::to_string(s.heads_q) + " is not a multiple of heads_kv " +
@@ -168,22 +173,10 @@ std::string AttentionShape::name() const {
          (causal ? "_causal" : "");
 }
 
-std::vector<AttentionShape> attention_shape_set(const std::string& name) {
-  if (name == "prefill") return kPrefill;
-  if (name == "decode") return kDecode;
-  if (name == "default") {
-    std::vector<AttentionShape> all = kPrefill;
-    all.insert(all.end(), kDecode.begin(), kDecode.end());
-    return all;
-  }
-  if (name == "anchors") return kAnchors;
-  if (name == "smoke") return kSmoke;
-  if (name == "edge") return kEdge;
-  throw UsageError("--shapes: unknown set '" + name + "' (sets: " + kSetNames + ")");
-}
+std::vector<AttentionShape> attention_shape_set(const std::string& name) { return sets().get(name); }
 
 std::vector<AttentionShape> parse_attention_shapes(const std::string& spec) {
-  return parse_shape_spec<AttentionShape>(spec, is_set_name, attention_shape_set, parse_one);
+  return parse_shape_spec(spec, sets(), parse_one);
 }
 
 std::string attention_shapes_grammar() {

@@ -39,10 +39,13 @@ const std::vector<LayerShape> kPrefill = {
 constexpr Model kTiny = {256, 4, 2, 64, 512};
 const std::vector<LayerShape> kSmoke = {decode(kTiny, 2, 33), prefill(kTiny, 1, 17)};
 
-const char* const kSetNames = "default, decode, prefill, smoke";
 const char* const kShapeForm = "h<hidden>_hq<heads_q>_hkv<heads_kv>_d<head_dim>_f<ffn>_b<batch>_q<q_len>_kv<kv_len>";
 
-bool is_set_name(const std::string& s) { return s == "default" || s == "decode" || s == "prefill" || s == "smoke"; }
+const NamedSets<LayerShape>& sets() {
+  static const NamedSets<LayerShape> s(
+      {{"default", {&kDecode, &kPrefill}}, {"decode", {&kDecode}}, {"prefill", {&kPrefill}}, {"smoke", {&kSmoke}}});
+  return s;
+}
 
 const std::vector<ShapeToken> kTokens = {
     {"h", "hidden", 65536}, {"hq", "heads_q", 1024}, {"hkv", "heads_kv", 1024}, {"d", "head_dim", 1024},
@@ -50,7 +53,7 @@ const std::vector<ShapeToken> kTokens = {
 };
 
 LayerShape parse_one(const std::string& item) {
-  const std::vector<long long> v = parse_shape_tokens(item, kTokens, kShapeForm, kSetNames);
+  const std::vector<long long> v = parse_shape_tokens(item, kTokens, kShapeForm, sets().names());
   const LayerShape s{v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7]};
   if (s.heads_q % s.heads_kv != 0)
     throw UsageError("--shapes: heads_q " + std::to_string(s.heads_q) + " is not a multiple of heads_kv " +
@@ -97,21 +100,9 @@ double LayerShape::flops() const {
   return projection_flops() + attention;
 }
 
-std::vector<LayerShape> layer_shape_set(const std::string& name) {
-  if (name == "decode") return kDecode;
-  if (name == "prefill") return kPrefill;
-  if (name == "default") {
-    std::vector<LayerShape> all = kDecode;
-    all.insert(all.end(), kPrefill.begin(), kPrefill.end());
-    return all;
-  }
-  if (name == "smoke") return kSmoke;
-  throw UsageError("--shapes: unknown set '" + name + "' (sets: " + kSetNames + ")");
-}
+std::vector<LayerShape> layer_shape_set(const std::string& name) { return sets().get(name); }
 
-std::vector<LayerShape> parse_layer_shapes(const std::string& spec) {
-  return parse_shape_spec<LayerShape>(spec, is_set_name, layer_shape_set, parse_one);
-}
+std::vector<LayerShape> parse_layer_shapes(const std::string& spec) { return parse_shape_spec(spec, sets(), parse_one); }
 
 std::string layer_shapes_grammar() {
   return "                  SPEC is a comma-separated list of named sets and shapes, each shape written\n"

@@ -46,6 +46,12 @@ const std::vector<RmsNormShape> kEdge = {
     {1, 262144}, {37, 262144}, {1, 1048576}, {3, 1048576}, {2, 1048573},
 };
 
+const NamedSets<RmsNormShape>& sets() {
+  static const NamedSets<RmsNormShape> s(
+      {{"default", {&kDefault}}, {"anchors", {&kAnchors}}, {"smoke", {&kSmoke}}, {"edge", {&kEdge}}});
+  return s;
+}
+
 constexpr long long kMaxRows = 0x7fffffffLL;
 constexpr long long kMaxHidden = 1LL << 30;
 
@@ -60,8 +66,8 @@ RmsNormShape parse_one(const std::string& item) {
     hidden = item.substr(h + 2);
   } else {
     throw UsageError("--shapes: '" + item +
-                     "' is neither a shape (ROWSxHIDDEN like 4096x8192, or t4096_h8192) nor a named set "
-                     "(default, anchors, smoke, edge)");
+                     "' is neither a shape (ROWSxHIDDEN like 4096x8192, or t4096_h8192) nor a named set (" +
+                     sets().names() + ")");
   }
   return {parse_int(rows, 1, kMaxRows, "--shapes: rows in '" + item + "'"),
           parse_int(hidden, 1, kMaxHidden, "--shapes: hidden in '" + item + "'")};
@@ -71,19 +77,10 @@ RmsNormShape parse_one(const std::string& item) {
 
 std::string RmsNormShape::name() const { return "t" + std::to_string(rows) + "_h" + std::to_string(hidden); }
 
-std::vector<RmsNormShape> rmsnorm_shape_set(const std::string& name) {
-  if (name == "default") return kDefault;
-  if (name == "anchors") return kAnchors;
-  if (name == "smoke") return kSmoke;
-  if (name == "edge") return kEdge;
-  throw UsageError("--shapes: unknown set '" + name + "'");
-}
+std::vector<RmsNormShape> rmsnorm_shape_set(const std::string& name) { return sets().get(name); }
 
 std::vector<RmsNormShape> parse_rmsnorm_shapes(const std::string& spec) {
-  auto is_set = [](const std::string& item) {
-    return item == "default" || item == "anchors" || item == "smoke" || item == "edge";
-  };
-  return parse_shape_spec<RmsNormShape>(spec, is_set, rmsnorm_shape_set, parse_one);
+  return parse_shape_spec(spec, sets(), parse_one);
 }
 
 std::string rmsnorm_shapes_grammar() {

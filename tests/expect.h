@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace sb::test {
@@ -19,6 +20,16 @@ void expect_throw_naming(F&& call, const std::string& fragment) {
     ADD_FAILURE() << "no exception; expected one naming '" << fragment << "'";
   } catch (const E& e) {
     EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos) << "message: " << e.what();
+  }
+}
+
+// Each (value, fragment) pair: `parse(value)` throws E naming `fragment` (`flag` names the value in the trace).
+template <typename E, typename Parse>
+void expect_each_throws_naming(const std::string& flag, Parse&& parse,
+                               const std::vector<std::pair<std::string, std::string>>& cases) {
+  for (const auto& [value, fragment] : cases) {
+    SCOPED_TRACE(flag + "=" + value);
+    expect_throw_naming<E>([&] { parse(value); }, fragment);
   }
 }
 

@@ -178,62 +178,55 @@ TEST(AttentionShapes, DuplicatesDroppedOrderKept) {
   EXPECT_EQ(a[attention_shape_set("decode").size()], kAnchorsMd[0]);  // prefill anchors follow
 }
 
-void expect_usage_error(const std::string& spec, const std::string& fragment) {
-  SCOPED_TRACE("--shapes=" + spec);
-  test::expect_throw_naming<UsageError>([&] { parse_attention_shapes(spec); }, fragment);
-}
-
 TEST(AttentionShapes, MalformedValuesAreUsageErrors) {
-  expect_usage_error("", "empty");
-  expect_usage_error(",,", "empty");
-  // Neither a set nor a shape.
-  expect_usage_error("llama", "'llama' is neither a shape");
-  expect_usage_error("4096", "'4096' is neither a shape");
-  expect_usage_error("Default", "neither a shape");
-  // Unknown, missing, repeated, out-of-order and empty tokens.
-  expect_usage_error("b1_hq4_hkv2_d64_q8_kv8_causl", "unknown token 'causl' in 'b1_hq4_hkv2_d64_q8_kv8_causl'");
-  expect_usage_error("b1_h4_hkv2_d64_q8_kv8", "unknown token 'h4'");
-  expect_usage_error("b1_hq4_hkv2_d64_q8_kv8_noncausal", "unknown token 'noncausal'");
-  expect_usage_error("b1_hq4_hkv2_d64_q8_kv8_causal1", "unknown token 'causal1'");
-  expect_usage_error("b1_hq4_hkv2_d64_q8_kv8_causal1", "causal takes no value");
-  expect_usage_error("b1_hq4_hkv2_d64_q8", "missing token kv<kv_len> in 'b1_hq4_hkv2_d64_q8'");
-  expect_usage_error("b1_hq4_d64_q8_kv8", "missing token hkv<heads_kv>");
-  expect_usage_error("hq4_hkv2_d64_q8_kv8", "missing token b<batch>");
-  expect_usage_error("b1", "missing token hq<heads_q> in 'b1'");
-  expect_usage_error("b1_b2_hq4_hkv2_d64_q8_kv8", "token 'b' repeated");
-  expect_usage_error("b1_hq4_hkv2_d64_q8_kv8_causal_causal", "token 'causal' repeated");
-  expect_usage_error("hq4_b1_hkv2_d64_q8_kv8", "token 'b1' out of order");
-  expect_usage_error("b1_hq4_hkv2_d64_q8_causal_kv8", "out of order");
-  expect_usage_error("b1__hq4_hkv2_d64_q8_kv8", "empty token");
-  expect_usage_error("b1_hq4_hkv2_d64_q8_kv8_", "empty token");
-  expect_usage_error("b1_hq4_hkv2_d64_q8_kv8 ", "is not a positive integer");
-  // Values: not a positive integer.
-  expect_usage_error("b_hq4_hkv2_d64_q8_kv8",
-                     "batch (token 'b' in 'b_hq4_hkv2_d64_q8_kv8'): '' is not a positive integer");
-  expect_usage_error("b1_hq4_hkv2_d-64_q8_kv8", "head_dim (token 'd-64'");
-  expect_usage_error("b1_hq4_hkv2_d-64_q8_kv8", "is not a positive integer");
-  expect_usage_error("b1_hq4_hkv2_d64_q8.5_kv8", "q_len (token 'q8.5'");
-  expect_usage_error("b1_hq4_hkv2_d64_q8_kv8k", "kv_len (token 'kv8k'");
-  expect_usage_error("b1_hq+4_hkv2_d64_q8_kv8", "heads_q (token 'hq+4'");
-  expect_usage_error("b99999999999999999999_hq4_hkv2_d64_q8_kv8", "is not a positive integer");
-  // Values: out of range.
-  expect_usage_error("b0_hq4_hkv2_d64_q8_kv8", "batch (token 'b0'");
-  expect_usage_error("b0_hq4_hkv2_d64_q8_kv8", "out of range [1, 65536]");
-  expect_usage_error("b65537_hq4_hkv2_d64_q8_kv8", "out of range [1, 65536]");
-  expect_usage_error("b1_hq1025_hkv1_d64_q8_kv8",
-                     "heads_q (token 'hq1025' in 'b1_hq1025_hkv1_d64_q8_kv8'): 1025 is out of range [1, 1024]");
-  expect_usage_error("b1_hq4_hkv0_d64_q8_kv8", "heads_kv (token 'hkv0'");
-  expect_usage_error("b1_hq4_hkv2_d2048_q8_kv8", "head_dim (token 'd2048'");
-  expect_usage_error(
-      "b1_hq4_hkv2_d64_q1048577_kv8",
-      "q_len (token 'q1048577' in 'b1_hq4_hkv2_d64_q1048577_kv8'): 1048577 is out of range [1, 1048576]");
-  expect_usage_error("b1_hq4_hkv2_d64_q8_kv0", "kv_len (token 'kv0'");
-  // GQA: heads_q a multiple of heads_kv.
-  expect_usage_error("b1_hq32_hkv5_d128_q1_kv4096",
-                     "heads_q 32 is not a multiple of heads_kv 5 in 'b1_hq32_hkv5_d128_q1_kv4096'");
-  expect_usage_error("b1_hq4_hkv8_d128_q1_kv4096", "heads_q 4 is not a multiple of heads_kv 8");
-  // The bad item is named even after good ones.
-  expect_usage_error("anchors,b1_hq4_hkv2_d64_q8,smoke", "in 'b1_hq4_hkv2_d64_q8'");
+  test::expect_each_throws_naming<UsageError>("--shapes", parse_attention_shapes, {
+      {"", "empty"},
+      {",,", "empty"},
+      // Neither a set nor a shape.
+      {"llama", "'llama' is neither a shape"},
+      {"4096", "'4096' is neither a shape"},
+      {"Default", "neither a shape"},
+      // Unknown, missing, repeated, out-of-order and empty tokens.
+      {"b1_hq4_hkv2_d64_q8_kv8_causl", "unknown token 'causl' in 'b1_hq4_hkv2_d64_q8_kv8_causl'"},
+      {"b1_h4_hkv2_d64_q8_kv8", "unknown token 'h4'"},
+      {"b1_hq4_hkv2_d64_q8_kv8_noncausal", "unknown token 'noncausal'"},
+      {"b1_hq4_hkv2_d64_q8_kv8_causal1", "unknown token 'causal1'"},
+      {"b1_hq4_hkv2_d64_q8_kv8_causal1", "causal takes no value"},
+      {"b1_hq4_hkv2_d64_q8", "missing token kv<kv_len> in 'b1_hq4_hkv2_d64_q8'"},
+      {"b1_hq4_d64_q8_kv8", "missing token hkv<heads_kv>"},
+      {"hq4_hkv2_d64_q8_kv8", "missing token b<batch>"},
+      {"b1", "missing token hq<heads_q> in 'b1'"},
+      {"b1_b2_hq4_hkv2_d64_q8_kv8", "token 'b' repeated"},
+      {"b1_hq4_hkv2_d64_q8_kv8_causal_causal", "token 'causal' repeated"},
+      {"hq4_b1_hkv2_d64_q8_kv8", "token 'b1' out of order"},
+      {"b1_hq4_hkv2_d64_q8_causal_kv8", "out of order"},
+      {"b1__hq4_hkv2_d64_q8_kv8", "empty token"},
+      {"b1_hq4_hkv2_d64_q8_kv8_", "empty token"},
+      {"b1_hq4_hkv2_d64_q8_kv8 ", "is not a positive integer"},
+      // Values: not a positive integer.
+      {"b_hq4_hkv2_d64_q8_kv8", "batch (token 'b' in 'b_hq4_hkv2_d64_q8_kv8'): '' is not a positive integer"},
+      {"b1_hq4_hkv2_d-64_q8_kv8", "head_dim (token 'd-64'"},
+      {"b1_hq4_hkv2_d-64_q8_kv8", "is not a positive integer"},
+      {"b1_hq4_hkv2_d64_q8.5_kv8", "q_len (token 'q8.5'"},
+      {"b1_hq4_hkv2_d64_q8_kv8k", "kv_len (token 'kv8k'"},
+      {"b1_hq+4_hkv2_d64_q8_kv8", "heads_q (token 'hq+4'"},
+      {"b99999999999999999999_hq4_hkv2_d64_q8_kv8", "is not a positive integer"},
+      // Values: out of range.
+      {"b0_hq4_hkv2_d64_q8_kv8", "batch (token 'b0'"},
+      {"b0_hq4_hkv2_d64_q8_kv8", "out of range [1, 65536]"},
+      {"b65537_hq4_hkv2_d64_q8_kv8", "out of range [1, 65536]"},
+      {"b1_hq1025_hkv1_d64_q8_kv8", "heads_q (token 'hq1025' in 'b1_hq1025_hkv1_d64_q8_kv8'): 1025 is out of range [1, 1024]"},
+      {"b1_hq4_hkv0_d64_q8_kv8", "heads_kv (token 'hkv0'"},
+      {"b1_hq4_hkv2_d2048_q8_kv8", "head_dim (token 'd2048'"},
+      {"b1_hq4_hkv2_d64_q1048577_kv8",
+       "q_len (token 'q1048577' in 'b1_hq4_hkv2_d64_q1048577_kv8'): 1048577 is out of range [1, 1048576]"},
+      {"b1_hq4_hkv2_d64_q8_kv0", "kv_len (token 'kv0'"},
+      // GQA: heads_q a multiple of heads_kv.
+      {"b1_hq32_hkv5_d128_q1_kv4096", "heads_q 32 is not a multiple of heads_kv 5 in 'b1_hq32_hkv5_d128_q1_kv4096'"},
+      {"b1_hq4_hkv8_d128_q1_kv4096", "heads_q 4 is not a multiple of heads_kv 8"},
+      // The bad item is named even after good ones.
+      {"anchors,b1_hq4_hkv2_d64_q8,smoke", "in 'b1_hq4_hkv2_d64_q8'"}
+  });
 }
 
 TEST(AttentionShapes, GrammarDocumentsTheForm) {

@@ -87,24 +87,20 @@ TEST(LayerShapes, BytesAndFlopsByHand) {
   EXPECT_EQ(llama8b(64, 1, 4096).bytes(DType::bf16), 2u * (218112000u + 64u * (8192u + 8388608u)));
 }
 
-void expect_usage_error(const std::string& spec, const std::string& fragment) {
-  SCOPED_TRACE("--shapes=" + spec);
-  test::expect_throw_naming<UsageError>([&] { parse_layer_shapes(spec); }, fragment);
-}
-
 TEST(LayerShapes, MalformedValuesAreUsageErrors) {
-  expect_usage_error("", "empty");
-  expect_usage_error("llama", "'llama' is neither a shape");
-  expect_usage_error("llama3_8b", "unknown token 'llama3' in 'llama3_8b'");
-  expect_usage_error("h4096_hq32_hkv8_d128_b1_q1_kv4096", "missing token f<ffn>");
-  expect_usage_error("h4096_hq32_hkv8_d128_f14336_b1_q1_kv4096_causal", "unknown token 'causal'");
-  expect_usage_error("hq32_h4096_hkv8_d128_f14336_b1_q1_kv4096", "out of order");
-  expect_usage_error("h4096_hq32_hkv8_d128_f14336_b0_q1_kv4096", "batch (token 'b0'");
-  expect_usage_error("h4096_hq32_hkv8_d128_f14336_b4097_q1_kv4096", "out of range [1, 4096]");
-  expect_usage_error("h4096_hq30_hkv8_d128_f14336_b1_q1_kv4096", "heads_q 30 is not a multiple of heads_kv 8");
-  expect_usage_error("h4096_hq32_hkv8_d128_f14336_b1_q4_kv4096",
-                     "q_len 4 with kv_len 4096 in 'h4096_hq32_hkv8_d128_f14336_b1_q4_kv4096'");
-  expect_usage_error("h4096_hq32_hkv8_d128_f14336_b1_q8_kv4", "prefill (q_len == kv_len)");
+  test::expect_each_throws_naming<UsageError>("--shapes", parse_layer_shapes, {
+      {"", "empty"},
+      {"llama", "'llama' is neither a shape"},
+      {"llama3_8b", "unknown token 'llama3' in 'llama3_8b'"},
+      {"h4096_hq32_hkv8_d128_b1_q1_kv4096", "missing token f<ffn>"},
+      {"h4096_hq32_hkv8_d128_f14336_b1_q1_kv4096_causal", "unknown token 'causal'"},
+      {"hq32_h4096_hkv8_d128_f14336_b1_q1_kv4096", "out of order"},
+      {"h4096_hq32_hkv8_d128_f14336_b0_q1_kv4096", "batch (token 'b0'"},
+      {"h4096_hq32_hkv8_d128_f14336_b4097_q1_kv4096", "out of range [1, 4096]"},
+      {"h4096_hq30_hkv8_d128_f14336_b1_q1_kv4096", "heads_q 30 is not a multiple of heads_kv 8"},
+      {"h4096_hq32_hkv8_d128_f14336_b1_q4_kv4096", "q_len 4 with kv_len 4096 in 'h4096_hq32_hkv8_d128_f14336_b1_q4_kv4096'"},
+      {"h4096_hq32_hkv8_d128_f14336_b1_q8_kv4", "prefill (q_len == kv_len)"}
+  });
 }
 
 }  // namespace

@@ -59,24 +59,21 @@ TEST(RmsNormShapes, EdgeSetHoldsThePeersClasses) {
   EXPECT_NE(g.find("edge"), std::string::npos) << g;
 }
 
-void expect_usage_error(const std::string& spec, const std::string& fragment) {
-  SCOPED_TRACE("--shapes=" + spec);
-  test::expect_throw_naming<UsageError>([&] { parse_rmsnorm_shapes(spec); }, fragment);
-}
-
 TEST(RmsNormShapes, MalformedValuesAreUsageErrors) {
-  expect_usage_error("", "empty");
-  expect_usage_error(",,", "empty");
-  expect_usage_error("4096", "'4096' is neither a shape");
-  expect_usage_error("4096x", "hidden in '4096x'");
-  expect_usage_error("x8192", "rows in 'x8192'");
-  expect_usage_error("0x8192", "out of range");
-  expect_usage_error("4x-8", "is not a positive integer");
-  expect_usage_error("4x8.5", "is not a positive integer");
-  expect_usage_error("4x99999999999999999999", "is not a positive integer");
-  expect_usage_error("4x2000000000", "out of range");
-  expect_usage_error("t4_w8", "neither a shape");
-  expect_usage_error("llama", "neither a shape");
+  test::expect_each_throws_naming<UsageError>("--shapes", parse_rmsnorm_shapes, {
+      {"", "empty"},
+      {",,", "empty"},
+      {"4096", "'4096' is neither a shape"},
+      {"4096x", "hidden in '4096x'"},
+      {"x8192", "rows in 'x8192'"},
+      {"0x8192", "out of range"},
+      {"4x-8", "is not a positive integer"},
+      {"4x8.5", "is not a positive integer"},
+      {"4x99999999999999999999", "is not a positive integer"},
+      {"4x2000000000", "out of range"},
+      {"t4_w8", "neither a shape"},
+      {"llama", "neither a shape"}
+  });
 }
 
 struct Argv {

@@ -6,6 +6,7 @@
 #include <iterator>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "common/dtype.h"
@@ -75,17 +76,48 @@ unsigned long long setting_count(const char* name, const char* value, unsigned l
 // Splits "a,b,,c" into {"a","b","c"}; an empty list is a UsageError naming `flag`.
 std::vector<std::string> split_list(const std::string& value, const std::string& flag);
 
-// --shapes=SPEC for any op: each comma-separated item is a named set (is_set(item); set(item) gives its
-// shapes) or one shape (parse_one(item)); the result keeps the first of duplicates, in order.
-template <typename Shape, typename IsSet, typename Set, typename ParseOne>
-std::vector<Shape> parse_shape_spec(const std::string& spec, IsSet is_set, Set set, ParseOne parse_one) {
+// A binary's named shape sets, in the order --help lists them: each name with the lists it joins.
+template <typename Shape>
+class NamedSets {
+ public:
+  using Parts = std::vector<const std::vector<Shape>*>;
+  explicit NamedSets(std::vector<std::pair<std::string, Parts>> sets) : sets_(std::move(sets)) {}
+  bool contains(const std::string& name) const { return find(name) != nullptr; }
+  // "default, prefill, ...": for messages.
+  std::string names() const {
+    std::string out;
+    for (const auto& [name, parts] : sets_) out += (out.empty() ? "" : ", ") + name;
+    return out;
+  }
+  // The shapes of the named set; an unknown name is a UsageError that lists the names.
+  std::vector<Shape> get(const std::string& name) const {
+    const Parts* parts = find(name);
+    if (parts == nullptr) throw UsageError("--shapes: unknown set '" + name + "' (sets: " + names() + ")");
+    std::vector<Shape> out;
+    for (const std::vector<Shape>* part : *parts) out.insert(out.end(), part->begin(), part->end());
+    return out;
+  }
+
+ private:
+  const Parts* find(const std::string& name) const {
+    for (const auto& [n, parts] : sets_)
+      if (n == name) return &parts;
+    return nullptr;
+  }
+  std::vector<std::pair<std::string, Parts>> sets_;
+};
+
+// --shapes=SPEC for any op: each comma-separated item is a named set of `sets` or one shape
+// (parse_one(item)); the result keeps the first of duplicates, in order.
+template <typename Shape, typename ParseOne>
+std::vector<Shape> parse_shape_spec(const std::string& spec, const NamedSets<Shape>& sets, ParseOne parse_one) {
   std::vector<Shape> out;
   auto add = [&](const Shape& s) {
     if (std::find(out.begin(), out.end(), s) == out.end()) out.push_back(s);
   };
   for (const std::string& item : split_list(spec, "--shapes")) {
-    if (is_set(item)) {
-      for (const Shape& s : set(item)) add(s);
+    if (sets.contains(item)) {
+      for (const Shape& s : sets.get(item)) add(s);
     } else {
       add(parse_one(item));
     }
