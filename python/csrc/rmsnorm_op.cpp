@@ -34,16 +34,9 @@ at::Tensor rms_norm(const at::Tensor& x, const at::Tensor& weight, double eps, c
   at::Tensor y = at::empty(x.sizes(), x.options());  // the caching allocator, on x's device
   if (y.numel() == 0) return y;
   const c10::cuda::CUDAGuard device(x.device());
-  rmsnorm::Problem p;
-  p.rows = x.numel() / hidden;
-  p.hidden = hidden;
-  p.eps = eps;
-  p.dtype = dtype;
-  p.x = x.data_ptr();
-  p.w = weight.data_ptr();
-  p.y = y.data_ptr();
+  const rmsnorm::Problem p{x.numel() / hidden, hidden, eps, dtype, x.data_ptr(), weight.data_ptr(), y.data_ptr()};
   translated(kOp, [&] {
-    // validate() runs first in both: an invalid problem is refused before a variant is chosen.
+    // best_variant() and run() validate p: an invalid problem (eps < 0, say) is refused naming the field.
     const rmsnorm::Variant& v = variant == "auto" ? rmsnorm::best_variant(p) : rmsnorm::variant(variant);
     rmsnorm::run(v, p, at::cuda::getCurrentCUDAStream().stream());
   });

@@ -270,15 +270,21 @@ class LlamaBlock(torch.nn.Module if torch else object):
         return x + self.down(F.silu(gate) * up)
 
 
+def compiled_whole(test, block, x, backend):
+    """block(x) by torch.compile(fullgraph=True) with `backend`, after checking that dynamo sees no graph
+    break; for inference, as the ops have no backward kernel yet."""
+    torch._dynamo.reset()
+    with torch.no_grad():
+        explained = torch._dynamo.explain(block)(x)
+        test.assertEqual(explained.graph_break_count, 0, explained.break_reasons)
+        return torch.compile(block, backend=backend, fullgraph=True)(x)
+
+
 class Tracing(OpsTest):
     def test_a_llama_block_traces_whole_on_meta_tensors(self):
-        torch._dynamo.reset()
         block = LlamaBlock(device="meta", dtype=torch.bfloat16)
         x = torch.empty(2, 16, 512, device="meta", dtype=torch.bfloat16)
-        with torch.no_grad():  # inference: the ops have no backward kernel yet
-            explained = torch._dynamo.explain(block)(x)
-            y = torch.compile(block, backend="aot_eager", fullgraph=True)(x)
-        self.assertEqual(explained.graph_break_count, 0, explained.break_reasons)
+        y = compiled_whole(self, block, x, "aot_eager")
         self.assertEqual((y.shape, y.dtype), (x.shape, x.dtype))
 
 
@@ -405,15 +411,11 @@ class AttentionGpu(GpuOpsTest):
 
 class CompileGpu(GpuOpsTest):
     def test_a_llama_block_compiles_whole_and_matches_eager(self):
-        torch._dynamo.reset()
         block = LlamaBlock(device="cuda", dtype=torch.bfloat16)
         x = torch.randn(2, 128, 512, device="cuda", dtype=torch.bfloat16)
-        with torch.no_grad():  # inference: the ops have no backward kernel yet
-            explained = torch._dynamo.explain(block)(x)
+        with torch.no_grad():
             eager = block(x)
-            compiled = torch.compile(block, fullgraph=True)(x)
-        self.assertEqual(explained.graph_break_count, 0, explained.break_reasons)
-        torch.testing.assert_close(compiled, eager, rtol=1.6e-2, atol=1e-2)
+        torch.testing.assert_close(compiled_whole(self, block, x, "inductor"), eager, rtol=1.6e-2, atol=1e-2)
 
 
 def main():
