@@ -261,7 +261,7 @@ class LlamaBlock(torch.nn.Module if torch else object):
         b, s, dim = x.shape
         q, k, v = self.wqkv(self.attn_norm(x)).split(
             [self.heads * self.head_dim, self.kv_heads * self.head_dim, self.kv_heads * self.head_dim], dim=-1)
-        q = q.view(b, s, self.heads, self.head_dim).transpose(1, 2)  # BSHD memory: the op copies nothing
+        q = q.view(b, s, self.heads, self.head_dim).transpose(1, 2)  # strided BSHD rows: the op copies them
         k = k.view(b, s, self.kv_heads, self.head_dim).transpose(1, 2)
         v = v.view(b, s, self.kv_heads, self.head_dim).transpose(1, 2)
         o = solbench.attention(q, k, v, causal=True)
