@@ -45,6 +45,17 @@ macro(solbench_find_torch)
     if(_torch_rc EQUAL 0 AND _torch_prefix)
       list(APPEND CMAKE_PREFIX_PATH ${_torch_prefix})
     endif()
+    # libtorch's CMake replaces CMAKE_CUDA_ARCHITECTURES with -gencode flags of TORCH_CUDA_ARCH_LIST, by default
+    # the visible GPU's or, on a machine without one, a list nvcc 13 partly rejects (compute_50). Unless the
+    # caller sets it, it is ours in its notation (90a -> 9.0a), so a build with libtorch targets the same GPUs.
+    if(NOT DEFINED TORCH_CUDA_ARCH_LIST AND NOT DEFINED ENV{TORCH_CUDA_ARCH_LIST}
+       AND CMAKE_CUDA_ARCHITECTURES MATCHES "^[0-9]")
+      set(TORCH_CUDA_ARCH_LIST)
+      foreach(_arch IN LISTS CMAKE_CUDA_ARCHITECTURES)
+        string(REGEX REPLACE "^([0-9]+)([0-9])([af]?)(-real|-virtual)?$" "\\1.\\2\\3" _arch "${_arch}")
+        list(APPEND TORCH_CUDA_ARCH_LIST ${_arch})
+      endforeach()
+    endif()
     if(SOLBENCH_WITH_TORCH STREQUAL "ON")
       find_package(Torch REQUIRED)
     else()

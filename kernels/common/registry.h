@@ -21,12 +21,16 @@ struct Variant {
   void (*launch)(const Problem&, cudaStream_t);
 };
 
-// The variant called `name` in an op's registry; std::invalid_argument naming the op otherwise.
+// The variant called `name` in an op's registry; otherwise std::invalid_argument naming the op and listing
+// the known names, so a caller that only passes a name through (the PyTorch ops, the probe) says what to pass.
 template <typename V>
 const V& find_variant(const std::vector<V>& variants, const std::string& name, const char* op) {
-  for (const V& v : variants)
+  std::string known;
+  for (const V& v : variants) {
     if (name == v.name) return v;
-  throw std::invalid_argument(std::string(op) + ": unknown variant '" + name + "'");
+    known += std::string(known.empty() ? "" : ", ") + v.name;
+  }
+  throw std::invalid_argument(std::string(op) + ": unknown variant '" + name + "' (known: " + known + ")");
 }
 
 // The first variant of `order` whose supports(p) is "" (p already validated); std::invalid_argument

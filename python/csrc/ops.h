@@ -1,0 +1,66 @@
+// What the PyTorch operators over kernels/ share: the dtype mapping, the argument checks and the one place
+// a kernel-side exception becomes a PyTorch error. The op layer validates, picks a variant from the op's
+// registry and launches; kernels/ itself keeps no torch dependency.
+#pragma once
+
+#include <ATen/ATen.h>
+#include <c10/util/Exception.h>
+
+#include <exception>
+#include <string>
+#include <vector>
+
+#include "common/dtype.h"
+
+namespace sb::ops {
+
+// The suite's dtype of `t`, or an error naming the op, the argument and the dtypes the ops take.
+inline DType dtype_of(const at::Tensor& t, const char* op, const char* arg) {
+  switch (t.scalar_type()) {
+    case at::kFloat: return DType::f32;
+    case at::kHalf: return DType::f16;
+    case at::kBFloat16: return DType::bf16;
+    default: break;
+  }
+  TORCH_CHECK(false, "solbench::", op, ": ", arg, " has dtype ", t.scalar_type(),
+              "; the kernels take float32, float16 or bfloat16");
+}
+
+// Every refusal names the op and the argument.
+inline void check_cuda(const at::Tensor& t, const char* op, const char* arg) {
+  TORCH_CHECK(t.is_cuda(), "solbench::", op, ": ", arg, " is on ", t.device(), "; the kernels need CUDA tensors");
+}
+
+// A CUDA tensor on the device and with the dtype of `like`.
+inline void check_like(const at::Tensor& t, const at::Tensor& like, const char* op, const char* arg,
+                       const char* like_arg) {
+  check_cuda(t, op, arg);
+  TORCH_CHECK(t.device() == like.device(), "solbench::", op, ": ", arg, " is on ", t.device(), " but ", like_arg,
+              " is on ", like.device());
+  TORCH_CHECK(t.scalar_type() == like.scalar_type(), "solbench::", op, ": ", arg, " has dtype ", t.scalar_type(),
+              " but ", like_arg, " has ", like.scalar_type(), "; the kernels take one dtype for all operands");
+}
+
+// The variant names of an op's registry, in teaching order (the `*_variants` ops).
+template <typename V>
+std::vector<std::string> names(const std::vector<V>& variants) {
+  std::vector<std::string> out;
+  for (const V& v : variants) out.emplace_back(v.name);
+  return out;
+}
+
+// Runs f; a kernel-side exception (an invalid or unsupported problem, an unknown variant name with the
+// known names, a CUDA or cuBLAS failure) becomes a c10::Error, which Python sees as a RuntimeError, its
+// message prefixed with the op's name.
+template <typename F>
+auto translated(const char* op, F&& f) -> decltype(f()) {
+  try {
+    return f();
+  } catch (const c10::Error&) {
+    throw;
+  } catch (const std::exception& e) {
+    TORCH_CHECK(false, "solbench::", op, ": ", e.what());
+  }
+}
+
+}  // namespace sb::ops

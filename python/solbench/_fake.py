@@ -1,0 +1,16 @@
+"""Fake (meta) kernels of the solbench operators: the output's shape, strides, dtype and device from the
+inputs, so torch.compile, torch.export and FakeTensorMode trace the ops without running them. The CUDA
+kernels (python/csrc) validate; these only describe the result."""
+import torch
+
+
+@torch.library.register_fake("solbench::rms_norm")
+def _rms_norm(x, weight, eps, variant="auto"):
+    return x.new_empty(x.shape)  # contiguous, as the CUDA kernel's output
+
+
+@torch.library.register_fake("solbench::attention")
+def _attention(q, k, v, causal, scale=None, variant="auto"):
+    batch, heads_q, q_len, head_dim = q.shape
+    # BSHD memory seen as [batch, heads_q, q_len, head_dim]: the CUDA kernel's output (attention_op.cpp).
+    return q.new_empty((batch, q_len, heads_q, head_dim)).transpose(1, 2)

@@ -1,0 +1,71 @@
+"""Loads the operator library and wraps its ops.
+
+libsolbench_ops.so is the first of:
+  1. $SOLBENCH_OPS_LIB (a path to the library);
+  2. a copy inside this package (solbench/libsolbench_ops.so, placed there before a non-editable install);
+  3. the build tree of the checkout this package sits in: build/release/python/libsolbench_ops.so.
+Where the ops are already registered (a torch.utils.cpp_extension build loaded first), nothing is loaded.
+"""
+import os
+import pathlib
+
+import torch
+
+LIBRARY_NAME = "libsolbench_ops.so"
+_PACKAGE = pathlib.Path(__file__).resolve().parent
+_CHECKOUT_BUILD = _PACKAGE.parents[1] / "build" / "release" / "python" / LIBRARY_NAME
+BUILD_HINT = ("build it with PyTorch installed for python3: `cmake --preset release && cmake --build --preset release "
+              "--target solbench_ops` (it lands in build/release/python/), then point SOLBENCH_OPS_LIB at it or copy it "
+              "into the package (python/solbench/) before `pip install ./python`")
+
+
+def _candidates():
+    env = os.environ.get("SOLBENCH_OPS_LIB")
+    if env:
+        return [pathlib.Path(env)]  # an explicit path is the only one tried: a typo must not load another build
+    return [_PACKAGE / LIBRARY_NAME, _CHECKOUT_BUILD]
+
+
+def _registered():
+    return hasattr(torch.ops.solbench, "rms_norm") and hasattr(torch.ops.solbench, "attention")
+
+
+def _load():
+    """The path loaded ("" when the ops were already registered); ImportError saying how to build it."""
+    if _registered():
+        return ""
+    tried = _candidates()
+    for path in tried:
+        if path.is_file():
+            torch.ops.load_library(str(path))
+            return str(path)
+    raise ImportError(f"solbench: the operator library {LIBRARY_NAME} is not built (looked for "
+                      f"{', '.join(map(str, tried))}); {BUILD_HINT}")
+
+
+library_path = _load()
+from . import _fake  # noqa: E402  (the fakes register against the schemas just loaded)
+
+_VARIANTS = {"rmsnorm": "rmsnorm_variants", "attention": "attention_variants"}
+
+
+def rms_norm(x, weight, eps=1e-6, variant="auto"):
+    """torch.nn.functional.rms_norm(x, [hidden], weight, eps) by a solbench kernel: x [..., hidden] and weight
+    [hidden], contiguous CUDA tensors of one dtype (fp32, fp16, bf16). variant: a name from
+    variants("rmsnorm"), or "auto" for the best kernel for the shape."""
+    return torch.ops.solbench.rms_norm(x, weight, eps, variant)
+
+
+def attention(q, k, v, causal=False, scale=None, variant="auto"):
+    """scaled_dot_product_attention(q, k, v, is_causal=causal, scale=scale, enable_gqa=True) by a solbench
+    kernel: q [batch, heads_q, q_len, head_dim], k and v [batch, heads_kv, kv_len, head_dim] on CUDA, one dtype,
+    heads_kv dividing heads_q. causal is bottom-right aligned when q_len != kv_len (SDPA's is top-left).
+    variant: a name from variants("attention"), or "auto" for the best kernel for the shape (decode or prefill)."""
+    return torch.ops.solbench.attention(q, k, v, causal, scale, variant)
+
+
+def variants(op):
+    """The variant names of "rmsnorm" or "attention", in the registry's (teaching) order."""
+    if op not in _VARIANTS:
+        raise ValueError(f"solbench.variants: unknown op {op!r} (known: {', '.join(_VARIANTS)})")
+    return list(getattr(torch.ops.solbench, _VARIANTS[op])())

@@ -1,0 +1,433 @@
+#!/usr/bin/env python3
+"""The kernels as PyTorch operators (python/solbench over libsolbench_ops.so).
+
+usage: test_ops.py [--ops-lib=PATH/TO/libsolbench_ops.so] [unittest arguments]
+- Every test skips without PyTorch ("PyTorch is not installed") and without the built library (the
+  ImportError says how to build it); the GPU tests skip without a GPU (SOLBENCH_REQUIRE_GPU=1 fails them).
+- Exits 77 when every test skipped (ctest: Skipped), printing why.
+- CPU tests: schemas, variant lists, fake kernels under FakeTensorMode and on meta tensors, CPU tensors
+  refused by name, nn.RMSNorm's constructor against torch.nn.RMSNorm's, a Llama-style block traced whole.
+- GPU tests: opcheck; rms_norm against F.rms_norm in fp64 with the suite's per-element tolerance; attention
+  against the fp64 reference with FlashAttention's rule; every variant by name; bad inputs; torch.compile.
+"""
+import inspect
+import math
+import os
+import pathlib
+import sys
+import unittest
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+NO_TESTS_RAN_EXIT = 77
+
+for _arg in list(sys.argv[1:]):
+    if _arg.startswith("--ops-lib="):
+        os.environ["SOLBENCH_OPS_LIB"] = _arg.split("=", 1)[1]
+        sys.argv.remove(_arg)
+
+try:
+    import torch
+    import torch.nn.functional as F
+except ImportError:
+    torch = None
+
+
+def _import_solbench():
+    """(the package, None) or (None, why every test skips)."""
+    if torch is None:
+        return None, "PyTorch is not installed"
+    sys.path.insert(0, str(ROOT / "python"))
+    try:
+        import solbench
+    except ImportError as e:
+        return None, str(e)
+    return solbench, None
+
+
+solbench, LIBRARY_REASON = _import_solbench()
+
+
+def _gpu_reason():
+    if not torch.cuda.is_available():
+        try:
+            torch.cuda.init()
+        except Exception as e:  # the driver's or the runtime's own words
+            return f"no GPU: {str(e).splitlines()[0]}"
+        return "no GPU: torch.cuda.is_available() is False"
+    return None
+
+
+def variants_def(op):
+    """The variant names in kernels/<op>/variants.def, in order."""
+    names = []
+    for line in (ROOT / "kernels" / op / "variants.def").read_text().splitlines():
+        if line.startswith("SB_VARIANT("):
+            names.append(line[len("SB_VARIANT("):].split(",", 1)[0])
+    return names
+
+
+class OpsTest(unittest.TestCase):
+    """Needs PyTorch and the operator library; no GPU."""
+
+    def setUp(self):
+        if solbench is None:
+            self.skipTest(LIBRARY_REASON)
+
+
+class GpuOpsTest(OpsTest):
+    """Needs a GPU too."""
+
+    def setUp(self):
+        super().setUp()
+        why = _gpu_reason()
+        if why:
+            if os.environ.get("SOLBENCH_REQUIRE_GPU"):
+                self.fail(why)
+            self.skipTest(why)
+        torch.manual_seed(0)
+        torch.backends.cuda.matmul.allow_tf32 = False  # fp32 products in fp32, as the tolerance assumes
+
+
+# ---------------------------------------------------------------------------------------------------------
+# References and tolerance rules (bench/rmsnorm_case.h, bench/attention_case.h).
+
+def unit_roundoff(dtype):
+    return {torch.float32: 2.0**-24, torch.float16: 2.0**-11, torch.bfloat16: 2.0**-8}[dtype]
+
+
+def min_subnormal(dtype):
+    return {torch.float32: 2.0**-149, torch.float16: 2.0**-24, torch.bfloat16: 2.0**-133}[dtype]
+
+
+def assert_rms_norm_close(test, y, x, w, eps):
+    """Per element |y - ref| <= |ref| (4 u + u32 (16 + 4 sqrt(hidden))) + 2 min_subnormal, ref =
+    F.rms_norm in fp64 on the dtype's inputs."""
+    hidden = x.shape[-1]
+    ref = F.rms_norm(x.double(), [hidden], w.double(), eps)
+    rel = 4 * unit_roundoff(x.dtype) + unit_roundoff(torch.float32) * (16 + 4 * math.sqrt(hidden))
+    tol = ref.abs() * rel + 2 * min_subnormal(x.dtype)
+    err = ((y.double() - ref).abs() / tol).nan_to_num(nan=math.inf)
+    test.assertEqual(y.shape, x.shape)
+    test.assertEqual(y.dtype, x.dtype)
+    test.assertLessEqual(err.max().item(), 1.0, f"worst error {err.max().item():.3g} x tolerance")
+
+
+def repeat_kv(t, groups):
+    return t.repeat_interleave(groups, dim=1)
+
+
+def causal_mask(q_len, kv_len, device):
+    """Bottom-right: query i sees key j iff j <= i + kv_len - q_len."""
+    i = torch.arange(q_len, device=device)[:, None]
+    j = torch.arange(kv_len, device=device)[None, :]
+    return j <= i + (kv_len - q_len)
+
+
+def attention_ref(q, k, v, causal, scale, dtype):
+    """Attention in `dtype` as PyTorch's manual composite computes it (Q K^T rounded to the dtype, scaled in
+    fp32, softmax in fp32 rounded, P V): fp64 gives the reference, the problem's dtype `same`. A row that
+    sees no key is 0."""
+    groups = q.shape[1] // k.shape[1]
+    q, k, v = q.to(dtype), repeat_kv(k, groups).to(dtype), repeat_kv(v, groups).to(dtype)
+    s = ((q @ k.transpose(-1, -2)).to(torch.promote_types(dtype, torch.float32)) * scale).to(dtype)
+    if causal:
+        s = s.masked_fill(~causal_mask(q.shape[2], k.shape[2], q.device), -math.inf)
+    p = torch.softmax(s.to(torch.promote_types(dtype, torch.float32)), dim=-1).to(dtype)
+    return (p @ v).nan_to_num(nan=0.0)
+
+
+def assert_attention_close(test, o, q, k, v, causal, scale=None):
+    """max |o - ref| <= 2 max |same - ref| + 1e-5 (FlashAttention's rule)."""
+    scale = scale if scale is not None else 1 / math.sqrt(q.shape[-1])
+    ref = attention_ref(q, k, v, causal, scale, torch.float64)
+    same = attention_ref(q, k, v, causal, scale, q.dtype).double()
+    test.assertEqual(o.shape, q.shape)
+    test.assertEqual(o.dtype, q.dtype)
+    ours, bound = (o.double() - ref).abs().max().item(), 2 * (same - ref).abs().max().item() + 1e-5
+    test.assertLessEqual(ours, bound, f"max |ours - ref| {ours:.3g} > 2 max |same - ref| + 1e-5 = {bound:.3g}")
+
+
+def qkv(batch, heads_q, heads_kv, q_len, kv_len, head_dim, dtype, device="cuda"):
+    return (torch.randn(batch, heads_q, q_len, head_dim, device=device, dtype=dtype),
+            torch.randn(batch, heads_kv, kv_len, head_dim, device=device, dtype=dtype),
+            torch.randn(batch, heads_kv, kv_len, head_dim, device=device, dtype=dtype))
+
+
+# (batch, heads_q, heads_kv, q_len, kv_len, head_dim, causal): GQA, MQA, q_len != kv_len causal, decode.
+ATTENTION_SHAPES = [
+    (1, 4, 4, 64, 64, 64, False),
+    (2, 8, 2, 128, 128, 128, True),
+    (1, 8, 1, 33, 200, 64, True),
+    (1, 4, 2, 40, 20, 64, True),  # q_len > kv_len: the first 20 rows see no key and are 0
+    (2, 32, 8, 1, 4097, 128, False),  # decode
+    (1, 8, 2, 4, 1000, 128, True),  # speculative decode
+]
+DTYPES = ["float32", "float16", "bfloat16"]
+
+
+# ---------------------------------------------------------------------------------------------------------
+# CPU tests.
+
+class Registration(OpsTest):
+    def test_schemas(self):
+        self.assertEqual(str(torch.ops.solbench.rms_norm.default._schema),
+                         'solbench::rms_norm(Tensor x, Tensor weight, float eps, str variant="auto") -> Tensor')
+        self.assertEqual(str(torch.ops.solbench.attention.default._schema),
+                         'solbench::attention(Tensor q, Tensor k, Tensor v, bool causal, float? scale=None, '
+                         'str variant="auto") -> Tensor')
+
+    def test_variants_are_the_registrys_in_variants_def_order(self):
+        self.assertEqual(solbench.variants("rmsnorm"), variants_def("rmsnorm"))
+        self.assertEqual(solbench.variants("attention"), variants_def("attention"))
+        with self.assertRaisesRegex(ValueError, "unknown op 'softmax'"):
+            solbench.variants("softmax")
+
+    def test_cpu_tensors_are_refused_by_name(self):
+        x, w = torch.randn(4, 64), torch.ones(64)
+        with self.assertRaisesRegex(RuntimeError, r"solbench::rms_norm: x is on cpu; the kernels need CUDA"):
+            solbench.rms_norm(x, w)
+        q, k, v = qkv(1, 2, 2, 8, 8, 64, torch.float16, device="cpu")
+        with self.assertRaisesRegex(RuntimeError, r"solbench::attention: q is on cpu; the kernels need CUDA"):
+            solbench.attention(q, k, v)
+
+
+class FakeKernels(OpsTest):
+    """The fake kernels give the CUDA kernels' shapes, strides, dtypes and devices (attention_op.cpp)."""
+
+    def check(self, make):
+        from torch._subclasses.fake_tensor import FakeTensorMode
+        for mode, device in ((FakeTensorMode(), "cuda"), (None, "meta")):
+            with self.subTest(device=device, fake=mode is not None):
+                if mode is None:
+                    make(device)
+                else:
+                    with mode:
+                        make(device)
+
+    def test_rms_norm(self):
+        def make(device):
+            x = torch.empty(3, 5, 1000, dtype=torch.bfloat16, device=device)
+            y = solbench.rms_norm(x, torch.empty(1000, dtype=torch.bfloat16, device=device))
+            self.assertEqual((y.shape, y.stride(), y.dtype, y.device.type), (x.shape, x.stride(), x.dtype, device))
+        self.check(make)
+
+    def test_attention(self):
+        def make(device):
+            q, k, v = qkv(2, 8, 2, 33, 200, 64, torch.float16, device=device)
+            o = solbench.attention(q, k, v, causal=True)
+            bshd = torch.empty(2, 33, 8, 64, device="meta").transpose(1, 2)
+            self.assertEqual((o.shape, o.stride(), o.dtype, o.device.type), (q.shape, bshd.stride(), q.dtype, device))
+        self.check(make)
+
+
+class RMSNormModule(OpsTest):
+    def test_constructor_matches_torch(self):
+        ours = inspect.signature(solbench.nn.RMSNorm.__init__).parameters
+        theirs = inspect.signature(torch.nn.RMSNorm.__init__).parameters
+        self.assertEqual([(p.name, p.default) for p in ours.values()][:len(theirs)],
+                         [(p.name, p.default) for p in theirs.values()])
+        for args in [(64,), ((4, 16), 1e-5), ((64,), None, False), (64, 1e-6, True, "meta", torch.bfloat16)]:
+            with self.subTest(args=args):
+                a, b = solbench.nn.RMSNorm(*args), torch.nn.RMSNorm(*args)
+                self.assertEqual(repr(a), repr(b))
+                self.assertEqual((a.normalized_shape, a.eps, a.elementwise_affine),
+                                 (b.normalized_shape, b.eps, b.elementwise_affine))
+                self.assertEqual({k: (v.shape, v.dtype, v.device) for k, v in a.state_dict().items()},
+                                 {k: (v.shape, v.dtype, v.device) for k, v in b.state_dict().items()})
+                if b.weight is not None and b.weight.device.type != "meta":
+                    self.assertTrue(torch.equal(a.weight, b.weight))  # reset_parameters: ones
+                a.load_state_dict(b.state_dict())
+
+    def test_forward_checks_the_trailing_shape(self):
+        with self.assertRaisesRegex(RuntimeError, r"expected an input of shape \[\*, 4, 16\]"):
+            solbench.nn.RMSNorm((4, 16), device="meta")(torch.empty(2, 64, device="meta"))
+
+
+class LlamaBlock(torch.nn.Module if torch else object):
+    """A Llama-style block: RMSNorm, GQA causal attention, RMSNorm, SwiGLU MLP (no RoPE: the ops are the point)."""
+
+    def __init__(self, dim=512, heads=8, kv_heads=2, hidden=1024, device=None, dtype=None):
+        super().__init__()
+        f = {"device": device, "dtype": dtype}
+        self.heads, self.kv_heads, self.head_dim = heads, kv_heads, dim // heads
+        self.attn_norm = solbench.nn.RMSNorm(dim, eps=1e-6, **f)
+        self.wqkv = torch.nn.Linear(dim, (heads + 2 * kv_heads) * self.head_dim, bias=False, **f)
+        self.wo = torch.nn.Linear(dim, dim, bias=False, **f)
+        self.mlp_norm = solbench.nn.RMSNorm(dim, eps=1e-6, **f)
+        self.gate_up = torch.nn.Linear(dim, 2 * hidden, bias=False, **f)
+        self.down = torch.nn.Linear(hidden, dim, bias=False, **f)
+
+    def forward(self, x):
+        b, s, dim = x.shape
+        q, k, v = self.wqkv(self.attn_norm(x)).split(
+            [self.heads * self.head_dim, self.kv_heads * self.head_dim, self.kv_heads * self.head_dim], dim=-1)
+        q = q.view(b, s, self.heads, self.head_dim).transpose(1, 2)  # strided BSHD rows: the op copies them
+        k = k.view(b, s, self.kv_heads, self.head_dim).transpose(1, 2)
+        v = v.view(b, s, self.kv_heads, self.head_dim).transpose(1, 2)
+        o = solbench.attention(q, k, v, causal=True)
+        x = x + self.wo(o.transpose(1, 2).reshape(b, s, dim))
+        gate, up = self.gate_up(self.mlp_norm(x)).chunk(2, dim=-1)
+        return x + self.down(F.silu(gate) * up)
+
+
+def compiled_whole(test, block, x, backend):
+    """block(x) by torch.compile(fullgraph=True) with `backend`, after checking that dynamo sees no graph
+    break; for inference, as the ops have no backward kernel yet."""
+    torch._dynamo.reset()
+    with torch.no_grad():
+        explained = torch._dynamo.explain(block)(x)
+        test.assertEqual(explained.graph_break_count, 0, explained.break_reasons)
+        return torch.compile(block, backend=backend, fullgraph=True)(x)
+
+
+class Tracing(OpsTest):
+    def test_a_llama_block_traces_whole_on_meta_tensors(self):
+        block = LlamaBlock(device="meta", dtype=torch.bfloat16)
+        x = torch.empty(2, 16, 512, device="meta", dtype=torch.bfloat16)
+        y = compiled_whole(self, block, x, "aot_eager")
+        self.assertEqual((y.shape, y.dtype), (x.shape, x.dtype))
+
+
+# ---------------------------------------------------------------------------------------------------------
+# GPU tests.
+
+class RmsNormGpu(GpuOpsTest):
+    SHAPES = [(1, 64), (1, 4096), (7, 1000), (3, 5, 4097), (256, 8192), (5, 33), (2, 24576)]
+
+    def test_against_f_rms_norm(self):
+        for dtype in DTYPES:
+            for shape in self.SHAPES:
+                with self.subTest(dtype=dtype, shape=shape):
+                    dtype_ = getattr(torch, dtype)
+                    x = torch.randn(shape, device="cuda", dtype=dtype_)
+                    w = (1 + 0.5 * torch.randn(shape[-1], device="cuda")).to(dtype_)
+                    assert_rms_norm_close(self, solbench.rms_norm(x, w, 1e-6), x, w, 1e-6)
+
+    def test_every_variant_by_name(self):
+        x = torch.randn(9, 1000, device="cuda", dtype=torch.bfloat16)
+        w = torch.randn(1000, device="cuda", dtype=torch.bfloat16)
+        for name in solbench.variants("rmsnorm"):
+            with self.subTest(variant=name):
+                assert_rms_norm_close(self, solbench.rms_norm(x, w, 1e-5, variant=name), x, w, 1e-5)
+
+    def test_module_matches_torch(self):
+        for shape, affine in [(4096, True), ((4, 16), True), (1000, False)]:
+            with self.subTest(shape=shape, affine=affine):
+                ours = solbench.nn.RMSNorm(shape, eps=1e-6, elementwise_affine=affine, device="cuda")
+                theirs = torch.nn.RMSNorm(shape, eps=1e-6, elementwise_affine=affine, device="cuda")
+                if affine:
+                    torch.nn.init.normal_(theirs.weight, 1.0, 0.5)
+                    ours.load_state_dict(theirs.state_dict())
+                x = torch.randn(3, 7, *ours.normalized_shape, device="cuda").transpose(0, 1)  # not contiguous
+                torch.testing.assert_close(ours(x), theirs(x), rtol=1e-5, atol=1e-6)
+
+    def test_opcheck(self):
+        for dtype in DTYPES:
+            for shape in [(1, 64), (3, 5, 1000), (64, 4096)]:
+                with self.subTest(dtype=dtype, shape=shape):
+                    x = torch.randn(shape, device="cuda", dtype=getattr(torch, dtype))
+                    w = torch.randn(shape[-1], device="cuda", dtype=x.dtype)
+                    torch.library.opcheck(torch.ops.solbench.rms_norm.default, (x, w, 1e-6, "auto"))
+
+    def test_bad_inputs_raise_naming_what_is_wrong(self):
+        x = torch.randn(4, 64, device="cuda", dtype=torch.float16)
+        w = torch.ones(64, device="cuda", dtype=torch.float16)
+        cases = [
+            ((x.double(), w.double(), 1e-6, "auto"), "x has dtype Double"),
+            ((x, w.float(), 1e-6, "auto"), "weight has dtype Float but x has Half"),
+            ((x, w.cpu(), 1e-6, "auto"), "weight is on cpu"),
+            ((x, torch.ones(32, device="cuda", dtype=x.dtype), 1e-6, "auto"), r"weight has shape \[32\]"),
+            ((torch.randn(64, 4, device="cuda", dtype=x.dtype).t(), w, 1e-6, "auto"), "x must be contiguous"),
+            ((x, w, -1.0, "auto"), "eps must be finite and >= 0"),
+            ((x, w, 1e-6, "fastest"), r"unknown variant 'fastest' \(known: naive, block_reduce"),
+            ((torch.randn(65, device="cuda", dtype=x.dtype)[1:].view(4, 16), w[:16], 1e-6, "vectorized"),
+             "vectorized does not support this problem: x is not 16-byte aligned"),
+        ]
+        for args, message in cases:
+            with self.subTest(message=message):
+                with self.assertRaisesRegex(RuntimeError, "solbench::rms_norm: .*" + message):
+                    torch.ops.solbench.rms_norm(*args)
+
+
+class AttentionGpu(GpuOpsTest):
+    def test_against_the_fp64_reference(self):
+        for dtype in DTYPES:
+            for batch, hq, hkv, q_len, kv_len, d, causal in ATTENTION_SHAPES:
+                with self.subTest(dtype=dtype, shape=(batch, hq, hkv, q_len, kv_len, d), causal=causal):
+                    q, k, v = qkv(batch, hq, hkv, q_len, kv_len, d, getattr(torch, dtype))
+                    assert_attention_close(self, solbench.attention(q, k, v, causal=causal), q, k, v, causal)
+
+    def test_scale_and_strided_inputs(self):
+        q, _, v = qkv(2, 8, 2, 64, 96, 64, torch.bfloat16)
+        q = q.transpose(1, 2).contiguous().transpose(1, 2)  # BSHD memory, as a model's projections give
+        k = torch.randn(2, 2, 96, 128, device="cuda", dtype=torch.bfloat16)[..., :64]  # rows 256 bytes apart
+        assert_attention_close(self, solbench.attention(q, k, v, causal=True, scale=0.3), q, k, v, True, scale=0.3)
+
+    def test_every_variant_by_name(self):
+        """Each variant runs, by name, on at least one of these problems and is right where it does."""
+        problems = [(torch.bfloat16, (2, 8, 2, 256, 256, 128, True)), (torch.float16, (2, 8, 2, 1, 1024, 128, False)),
+                    (torch.float32, (1, 4, 2, 64, 80, 64, True))]
+        for name in solbench.variants("attention"):
+            ran = []
+            for dtype, (batch, hq, hkv, q_len, kv_len, d, causal) in problems:
+                q, k, v = qkv(batch, hq, hkv, q_len, kv_len, d, dtype)
+                try:
+                    o = solbench.attention(q, k, v, causal=causal, variant=name)
+                except RuntimeError as e:
+                    self.assertIn(f"attention/{name} does not support this problem", str(e))
+                    continue
+                with self.subTest(variant=name, dtype=dtype):
+                    assert_attention_close(self, o, q, k, v, causal)
+                ran.append(dtype)
+            self.assertTrue(ran, f"{name} ran on none of the problems")
+
+    def test_opcheck(self):
+        for dtype in DTYPES:
+            for batch, hq, hkv, q_len, kv_len, d, causal in [(1, 4, 2, 64, 64, 64, True), (2, 8, 2, 1, 512, 128, False)]:
+                with self.subTest(dtype=dtype, q_len=q_len):
+                    q, k, v = qkv(batch, hq, hkv, q_len, kv_len, d, getattr(torch, dtype))
+                    torch.library.opcheck(torch.ops.solbench.attention.default, (q, k, v, causal, None, "auto"))
+
+    def test_bad_inputs_raise_naming_what_is_wrong(self):
+        q, k, v = qkv(1, 8, 4, 16, 16, 64, torch.bfloat16)
+        cases = [
+            ((q.double(), k.double(), v.double()), {}, "q has dtype Double"),
+            ((q, k.half(), v), {}, "k has dtype Half but q has BFloat16"),
+            ((q, k, v.cpu()), {}, "v is on cpu"),
+            ((q[0], k[0], v[0]), {}, "q, k and v must be 4-D"),
+            ((q[:, :6], k[:, :4], v[:, :4]), {}, r"q's 6 heads must be a multiple of k and v's 4"),
+            ((q, k, v[:, :, :8]), {}, "k and v must have one shape"),
+            ((q, k[..., :32], v[..., :32]), {}, "k and v have head_dim 32 but q has 64"),
+            ((q, k, v), {"scale": 0.0}, "scale must be finite and > 0"),
+            ((q, k, v), {"variant": "fastest"}, r"unknown variant 'fastest' \(known: manual, decode_splitk"),
+            ((q.float(), k.float(), v.float()), {"variant": "decode_splitk"},
+             "decode_splitk does not support this problem: fp32 is not supported"),
+        ]
+        for args, kwargs, message in cases:
+            with self.subTest(message=message):
+                with self.assertRaisesRegex(RuntimeError, "solbench::attention: .*" + message):
+                    solbench.attention(*args, **kwargs)
+
+
+class CompileGpu(GpuOpsTest):
+    def test_a_llama_block_compiles_whole_and_matches_eager(self):
+        block = LlamaBlock(device="cuda", dtype=torch.bfloat16)
+        x = torch.randn(2, 128, 512, device="cuda", dtype=torch.bfloat16)
+        with torch.no_grad():
+            eager = block(x)
+        torch.testing.assert_close(compiled_whole(self, block, x, "inductor"), eager, rtol=1.6e-2, atol=1e-2)
+
+
+def main():
+    program = unittest.main(module=__name__, exit=False, verbosity=2)
+    result = program.result
+    if not result.wasSuccessful():
+        sys.exit(1)
+    if result.testsRun and len(result.skipped) == result.testsRun:
+        reasons = sorted({why for _, why in result.skipped})
+        print(f"{pathlib.Path(__file__).name}: SKIPPED: {'; '.join(reasons)}")
+        sys.exit(NO_TESTS_RAN_EXIT)
+
+
+if __name__ == "__main__":
+    main()
