@@ -1,5 +1,6 @@
 // RMSNorm benchmarks: every variant of kernels/rmsnorm/variants.def and, with libtorch, the PyTorch
 // baselines, over shapes x dtypes x {cold, hot}. Case names: rmsnorm/<impl>/<dtype>/t<rows>_h<hidden>/<mode>.
+// The backward's cases (rmsnorm_backward/...) come from bench_rmsnorm_backward.cpp.
 // GB/s counts the minimal traffic (2 * rows * hidden + hidden) * sizeof(dtype) (RmsNormProblem::bytes()).
 // ref_copy, a reference and not a variant: cudaMemcpyAsync of x into y (2 * rows * hidden * sizeof(dtype)
 // bytes), timed the same way at every shape: the speed of light a kernel of that shape can reach under
@@ -15,6 +16,7 @@
 #include "harness/gbench.h"
 #include "harness/resident.h"
 #include "rmsnorm/rmsnorm.h"
+#include "rmsnorm_backward_case.h"
 #include "rmsnorm_case.h"
 #include "rmsnorm_shapes.h"
 #ifdef SOLBENCH_HAVE_TORCH
@@ -111,6 +113,7 @@ void register_cases(const Options& opt) {
       }
     }
   }
+  register_rmsnorm_backward_cases(opt);
 }
 
 }  // namespace
