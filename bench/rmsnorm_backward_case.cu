@@ -10,18 +10,12 @@
 #include "common/vec.cuh"
 #include "harness/fill.h"
 #include "ref/cpu/rmsnorm_backward_ref.h"
+#include "rmsnorm_case.h"
 
 namespace sb::bench {
 
 namespace {
 constexpr double kU32 = 0x1p-24;
-
-// |got - want| / tol, with NaN and Inf matching only themselves (an unexpected one: infinity).
-double relative_error(double got, double want, double tol) {
-  if (std::isnan(want)) return std::isnan(got) ? 0.0 : std::numeric_limits<double>::infinity();
-  if (std::isinf(want)) return got == want ? 0.0 : std::numeric_limits<double>::infinity();
-  return std::isfinite(got) ? std::fabs(got - want) / tol : std::numeric_limits<double>::infinity();
-}
 
 // Records e in c (the largest so far), with the message of the first element past its tolerance.
 void record(Check& c, double e, const char* what, int64_t row, int64_t col, double got, double want, double tol) {
@@ -63,13 +57,7 @@ RmsNormBackwardData::RmsNormBackwardData(int64_t rows, int64_t hidden, DType dty
   fill_normal(w_.get(), hidden, dtype, seed ^ 0x5eed, 1.0f, 0.5f, stream);
   fill_normal(dy_.get(), rows * hidden, dtype, seed ^ 0xd1d1, 0.0f, 1.0f, stream);
   poison_outputs();
-  if (rows <= kFullCheckRows) {
-    for (int64_t r = 0; r < rows; ++r) check_rows_.push_back(r);
-  } else {
-    const int64_t step = rows / kSampledRows;
-    for (int64_t i = 0; i < kSampledRows; ++i) check_rows_.push_back(i * step);
-    if (check_rows_.back() != rows - 1) check_rows_.push_back(rows - 1);
-  }
+  check_rows_ = rows_to_check(rows, kFullCheckRows, kSampledRows);
   if (saved_rstd) {
     std::vector<float> rstd(rows);
     for_each_chunk([&](int64_t first, int64_t n, const double* x, const double*) {
@@ -85,20 +73,9 @@ RmsNormBackwardData::RmsNormBackwardData(int64_t rows, int64_t hidden, DType dty
 }
 
 rmsnorm_backward::Problem RmsNormBackwardData::problem() const {
-  rmsnorm_backward::Problem p;
-  p.rows = rows_;
-  p.hidden = hidden_;
-  p.eps = eps_;
-  p.dtype = dtype_;
-  p.x = x_.get();
-  p.w = w_.get();
-  p.dy = dy_.get();
-  p.rstd = saved_rstd_ ? rstd_.as<float>() : nullptr;
-  p.dx = dx_.get();
-  p.dw = dw_.get();
-  p.workspace = workspace_.get();
-  p.workspace_size = workspace_.bytes();
-  return p;
+  const float* rstd = saved_rstd_ ? rstd_.as<float>() : nullptr;
+  return {rows_,     hidden_,   eps_, dtype_, x_.get(), w_.get(), dy_.get(), rstd, dx_.get(), dw_.get(),
+          workspace_.get(), workspace_.bytes()};
 }
 
 void RmsNormBackwardData::poison_outputs() {
@@ -133,20 +110,7 @@ void RmsNormBackwardData::for_each_chunk(F&& f) const {
 }
 
 std::vector<double> RmsNormBackwardData::copy_rows(const void* base, const std::vector<int64_t>& rows) const {
-  const std::size_t row_bytes = hidden_ * size_bytes(dtype_);
-  std::vector<unsigned char> raw(rows.size() * row_bytes);
-  for (std::size_t i = 0; i < rows.size(); ++i)
-    SB_CUDA_CHECK(cudaMemcpyAsync(raw.data() + i * row_bytes,
-                                  static_cast<const unsigned char*>(base) + rows[i] * row_bytes, row_bytes,
-                                  cudaMemcpyDeviceToHost, stream_));
-  SB_CUDA_CHECK(cudaStreamSynchronize(stream_));
-  std::vector<double> out(rows.size() * hidden_);
-  dispatch(dtype_, [&](auto tag) {
-    using T = decltype(tag);
-    const T* t = reinterpret_cast<const T*>(raw.data());
-    for (std::size_t i = 0; i < out.size(); ++i) out[i] = to_float(t[i]);
-  });
-  return out;
+  return copy_rows_as_double(base, rows, hidden_, dtype_, stream_);
 }
 
 void RmsNormBackwardData::compute_reference() {
@@ -178,20 +142,15 @@ Check RmsNormBackwardData::verify() {
     for (int64_t j = 0; j < hidden_; ++j) {
       const std::size_t k = i * hidden_ + j;
       const double tol = rmsnorm_backward_dx_tolerance(dtype_, hidden_, ref_dx_[k], dx_scale_[k]);
-      record(c, relative_error(dx[k], ref_dx_[k], tol), "dx", check_rows_[i], j, dx[k], ref_dx_[k], tol);
+      record(c, error_vs_tolerance(dx[k], ref_dx_[k], tol), "dx", check_rows_[i], j, dx[k], ref_dx_[k], tol);
     }
   const std::vector<double> dw = copy_rows(dw_.get(), {0});
   for (int64_t j = 0; j < hidden_; ++j) {
     const double tol = rmsnorm_backward_dw_tolerance(dtype_, rows_, hidden_, ref_dw_[j], dw_abs_[j]);
-    record(c, relative_error(dw[j], ref_dw_[j], tol), "dw", 0, j, dw[j], ref_dw_[j], tol);
+    record(c, error_vs_tolerance(dw[j], ref_dw_[j], tol), "dw", 0, j, dw[j], ref_dw_[j], tol);
   }
-  if (c.ok && static_cast<int64_t>(check_rows_.size()) < rows_) {
-    if (const std::size_t bad = count_nonfinite(dx_.get(), rows_ * hidden_, dtype_, stream_); bad) {
-      c.ok = false;
-      c.err = std::numeric_limits<double>::infinity();
-      c.message = std::to_string(bad) + " dx element(s) are NaN/Inf (unwritten or overflowed); inputs are finite";
-    }
-  }
+  if (c.ok && static_cast<int64_t>(check_rows_.size()) < rows_)
+    fail_if_nonfinite(c, dx_.get(), rows_ * hidden_, dtype_, stream_, "dx");
   return c;
 }
 

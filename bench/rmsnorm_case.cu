@@ -24,12 +24,26 @@ RmsNormData::RmsNormData(int64_t rows, int64_t hidden, DType dtype, double eps, 
   fill_normal(x_.get(), rows * hidden, dtype, seed, 0.0f, 1.0f, stream);
   fill_normal(w_.get(), hidden, dtype, seed ^ 0x5eed, 1.0f, 0.5f, stream);
   poison_output();
-  if (rows <= kFullCheckRows) {
-    for (int64_t r = 0; r < rows; ++r) check_rows_.push_back(r);
+  check_rows_ = rows_to_check(rows, kFullCheckRows, kSampledRows);
+}
+
+std::vector<int64_t> rows_to_check(int64_t rows, int64_t full, int64_t sampled) {
+  std::vector<int64_t> out;
+  if (rows <= full) {
+    for (int64_t r = 0; r < rows; ++r) out.push_back(r);
   } else {
-    const int64_t step = rows / kSampledRows;
-    for (int64_t i = 0; i < kSampledRows; ++i) check_rows_.push_back(i * step);
-    if (check_rows_.back() != rows - 1) check_rows_.push_back(rows - 1);
+    const int64_t step = rows / sampled;
+    for (int64_t i = 0; i < sampled; ++i) out.push_back(i * step);
+    if (out.back() != rows - 1) out.push_back(rows - 1);
+  }
+  return out;
+}
+
+void fail_if_nonfinite(Check& c, const void* p, std::size_t n, DType dtype, cudaStream_t stream, const std::string& what) {
+  if (const std::size_t bad = count_nonfinite(p, n, dtype, stream); bad) {
+    c.ok = false;
+    c.err = std::numeric_limits<double>::infinity();
+    c.message = std::to_string(bad) + " " + what + " element(s) are NaN/Inf (unwritten or overflowed); inputs are finite";
   }
 }
 
@@ -60,20 +74,31 @@ void RmsNormData::set_x(const std::vector<float>& x) {
 
 void RmsNormData::poison_output() { fill_nan(y_.get(), rows_ * hidden_, dtype_, stream_); }
 
-std::vector<double> RmsNormData::copy_rows(const void* base, const std::vector<int64_t>& rows) const {
-  const std::size_t row_bytes = hidden_ * size_bytes(dtype_);
+std::vector<double> copy_rows_as_double(const void* base, const std::vector<int64_t>& rows, int64_t hidden,
+                                        DType dtype, cudaStream_t stream) {
+  const std::size_t row_bytes = hidden * size_bytes(dtype);
   std::vector<unsigned char> raw(rows.size() * row_bytes);
   for (std::size_t i = 0; i < rows.size(); ++i)
     SB_CUDA_CHECK(cudaMemcpyAsync(raw.data() + i * row_bytes, static_cast<const unsigned char*>(base) + rows[i] * row_bytes,
-                                  row_bytes, cudaMemcpyDeviceToHost, stream_));
-  SB_CUDA_CHECK(cudaStreamSynchronize(stream_));
-  std::vector<double> out(rows.size() * hidden_);
-  dispatch(dtype_, [&](auto tag) {
+                                  row_bytes, cudaMemcpyDeviceToHost, stream));
+  SB_CUDA_CHECK(cudaStreamSynchronize(stream));
+  std::vector<double> out(rows.size() * hidden);
+  dispatch(dtype, [&](auto tag) {
     using T = decltype(tag);
     const T* t = reinterpret_cast<const T*>(raw.data());
     for (std::size_t i = 0; i < out.size(); ++i) out[i] = to_float(t[i]);
   });
   return out;
+}
+
+double error_vs_tolerance(double got, double want, double tol) {
+  if (std::isnan(want)) return std::isnan(got) ? 0.0 : std::numeric_limits<double>::infinity();
+  if (std::isinf(want)) return got == want ? 0.0 : std::numeric_limits<double>::infinity();
+  return std::isfinite(got) ? std::fabs(got - want) / tol : std::numeric_limits<double>::infinity();
+}
+
+std::vector<double> RmsNormData::copy_rows(const void* base, const std::vector<int64_t>& rows) const {
+  return copy_rows_as_double(base, rows, hidden_, dtype_, stream_);
 }
 
 void RmsNormData::compute_reference() {
@@ -92,14 +117,7 @@ Check RmsNormData::verify() {
   for (std::size_t i = 0; i < check_rows_.size(); ++i) {
     for (int64_t j = 0; j < hidden_; ++j) {
       const double got = y[i * hidden_ + j], want = ref_[i * hidden_ + j];
-      double e;
-      if (std::isnan(want))
-        e = std::isnan(got) ? 0.0 : std::numeric_limits<double>::infinity();
-      else if (std::isinf(want))
-        e = got == want ? 0.0 : std::numeric_limits<double>::infinity();
-      else
-        e = std::isfinite(got) ? std::fabs(got - want) / rmsnorm_tolerance(dtype_, hidden_, want)
-                               : std::numeric_limits<double>::infinity();
+      const double e = error_vs_tolerance(got, want, rmsnorm_tolerance(dtype_, hidden_, want));
       if (e > c.err) {
         c.err = e;
         if (e > 1.0) {
@@ -112,13 +130,8 @@ Check RmsNormData::verify() {
       }
     }
   }
-  if (c.ok && static_cast<int64_t>(check_rows_.size()) < rows_) {
-    if (const std::size_t bad = count_nonfinite(y_.get(), rows_ * hidden_, dtype_, stream_); bad) {
-      c.ok = false;
-      c.err = std::numeric_limits<double>::infinity();
-      c.message = std::to_string(bad) + " output element(s) are NaN/Inf (unwritten or overflowed); inputs are finite";
-    }
-  }
+  if (c.ok && static_cast<int64_t>(check_rows_.size()) < rows_)
+    fail_if_nonfinite(c, y_.get(), rows_ * hidden_, dtype_, stream_, "output");
   return c;
 }
 

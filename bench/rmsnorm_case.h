@@ -21,6 +21,21 @@ namespace sb::bench {
 // It depends on the dtype and the problem, never on the variant.
 double rmsnorm_tolerance(DType out, int64_t hidden, double ref);
 
+// `rows` rows of `hidden` elements of `dtype` at device memory `base`, copied to the host as doubles (stream
+// synchronized). What the RMSNorm problems' verifications compare.
+std::vector<double> copy_rows_as_double(const void* base, const std::vector<int64_t>& rows, int64_t hidden,
+                                        DType dtype, cudaStream_t stream);
+// |got - want| / tol, with a NaN or Inf reference matched only by itself (anything else: infinity), and a
+// non-finite result where the reference is finite: infinity.
+double error_vs_tolerance(double got, double want, double tol);
+
+// The rows an RMSNorm verification compares: all of them up to `full` rows, else `sampled` evenly spaced rows
+// plus the last.
+std::vector<int64_t> rows_to_check(int64_t rows, int64_t full, int64_t sampled);
+// Where some rows went unchecked: fails `c` if any of the n elements at p is NaN or Inf (the NaN poison of an
+// element left unwritten), naming them `what`. Synchronizes.
+void fail_if_nonfinite(Check& c, const void* p, std::size_t n, DType dtype, cudaStream_t stream, const std::string& what);
+
 class RmsNormData {
  public:
   // x ~ N(0, 1), w ~ N(1, 0.5^2), both drawn on the device from `seed`; y poisoned with NaN.

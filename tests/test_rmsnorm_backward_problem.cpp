@@ -39,48 +39,29 @@ void expect_invalid(const Problem& p, const std::string& field) {
 }
 
 TEST(RmsNormBackwardProblem, BadProblemsNameTheField) {
-  Problem p = valid();
-  p.rows = 0;
-  expect_invalid(p, "rows");
-  p = valid();
-  p.hidden = -3;
-  expect_invalid(p, "hidden");
-  p = valid();
-  p.hidden = (int64_t{1} << 30) + 1;
-  expect_invalid(p, "hidden");
-  p = valid();
-  p.eps = -1e-6;
-  expect_invalid(p, "eps");
-  p = valid();
-  p.eps = std::numeric_limits<double>::infinity();
-  expect_invalid(p, "eps");
-  p = valid();
-  p.dtype = static_cast<DType>(7);
-  expect_invalid(p, "dtype");
-  p = valid();
-  p.x = nullptr;
-  expect_invalid(p, "x is null");
-  p = valid();
-  p.w = nullptr;
-  expect_invalid(p, "w is null");
-  p = valid();
-  p.dy = nullptr;
-  expect_invalid(p, "dy is null");
-  p = valid();
-  p.dx = nullptr;
-  expect_invalid(p, "dx is null");
-  p = valid();
-  p.dw = nullptr;
-  expect_invalid(p, "dw is null");
-  p = valid();
-  p.workspace = nullptr;
-  expect_invalid(p, "workspace is null");
-  p = valid();
-  p.workspace = fake[5] + 4;
-  expect_invalid(p, "workspace must be 16-byte aligned");
-  p = valid();
-  p.workspace_size = workspace_bytes(p) - 1;
-  expect_invalid(p, "workspace_size");
+  using Break = void (*)(Problem&);
+  const std::pair<Break, const char*> cases[] = {
+      {[](Problem& p) { p.rows = 0; }, "rows"},
+      {[](Problem& p) { p.hidden = -3; }, "hidden"},
+      {[](Problem& p) { p.hidden = (int64_t{1} << 30) + 1; }, "hidden"},
+      {[](Problem& p) { p.eps = -1e-6; }, "eps"},
+      {[](Problem& p) { p.eps = std::numeric_limits<double>::infinity(); }, "eps"},
+      {[](Problem& p) { p.dtype = static_cast<DType>(7); }, "dtype"},
+      {[](Problem& p) { p.x = nullptr; }, "x is null"},
+      {[](Problem& p) { p.w = nullptr; }, "w is null"},
+      {[](Problem& p) { p.dy = nullptr; }, "dy is null"},
+      {[](Problem& p) { p.dx = nullptr; }, "dx is null"},
+      {[](Problem& p) { p.dw = nullptr; }, "dw is null"},
+      {[](Problem& p) { p.workspace = nullptr; }, "workspace is null"},
+      {[](Problem& p) { p.workspace = fake[5] + 4; }, "workspace must be 16-byte aligned"},
+      {[](Problem& p) { p.workspace_size = workspace_bytes(p) - 1; }, "workspace_size"},
+  };
+  for (const auto& [breaks, field] : cases) {
+    SCOPED_TRACE(field);
+    Problem p = valid();
+    breaks(p);
+    expect_invalid(p, field);
+  }
   EXPECT_NO_THROW(valid().validate());
 }
 
