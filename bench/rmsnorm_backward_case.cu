@@ -74,7 +74,7 @@ RmsNormBackwardData::RmsNormBackwardData(int64_t rows, int64_t hidden, DType dty
 
 rmsnorm_backward::Problem RmsNormBackwardData::problem() const {
   const float* rstd = saved_rstd_ ? rstd_.as<float>() : nullptr;
-  return {rows_,     hidden_,   eps_, dtype_, x_.get(), w_.get(), dy_.get(), rstd, dx_.get(), dw_.get(),
+  return {rows_, hidden_, eps_, dtype_, x_.get(), w_.get(), dy_.get(), rstd, dx_.get(), dw_.get(),
           workspace_.get(), workspace_.bytes()};
 }
 

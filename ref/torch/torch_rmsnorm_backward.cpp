@@ -1,6 +1,7 @@
 #include "ref/torch/torch_rmsnorm_backward.h"
 
 #include <ATen/ATen.h>
+#include <c10/core/GradMode.h>
 #include <c10/cuda/CUDAGuard.h>
 #include <torch/csrc/autograd/autograd.h>
 
@@ -25,7 +26,7 @@ void rms_norm_backward_autograd(const rmsnorm_backward::Problem& p, cudaStream_t
   p.validate();
   thread_local std::unique_ptr<ForwardGraph> graph;
   c10::cuda::CUDAStreamGuard guard(external_stream(stream));
-  at::AutoGradMode grad_mode(true);
+  c10::AutoGradMode grad_mode(true);  // a caller in inference or no-grad mode still builds the graph
   const auto key = std::make_tuple(p.x, p.w, p.dy, p.rows, p.hidden, p.dtype, p.eps);
   if (!graph || graph->key != key) {
     graph.reset();  // the old graph's saved tensors go back to the allocator first
