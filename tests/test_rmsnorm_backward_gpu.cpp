@@ -85,18 +85,18 @@ TEST_P(RmsNormBackwardGpu, SavedRstdPathWithinTolerance) {
 }
 
 // The same inputs give the same bits of dw and dx on every run: dw's partials are reduced in a fixed order,
-// with no atomics.
+// with no atomics (dx compared up to 2^24 elements; dw at every shape, 64k rows included).
 TEST_P(RmsNormBackwardGpu, RepeatedRunsAreBitIdentical) {
   RmsNormBackwardData d(shape().rows, shape().hidden, dtype(), 1e-6, 99, false, stream().get());
   if (refused(d)) GTEST_SKIP() << skip_reason_;
   const rmsnorm_backward::Problem p = d.problem();
-  const std::size_t dx_bytes = p.rows * p.hidden * size_bytes(dtype());
+  const std::size_t dx_bytes = p.rows * p.hidden <= (int64_t{1} << 24) ? p.rows * p.hidden * size_bytes(dtype()) : 0;
   std::vector<unsigned char> dw[2], dx[2];
   for (int k = 0; k < 2; ++k) {
     d.poison_outputs();
     rmsnorm_backward::run(var(), p, stream().get());
     dx[k].resize(dx_bytes);
-    SB_CUDA_CHECK(cudaMemcpyAsync(dx[k].data(), p.dx, dx_bytes, cudaMemcpyDeviceToHost, stream().get()));
+    if (dx_bytes) SB_CUDA_CHECK(cudaMemcpyAsync(dx[k].data(), p.dx, dx_bytes, cudaMemcpyDeviceToHost, stream().get()));
     dw[k] = d.dw_bytes();  // synchronizes
   }
   EXPECT_EQ(dw[0], dw[1]) << "dw differs between two runs";

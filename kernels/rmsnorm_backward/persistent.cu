@@ -105,6 +105,8 @@ std::string supports(const Problem& p) {
 template <typename T, int Vec, int V>
 void launch_typed(const Problem& p, const PersistentConfig& c, cudaStream_t stream) {
   auto* kern = kernel<T, Vec, V>;
+  // Blocks of this kernel an SM holds at once at this block size; the block size is a function of hidden, so
+  // the query runs each launch (a host call, no synchronization).
   int resident = 0;
   SB_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, kern, c.block_threads, 0));
   const int64_t grid =
