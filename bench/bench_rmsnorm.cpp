@@ -7,10 +7,12 @@
 // ref_copy_kernel: the same copy by a plain kernel of 16-byte loads and stores (harness/fill.h), since
 // in a CUDA graph (hot mode) a memcpy node may run on a copy engine instead: what a kernel pays to move
 // these bytes, launch included (the hot floor of the decode shapes).
+// The fused residual-add + RMSNorm cases (fused_add_rmsnorm/...) over the same shapes: fused_add_rmsnorm_bench.cpp.
 #include <map>
 #include <memory>
 
 #include "common/check.h"
+#include "fused_add_rmsnorm_bench.h"
 #include "harness/fill.h"
 #include "harness/gbench.h"
 #include "harness/resident.h"
@@ -111,6 +113,7 @@ void register_cases(const Options& opt) {
       }
     }
   }
+  register_fused_add_rmsnorm_cases(opt, shapes);  // fused_add_rmsnorm/...: bench/fused_add_rmsnorm_bench.cpp
 }
 
 }  // namespace

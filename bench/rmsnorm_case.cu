@@ -18,19 +18,20 @@ double rmsnorm_tolerance(DType out, int64_t hidden, double ref) {
   return std::fabs(ref) * rel + 2.0 * min_subnormal(out);
 }
 
+double rmsnorm_error(DType out, int64_t hidden, double got, double want) {
+  constexpr double kFail = std::numeric_limits<double>::infinity();
+  if (std::isnan(want)) return std::isnan(got) ? 0.0 : kFail;
+  if (std::isinf(want)) return got == want ? 0.0 : kFail;
+  return std::isfinite(got) ? std::fabs(got - want) / rmsnorm_tolerance(out, hidden, want) : kFail;
+}
+
 RmsNormData::RmsNormData(int64_t rows, int64_t hidden, DType dtype, double eps, uint64_t seed, cudaStream_t stream)
     : rows_(rows), hidden_(hidden), dtype_(dtype), eps_(eps), stream_(stream),
       x_(rows * hidden * size_bytes(dtype)), w_(hidden * size_bytes(dtype)), y_(rows * hidden * size_bytes(dtype)) {
   fill_normal(x_.get(), rows * hidden, dtype, seed, 0.0f, 1.0f, stream);
   fill_normal(w_.get(), hidden, dtype, seed ^ 0x5eed, 1.0f, 0.5f, stream);
   poison_output();
-  if (rows <= kFullCheckRows) {
-    for (int64_t r = 0; r < rows; ++r) check_rows_.push_back(r);
-  } else {
-    const int64_t step = rows / kSampledRows;
-    for (int64_t i = 0; i < kSampledRows; ++i) check_rows_.push_back(i * step);
-    if (check_rows_.back() != rows - 1) check_rows_.push_back(rows - 1);
-  }
+  check_rows_ = rows_to_check(rows, kFullCheckRows, kSampledRows);
 }
 
 rmsnorm::Problem RmsNormData::problem() const {
@@ -60,25 +61,38 @@ void RmsNormData::set_x(const std::vector<float>& x) {
 
 void RmsNormData::poison_output() { fill_nan(y_.get(), rows_ * hidden_, dtype_, stream_); }
 
-std::vector<double> RmsNormData::copy_rows(const void* base, const std::vector<int64_t>& rows) const {
-  const std::size_t row_bytes = hidden_ * size_bytes(dtype_);
+std::vector<int64_t> rows_to_check(int64_t rows, int64_t all_up_to, int64_t samples) {
+  std::vector<int64_t> check;
+  if (rows <= all_up_to) {
+    for (int64_t r = 0; r < rows; ++r) check.push_back(r);
+  } else {
+    const int64_t step = rows / samples;
+    for (int64_t i = 0; i < samples; ++i) check.push_back(i * step);
+    if (check.back() != rows - 1) check.push_back(rows - 1);
+  }
+  return check;
+}
+
+std::vector<double> copy_rows_to_host(const void* base, const std::vector<int64_t>& rows, int64_t hidden, DType t,
+                                      cudaStream_t s) {
+  const std::size_t row_bytes = hidden * size_bytes(t);
   std::vector<unsigned char> raw(rows.size() * row_bytes);
   for (std::size_t i = 0; i < rows.size(); ++i)
     SB_CUDA_CHECK(cudaMemcpyAsync(raw.data() + i * row_bytes, static_cast<const unsigned char*>(base) + rows[i] * row_bytes,
-                                  row_bytes, cudaMemcpyDeviceToHost, stream_));
-  SB_CUDA_CHECK(cudaStreamSynchronize(stream_));
-  std::vector<double> out(rows.size() * hidden_);
-  dispatch(dtype_, [&](auto tag) {
+                                  row_bytes, cudaMemcpyDeviceToHost, s));
+  SB_CUDA_CHECK(cudaStreamSynchronize(s));
+  std::vector<double> out(rows.size() * hidden);
+  dispatch(t, [&](auto tag) {
     using T = decltype(tag);
-    const T* t = reinterpret_cast<const T*>(raw.data());
-    for (std::size_t i = 0; i < out.size(); ++i) out[i] = to_float(t[i]);
+    const T* v = reinterpret_cast<const T*>(raw.data());
+    for (std::size_t i = 0; i < out.size(); ++i) out[i] = to_float(v[i]);
   });
   return out;
 }
 
 void RmsNormData::compute_reference() {
-  const std::vector<double> x = copy_rows(x_.get(), check_rows_);
-  const std::vector<double> w = copy_rows(w_.get(), {0});
+  const std::vector<double> x = copy_rows_to_host(x_.get(), check_rows_, hidden_, dtype_, stream_);
+  const std::vector<double> w = copy_rows_to_host(w_.get(), {0}, hidden_, dtype_, stream_);
   ref_.resize(x.size());
   for (std::size_t i = 0; i < check_rows_.size(); ++i)
     ref::rmsnorm_row(x.data() + i * hidden_, w.data(), ref_.data() + i * hidden_, hidden_, eps_);
@@ -87,19 +101,12 @@ void RmsNormData::compute_reference() {
 Check RmsNormData::verify() {
   if (ref_.empty()) compute_reference();
   Check c{true, 0.0, ""};
-  const std::vector<double> y = copy_rows(y_.get(), check_rows_);
+  const std::vector<double> y = copy_rows_to_host(y_.get(), check_rows_, hidden_, dtype_, stream_);
   char buf[256];
   for (std::size_t i = 0; i < check_rows_.size(); ++i) {
     for (int64_t j = 0; j < hidden_; ++j) {
       const double got = y[i * hidden_ + j], want = ref_[i * hidden_ + j];
-      double e;
-      if (std::isnan(want))
-        e = std::isnan(got) ? 0.0 : std::numeric_limits<double>::infinity();
-      else if (std::isinf(want))
-        e = got == want ? 0.0 : std::numeric_limits<double>::infinity();
-      else
-        e = std::isfinite(got) ? std::fabs(got - want) / rmsnorm_tolerance(dtype_, hidden_, want)
-                               : std::numeric_limits<double>::infinity();
+      const double e = rmsnorm_error(dtype_, hidden_, got, want);
       if (e > c.err) {
         c.err = e;
         if (e > 1.0) {
@@ -124,7 +131,8 @@ Check RmsNormData::verify() {
 
 Check RmsNormData::verify_copy() {
   Check c{true, 0.0, ""};
-  const std::vector<double> x = copy_rows(x_.get(), check_rows_), y = copy_rows(y_.get(), check_rows_);
+  const std::vector<double> x = copy_rows_to_host(x_.get(), check_rows_, hidden_, dtype_, stream_),
+                            y = copy_rows_to_host(y_.get(), check_rows_, hidden_, dtype_, stream_);
   for (std::size_t i = 0; i < x.size(); ++i) {
     if (!(x[i] == y[i])) {
       c = {false, std::numeric_limits<double>::infinity(),

@@ -20,6 +20,16 @@ namespace sb::bench {
 // on random data, and 16 roundoffs for the rsqrt and the products), plus one ulp at zero for subnormals.
 // It depends on the dtype and the problem, never on the variant.
 double rmsnorm_tolerance(DType out, int64_t hidden, double ref);
+// One output element's error as a fraction of rmsnorm_tolerance (<= 1 passes): a NaN reference wants NaN, an
+// infinite one the same infinity, a finite one a finite value within the tolerance (else +Inf).
+double rmsnorm_error(DType out, int64_t hidden, double got, double want);
+
+// The rows a verification compares with the reference: all of them up to `all_up_to` rows, else `samples`
+// evenly spaced rows plus the last.
+std::vector<int64_t> rows_to_check(int64_t rows, int64_t all_up_to, int64_t samples);
+// `rows` (row indices) of a [*, hidden] device tensor of dtype t, as doubles, row after row. Synchronizes.
+std::vector<double> copy_rows_to_host(const void* base, const std::vector<int64_t>& rows, int64_t hidden, DType t,
+                                      cudaStream_t s);
 
 class RmsNormData {
  public:
@@ -42,7 +52,6 @@ class RmsNormData {
   static constexpr int64_t kSampledRows = 1024;
 
  private:
-  std::vector<double> copy_rows(const void* base, const std::vector<int64_t>& rows) const;
   void compute_reference();
 
   int64_t rows_, hidden_;
