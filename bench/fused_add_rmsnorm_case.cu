@@ -42,15 +42,7 @@ const void* FusedAddRmsNormData::input(int which) const {
 void* FusedAddRmsNormData::work(int which) const { return static_cast<unsigned char*>(work_.get()) + which * tensor_bytes(); }
 
 fused_add_rmsnorm::Problem FusedAddRmsNormData::problem() const {
-  fused_add_rmsnorm::Problem p;
-  p.rows = rows_;
-  p.hidden = hidden_;
-  p.eps = eps_;
-  p.dtype = dtype_;
-  p.x = work(0);
-  p.residual = work(1);
-  p.w = w_.get();
-  return p;
+  return {rows_, hidden_, eps_, dtype_, work(0), work(1), w_.get()};
 }
 
 std::size_t FusedAddRmsNormData::copy_bytes() const { return 2 * tensor_bytes(); }

@@ -17,8 +17,7 @@
 namespace sb::fused_add_rmsnorm {
 
 struct Problem {
-  int64_t rows = 0;
-  int64_t hidden = 0;
+  int64_t rows = 0, hidden = 0;
   double eps = 1e-6;
   DType dtype = DType::bf16;
   void* x = nullptr;         // [rows, hidden] in: the sublayer's output; out: the normalized row times w
@@ -35,19 +34,8 @@ struct Problem {
   void validate() const;
 };
 
-using Variant = sb::Variant<Problem>;
-
-// Every variant in kernels/fused_add_rmsnorm/variants.def, in file (teaching) order.
-const std::vector<Variant>& variants();
-// Throws std::invalid_argument for an unknown name.
-const Variant& variant(const std::string& name);
-// The last variant in teaching order that supports `p` (vectorized, else two_pass, which takes any valid
-// problem). Throws std::invalid_argument for an invalid problem (validate()) or, with every variant's reason,
-// one no variant supports.
-const Variant& best_variant(const Problem& p);
-
-// validate(), then supports() (an unsupported problem throws std::invalid_argument with the reason), then
-// launch(). What tests and benchmarks call.
-void run(const Variant& v, const Problem& p, cudaStream_t stream);
+// variants(), variant(name), best_variant(p) and run(v, p, stream) over kernels/fused_add_rmsnorm/variants.def.
+// best_variant: vectorized, else two_pass, which takes any valid problem.
+#include "common/variant_api.inc"
 
 }  // namespace sb::fused_add_rmsnorm

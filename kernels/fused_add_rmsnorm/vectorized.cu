@@ -70,11 +70,12 @@ __global__ void __launch_bounds__(kMaxThreads, 1)
     const int v = j + i * tpr;
     if (active && v < vectors) store_vec(rr + static_cast<int64_t>(v) * Vec, s[i]);
   }
+  // The reduction first, then the wait for w's copies (and the barrier that makes every thread's visible).
+  const float rstd = rsqrtf(group_sum(sum_sq, tpr, scratch) / static_cast<float>(hidden) + eps);
   if constexpr (kStageW) {
     cp_async_wait_all();
     __syncthreads();
   }
-  const float rstd = rsqrtf(group_sum(sum_sq, tpr, scratch) / static_cast<float>(hidden) + eps);
   const T* wsrc = kStageW ? w_stage : w;
 #pragma unroll
   for (int i = 0; i < VectorsPerThread; ++i) {
@@ -144,10 +145,7 @@ void launch(const Problem& p, cudaStream_t stream) {
   const rmsnorm::VectorizedConfig c = rmsnorm::vectorized_config(p.rows, p.hidden, p.dtype);
   dispatch(p.dtype, [&](auto tag) {
     using T = decltype(tag);
-    if (c.vec == 1)
-      launch_typed<T, 1>(p, c, stream);
-    else
-      launch_typed<T, kVec16<T>>(p, c, stream);
+    (c.vec == 1 ? launch_typed<T, 1> : launch_typed<T, kVec16<T>>)(p, c, stream);
   });
   SB_LAUNCH_CHECK();
 }
