@@ -72,14 +72,12 @@ std::vector<Impl> implementations() {
 // repetition would rebuild them.
 RmsNormData& data_for(const RmsNormShape& shape, DType dtype, double keep_inputs_gib) {
   static ResidentSet<RmsNormData> inputs(resident_budget(keep_inputs_gib, kResidentShare));
-  const std::string k = shape.name() + std::string(name(dtype));
-  if (RmsNormData* kept = inputs.find(k)) return *kept;
   const std::size_t bytes = rmsnorm::Problem{shape.rows, shape.hidden, 1e-6, dtype}.bytes();  // x, w and y
-  inputs.make_room(bytes);
-  const uint64_t seed = static_cast<uint64_t>(shape.rows) * 1000003u ^ static_cast<uint64_t>(shape.hidden) * 7919u ^
-                        static_cast<uint64_t>(dtype);
-  return *inputs.insert(k, std::make_unique<RmsNormData>(shape.rows, shape.hidden, dtype, 1e-6, seed, env().stream.get()),
-                        bytes);
+  return inputs.find_or_make(shape.name() + std::string(name(dtype)), bytes, [&] {
+    const uint64_t seed = static_cast<uint64_t>(shape.rows) * 1000003u ^ static_cast<uint64_t>(shape.hidden) * 7919u ^
+                          static_cast<uint64_t>(dtype);
+    return std::make_unique<RmsNormData>(shape.rows, shape.hidden, dtype, 1e-6, seed, env().stream.get());
+  });
 }
 
 void register_cases(const Options& opt) {

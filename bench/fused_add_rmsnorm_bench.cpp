@@ -59,15 +59,13 @@ std::vector<FusedImpl> implementations() {
 // As bench_rmsnorm's: the inputs of (shape, dtype) resident within --keep-inputs' budget.
 FusedAddRmsNormData& data_for(const RmsNormShape& shape, DType dtype, double keep_inputs_gib) {
   static ResidentSet<FusedAddRmsNormData> inputs(resident_budget(keep_inputs_gib, kResidentShare));
-  const std::string k = shape.name() + std::string(name(dtype));
-  if (FusedAddRmsNormData* kept = inputs.find(k)) return *kept;
   // The inputs and the working buffers (2 x 2 * rows * hidden) and w: Problem::bytes() to the element.
   const std::size_t bytes = fused_add_rmsnorm::Problem{shape.rows, shape.hidden, 1e-6, dtype}.bytes();
-  inputs.make_room(bytes);
-  const uint64_t seed = static_cast<uint64_t>(shape.rows) * 1000033u ^ static_cast<uint64_t>(shape.hidden) * 7919u ^
-                        static_cast<uint64_t>(dtype);
-  return *inputs.insert(
-      k, std::make_unique<FusedAddRmsNormData>(shape.rows, shape.hidden, dtype, 1e-6, seed, env().stream.get()), bytes);
+  return inputs.find_or_make(shape.name() + std::string(name(dtype)), bytes, [&] {
+    const uint64_t seed = (static_cast<uint64_t>(shape.rows) << 20) ^ static_cast<uint64_t>(shape.hidden) ^
+                          (static_cast<uint64_t>(dtype) << 40);
+    return std::make_unique<FusedAddRmsNormData>(shape.rows, shape.hidden, dtype, 1e-6, seed, env().stream.get());
+  });
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include <limits>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "expect.h"
@@ -57,33 +58,24 @@ TEST(FusedAddRmsNormProblem, BytesAndFlops) {
 
 TEST(FusedAddRmsNormProblem, BadProblemsNameTheField) {
   EXPECT_NO_THROW(valid().validate());
-  Problem p = valid();
-  p.rows = 0;
-  expect_invalid(p, "rows");
-  p = valid();
-  p.hidden = -3;
-  expect_invalid(p, "hidden");
-  p = valid();
-  p.hidden = (int64_t{1} << 30) + 1;
-  expect_invalid(p, "hidden");
-  p = valid();
-  p.eps = -1e-6;
-  expect_invalid(p, "eps");
-  p = valid();
-  p.eps = std::numeric_limits<double>::infinity();
-  expect_invalid(p, "eps");
-  p = valid();
-  p.dtype = static_cast<DType>(7);
-  expect_invalid(p, "dtype");
-  p = valid();
-  p.x = nullptr;
-  expect_invalid(p, "x is null");
-  p = valid();
-  p.residual = nullptr;
-  expect_invalid(p, "residual is null");
-  p = valid();
-  p.w = nullptr;
-  expect_invalid(p, "w is null");
+  using Mutate = void (*)(Problem&);
+  const std::pair<Mutate, const char*> kBad[] = {
+      {[](Problem& p) { p.rows = 0; }, "rows"},
+      {[](Problem& p) { p.hidden = -3; }, "hidden"},
+      {[](Problem& p) { p.hidden = (int64_t{1} << 30) + 1; }, "hidden"},
+      {[](Problem& p) { p.eps = -1e-6; }, "eps"},
+      {[](Problem& p) { p.eps = std::numeric_limits<double>::infinity(); }, "eps"},
+      {[](Problem& p) { p.dtype = static_cast<DType>(7); }, "dtype"},
+      {[](Problem& p) { p.x = nullptr; }, "x is null"},
+      {[](Problem& p) { p.residual = nullptr; }, "residual is null"},
+      {[](Problem& p) { p.w = nullptr; }, "w is null"},
+  };
+  for (const auto& [mutate, field] : kBad) {
+    SCOPED_TRACE(field);
+    Problem p = valid();
+    mutate(p);
+    expect_invalid(p, field);
+  }
 }
 
 // In place, each element by the thread that read it: x and residual must be distinct, w apart from both.
