@@ -8,10 +8,12 @@
 // ref_copy_kernel: the same copy by a plain kernel of 16-byte loads and stores (harness/fill.h), since
 // in a CUDA graph (hot mode) a memcpy node may run on a copy engine instead: what a kernel pays to move
 // these bytes, launch included (the hot floor of the decode shapes).
+// The fused residual-add + RMSNorm cases (fused_add_rmsnorm/...) over the same shapes: fused_add_rmsnorm_bench.cpp.
 #include <map>
 #include <memory>
 
 #include "common/check.h"
+#include "fused_add_rmsnorm_bench.h"
 #include "harness/fill.h"
 #include "harness/gbench.h"
 #include "harness/resident.h"
@@ -72,14 +74,12 @@ std::vector<Impl> implementations() {
 // repetition would rebuild them.
 RmsNormData& data_for(const RmsNormShape& shape, DType dtype, double keep_inputs_gib) {
   static ResidentSet<RmsNormData> inputs(resident_budget(keep_inputs_gib, kResidentShare));
-  const std::string k = shape.name() + std::string(name(dtype));
-  if (RmsNormData* kept = inputs.find(k)) return *kept;
   const std::size_t bytes = rmsnorm::Problem{shape.rows, shape.hidden, 1e-6, dtype}.bytes();  // x, w and y
-  inputs.make_room(bytes);
-  const uint64_t seed = static_cast<uint64_t>(shape.rows) * 1000003u ^ static_cast<uint64_t>(shape.hidden) * 7919u ^
-                        static_cast<uint64_t>(dtype);
-  return *inputs.insert(k, std::make_unique<RmsNormData>(shape.rows, shape.hidden, dtype, 1e-6, seed, env().stream.get()),
-                        bytes);
+  return inputs.find_or_make(shape.name() + std::string(name(dtype)), bytes, [&] {
+    const uint64_t seed = static_cast<uint64_t>(shape.rows) * 1000003u ^ static_cast<uint64_t>(shape.hidden) * 7919u ^
+                          static_cast<uint64_t>(dtype);
+    return std::make_unique<RmsNormData>(shape.rows, shape.hidden, dtype, 1e-6, seed, env().stream.get());
+  });
 }
 
 void register_cases(const Options& opt) {
@@ -114,6 +114,7 @@ void register_cases(const Options& opt) {
     }
   }
   register_rmsnorm_backward_cases(opt);
+  register_fused_add_rmsnorm_cases(opt, shapes);  // fused_add_rmsnorm/...: bench/fused_add_rmsnorm_bench.cpp
 }
 
 }  // namespace

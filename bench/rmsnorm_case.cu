@@ -18,6 +18,10 @@ double rmsnorm_tolerance(DType out, int64_t hidden, double ref) {
   return std::fabs(ref) * rel + 2.0 * min_subnormal(out);
 }
 
+double rmsnorm_error(DType out, int64_t hidden, double got, double want) {
+  return error_vs_tolerance(got, want, rmsnorm_tolerance(out, hidden, want));
+}
+
 RmsNormData::RmsNormData(int64_t rows, int64_t hidden, DType dtype, double eps, uint64_t seed, cudaStream_t stream)
     : rows_(rows), hidden_(hidden), dtype_(dtype), eps_(eps), stream_(stream),
       x_(rows * hidden * size_bytes(dtype)), w_(hidden * size_bytes(dtype)), y_(rows * hidden * size_bytes(dtype)) {
@@ -85,8 +89,8 @@ std::vector<double> copy_rows_as_double(const void* base, const std::vector<int6
   std::vector<double> out(rows.size() * hidden);
   dispatch(dtype, [&](auto tag) {
     using T = decltype(tag);
-    const T* t = reinterpret_cast<const T*>(raw.data());
-    for (std::size_t i = 0; i < out.size(); ++i) out[i] = to_float(t[i]);
+    const T* v = reinterpret_cast<const T*>(raw.data());
+    for (std::size_t i = 0; i < out.size(); ++i) out[i] = to_float(v[i]);
   });
   return out;
 }
@@ -102,8 +106,8 @@ std::vector<double> RmsNormData::copy_rows(const void* base, const std::vector<i
 }
 
 void RmsNormData::compute_reference() {
-  const std::vector<double> x = copy_rows(x_.get(), check_rows_);
-  const std::vector<double> w = copy_rows(w_.get(), {0});
+  const std::vector<double> x = copy_rows_as_double(x_.get(), check_rows_, hidden_, dtype_, stream_);
+  const std::vector<double> w = copy_rows_as_double(w_.get(), {0}, hidden_, dtype_, stream_);
   ref_.resize(x.size());
   for (std::size_t i = 0; i < check_rows_.size(); ++i)
     ref::rmsnorm_row(x.data() + i * hidden_, w.data(), ref_.data() + i * hidden_, hidden_, eps_);
@@ -112,7 +116,7 @@ void RmsNormData::compute_reference() {
 Check RmsNormData::verify() {
   if (ref_.empty()) compute_reference();
   Check c{true, 0.0, ""};
-  const std::vector<double> y = copy_rows(y_.get(), check_rows_);
+  const std::vector<double> y = copy_rows_as_double(y_.get(), check_rows_, hidden_, dtype_, stream_);
   char buf[256];
   for (std::size_t i = 0; i < check_rows_.size(); ++i) {
     for (int64_t j = 0; j < hidden_; ++j) {
@@ -137,7 +141,8 @@ Check RmsNormData::verify() {
 
 Check RmsNormData::verify_copy() {
   Check c{true, 0.0, ""};
-  const std::vector<double> x = copy_rows(x_.get(), check_rows_), y = copy_rows(y_.get(), check_rows_);
+  const std::vector<double> x = copy_rows_as_double(x_.get(), check_rows_, hidden_, dtype_, stream_),
+                            y = copy_rows_as_double(y_.get(), check_rows_, hidden_, dtype_, stream_);
   for (std::size_t i = 0; i < x.size(); ++i) {
     if (!(x[i] == y[i])) {
       c = {false, std::numeric_limits<double>::infinity(),

@@ -20,6 +20,9 @@ namespace sb::bench {
 // on random data, and 16 roundoffs for the rsqrt and the products), plus one ulp at zero for subnormals.
 // It depends on the dtype and the problem, never on the variant.
 double rmsnorm_tolerance(DType out, int64_t hidden, double ref);
+// One output element's error as a fraction of rmsnorm_tolerance (<= 1 passes): a NaN reference wants NaN, an
+// infinite one the same infinity, a finite one a finite value within the tolerance (else +Inf).
+double rmsnorm_error(DType out, int64_t hidden, double got, double want);
 
 // `rows` rows of `hidden` elements of `dtype` at device memory `base`, copied to the host as doubles (stream
 // synchronized). What the RMSNorm problems' verifications compare.
@@ -57,7 +60,6 @@ class RmsNormData {
   static constexpr int64_t kSampledRows = 1024;
 
  private:
-  std::vector<double> copy_rows(const void* base, const std::vector<int64_t>& rows) const;
   void compute_reference();
 
   int64_t rows_, hidden_;

@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <fstream>
+#include <regex>
 #include <string>
 #include <utility>
 #include <vector>
@@ -31,6 +33,19 @@ void expect_each_throws_naming(const std::string& flag, Parse&& parse,
     SCOPED_TRACE(flag + "=" + value);
     expect_throw_naming<E>([&] { parse(value); }, fragment);
   }
+}
+
+// The variant names of a variants.def's SB_VARIANT lines, in file order (empty if the file cannot be read). The
+// registry tests compare an op's registry with it.
+inline std::vector<std::string> variants_def_names(const std::string& path) {
+  std::ifstream def(path);
+  std::vector<std::string> names;
+  const std::regex line(R"re(^SB_VARIANT\(([a-z0-9_]+),\s*"(.+)"\)\s*$)re");
+  for (std::string s; std::getline(def, s);) {
+    std::smatch m;
+    if (std::regex_match(s, m, line)) names.push_back(m[1]);
+  }
+  return names;
 }
 
 // Element-wise |actual - expected| <= rel * max(1, |expected|).

@@ -2,8 +2,6 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <fstream>
-#include <regex>
 #include <set>
 
 #include "common/dtype.h"
@@ -32,14 +30,7 @@ TEST(DType, UnitRoundoffMatchesMantissaWidth) {
 
 // The registry is the X-macro expansion of variants.def: same names, same order, nothing else.
 TEST(RmsNormRegistry, MatchesVariantsDefInOrder) {
-  std::ifstream def(SOLBENCH_SOURCE_DIR "/kernels/rmsnorm/variants.def");
-  ASSERT_TRUE(def) << "cannot open variants.def";
-  std::vector<std::string> names;
-  const std::regex line(R"re(^SB_VARIANT\(([a-z0-9_]+),\s*"(.+)"\)\s*$)re");
-  for (std::string s; std::getline(def, s);) {
-    std::smatch m;
-    if (std::regex_match(s, m, line)) names.push_back(m[1]);
-  }
+  const std::vector<std::string> names = test::variants_def_names(SOLBENCH_SOURCE_DIR "/kernels/rmsnorm/variants.def");
   ASSERT_EQ(names.size(), rmsnorm::variants().size());
   std::set<std::string> unique;
   for (std::size_t i = 0; i < names.size(); ++i) {

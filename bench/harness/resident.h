@@ -50,6 +50,14 @@ class ResidentSet {
     resident_ += bytes;
     return entries_.front().object.get();
   }
+  // The object kept for `key`, else the one make() returns (a std::unique_ptr<T> holding `bytes` of device
+  // memory), made after the room for it (so that the dropped objects' memory is free for it) and kept.
+  template <typename Make>
+  T& find_or_make(const std::string& key, std::size_t bytes, Make&& make) {
+    if (T* kept = find(key)) return *kept;
+    make_room(bytes);
+    return *insert(key, make(), bytes);
+  }
   void clear() {
     while (!entries_.empty()) drop_last();
   }

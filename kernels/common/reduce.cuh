@@ -40,4 +40,20 @@ __device__ inline float block_allreduce(float v, float* scratch, Op op = {}) {
 __device__ inline float block_sum(float v, float* scratch) { return block_allreduce<SumOp>(v, scratch); }
 __device__ inline float block_max(float v, float* scratch) { return block_allreduce<MaxOp>(v, scratch); }
 
+// Sum over aligned groups of `group` threads (a power of two <= 1024) that own one row each: shuffles inside
+// the warp for group <= 32; for group > 32 (a row over several warps) one shared-memory step across the
+// group's warps. Every thread of the block must call it (the barrier); `scratch` holds 32 floats of shared
+// memory and is not reusable until another barrier.
+__device__ inline float group_sum(float v, int group, float* scratch) {
+  v = warp_sum(v, group < 32 ? group : 32);
+  if (group <= 32) return v;
+  const int warp = threadIdx.x / 32, warps_per_group = group / 32;
+  if (threadIdx.x % 32 == 0) scratch[warp] = v;
+  __syncthreads();
+  const int first = warp / warps_per_group * warps_per_group;
+  float s = 0.0f;
+  for (int i = 0; i < warps_per_group; ++i) s += scratch[first + i];
+  return s;
+}
+
 }  // namespace sb

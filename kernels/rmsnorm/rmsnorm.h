@@ -30,21 +30,9 @@ struct Problem {
   void validate() const;
 };
 
-using Variant = sb::Variant<Problem>;
-
-// Every variant in kernels/rmsnorm/variants.def, in file (teaching) order.
-const std::vector<Variant>& variants();
-// Throws std::invalid_argument for an unknown name.
-const Variant& variant(const std::string& name);
-// The variant to run `p` with when the caller has no preference: the last in teaching order that supports
-// it (vectorized, else the variant before it that does; naive takes any valid problem). Throws
-// std::invalid_argument for an invalid problem (validate()) or, with every variant's reason, one no variant
-// supports.
-const Variant& best_variant(const Problem& p);
-
-// validate(), then supports() (an unsupported problem throws std::invalid_argument with the reason),
-// then launch(). What tests and benchmarks call.
-void run(const Variant& v, const Problem& p, cudaStream_t stream);
+// variants(), variant(name), best_variant(p) and run(v, p, stream) over kernels/rmsnorm/variants.def.
+// best_variant: vectorized, else the variant before it that supports p (naive takes any valid problem).
+#include "common/variant_api.inc"
 
 // Launch geometry of the vectorized variant: a pure function of the shape and dtype, exposed for its CPU
 // unit tests (kernels/rmsnorm/vectorized.cu says what each regime does and why).

@@ -131,20 +131,6 @@ int vectorized_blocks_per_row(const VectorizedConfig& c, int64_t rows, int64_t h
 
 namespace vectorized {
 
-// Sum over the tpr threads of a row. tpr <= 32: shuffles inside the warp. tpr > 32: one block = one
-// row (rows_per_block == 1 once tpr >= 128; tpr == 64 has two rows of two warps each).
-__device__ inline float row_sum(float v, int tpr, float* scratch) {
-  v = warp_sum(v, tpr < 32 ? tpr : 32);
-  if (tpr <= 32) return v;
-  const int warp = threadIdx.x / 32, warps_per_row = tpr / 32;
-  if (threadIdx.x % 32 == 0) scratch[warp] = v;
-  __syncthreads();
-  const int first = warp / warps_per_row * warps_per_row;
-  float s = 0.0f;
-  for (int i = 0; i < warps_per_row; ++i) s += scratch[first + i];
-  return s;
-}
-
 // Elements are converted two at a time when the access holds an even count (packed 16-bit
 // conversions), one at a time on the scalar path.
 #define SB_PAIR_HELPERS                                                                     \
@@ -253,7 +239,7 @@ __global__ void __launch_bounds__(kMaxThreadsPerRow, 1) kernel(const T* __restri
     cp_async_wait_all();
     __syncthreads();
   }
-  const float rstd = rsqrtf(row_sum(sum_sq, tpr, scratch) / static_cast<float>(hidden) + eps);
+  const float rstd = rsqrtf(group_sum(sum_sq, tpr, scratch) / static_cast<float>(hidden) + eps);
   const T* wsrc = kStageW ? w_stage : w;
 #pragma unroll
   for (int i = 0; i < VectorsPerThread; ++i) {

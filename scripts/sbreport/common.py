@@ -69,21 +69,27 @@ def headline_metric(op: str, workload: str) -> str:
 
 
 def _teaching_order() -> dict:
-    """variant -> its line in kernels/<op>/variants.def (the teaching order), where the checkout has them."""
+    """(op, variant) -> (the op's place among kernels/*/variants.def, the variant's line in it: the teaching
+    order), where the checkout has them. Keyed by op: two ops may both have a variant of one name."""
     order = {}
-    for path in sorted(KERNELS.glob("*/variants.def")):
-        for name in VARIANT_LINE.findall(path.read_text()):
-            order.setdefault(name, len(order))
+    for op_index, path in enumerate(sorted(KERNELS.glob("*/variants.def"))):
+        for line, name in enumerate(VARIANT_LINE.findall(path.read_text())):
+            order[(path.parent.name, name)] = (op_index, line)
     return order
 
 
 def impl_order(cases) -> list:
-    """Our variants (in variants.def order, then in order of first appearance), then the PyTorch baselines,
-    then the references."""
+    """Our variants (in variants.def order, op by op, then in order of first appearance), then the PyTorch
+    baselines, then the references."""
     impls = list(dict.fromkeys(c.impl for c in cases))
     taught = _teaching_order()
+    rank = {}
+    for c in cases:
+        if (c.op, c.impl) in taught:
+            rank[c.impl] = min(rank.get(c.impl, taught[(c.op, c.impl)]), taught[(c.op, c.impl)])
+    untaught = (len(taught), 0)
     kind = (sbresults.TORCH_PREFIX, sbresults.REF_PREFIX)
-    ours = sorted((i for i in impls if not i.startswith(kind)), key=lambda i: taught.get(i, len(taught)))
+    ours = sorted((i for i in impls if not i.startswith(kind)), key=lambda i: rank.get(i, untaught))
     return ours + [i for i in impls if i.startswith(sbresults.TORCH_PREFIX)] + \
         [i for i in impls if i.startswith(sbresults.REF_PREFIX)]
 
