@@ -101,10 +101,6 @@ double error_vs_tolerance(double got, double want, double tol) {
   return std::isfinite(got) ? std::fabs(got - want) / tol : std::numeric_limits<double>::infinity();
 }
 
-std::vector<double> RmsNormData::copy_rows(const void* base, const std::vector<int64_t>& rows) const {
-  return copy_rows_as_double(base, rows, hidden_, dtype_, stream_);
-}
-
 void RmsNormData::compute_reference() {
   const std::vector<double> x = copy_rows_as_double(x_.get(), check_rows_, hidden_, dtype_, stream_);
   const std::vector<double> w = copy_rows_as_double(w_.get(), {0}, hidden_, dtype_, stream_);
