@@ -87,32 +87,26 @@ void register_cases(const Options& opt) {
   const std::vector<RmsNormShape> shapes = parse_rmsnorm_shapes(opt.shapes.empty() ? "default" : opt.shapes);
   static std::map<std::string, Check> verified;  // one verification per impl x dtype x shape
   const double keep_inputs_gib = opt.keep_inputs_gib;
-  for (const RmsNormShape& shape : shapes) {
-    for (DType dtype : opt.dtypes) {
-      for (const Impl& impl : implementations()) {
-        const std::string base = "rmsnorm/" + impl.name + "/" + std::string(name(dtype)) + "/" + shape.name();
-        for (Mode mode : {Mode::cold, Mode::hot}) {
-          const std::string case_name = base + "/" + mode_name(mode);
-          register_case(case_name, [=](benchmark::State& st) {
-            RmsNormData& data = data_for(shape, dtype, keep_inputs_gib);
-            const rmsnorm::Problem p = data.problem();
-            if (const std::string why = impl.supports(p); !why.empty()) throw Unsupported(why);
-            auto it = verified.find(base);
-            if (it == verified.end()) {
-              data.poison_output();
-              impl.write_y(p, env().stream.get());
-              it = verified.emplace(base, impl.copy ? data.verify_copy() : data.verify()).first;
-            }
-            if (!it->second.ok) return fail_case(st, case_name, "verification failed: " + it->second.message);
-            const double bytes = impl.copy ? 2.0 * static_cast<double>(x_bytes(p)) : static_cast<double>(p.bytes());
-            run_timed(st, mode,
-                      Timed{case_name, [launch = impl.launch, p](cudaStream_t s) { launch(p, s); }, impl.capture,
-                            bytes, impl.copy ? 0.0 : p.flops(), it->second.err});
-          });
-        }
+  register_grid(std::string("rmsnorm"), shapes, opt.dtypes, implementations(),
+                [=](const RmsNormShape& shape, DType dtype, const Impl& impl, Mode mode, const std::string& base,
+                    const std::string& case_name) {
+    return [=](benchmark::State& st) {
+      RmsNormData& data = data_for(shape, dtype, keep_inputs_gib);
+      const rmsnorm::Problem p = data.problem();
+      if (const std::string why = impl.supports(p); !why.empty()) throw Unsupported(why);
+      auto it = verified.find(base);
+      if (it == verified.end()) {
+        data.poison_output();
+        impl.write_y(p, env().stream.get());
+        it = verified.emplace(base, impl.copy ? data.verify_copy() : data.verify()).first;
       }
-    }
-  }
+      if (!it->second.ok) return fail_case(st, case_name, "verification failed: " + it->second.message);
+      const double bytes = impl.copy ? 2.0 * static_cast<double>(x_bytes(p)) : static_cast<double>(p.bytes());
+      run_timed(st, mode,
+                Timed{case_name, [launch = impl.launch, p](cudaStream_t s) { launch(p, s); }, impl.capture,
+                      bytes, impl.copy ? 0.0 : p.flops(), it->second.err});
+    };
+  });
   register_rmsnorm_backward_cases(opt);
   register_fused_add_rmsnorm_cases(opt, shapes);  // fused_add_rmsnorm/...: bench/fused_add_rmsnorm_bench.cpp
 }

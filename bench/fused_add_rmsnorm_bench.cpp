@@ -73,34 +73,30 @@ FusedAddRmsNormData& data_for(const RmsNormShape& shape, DType dtype, double kee
 void register_fused_add_rmsnorm_cases(const Options& opt, const std::vector<RmsNormShape>& shapes) {
   static std::map<std::string, Check> verified;  // one verification per impl x dtype x shape
   const double keep_inputs_gib = opt.keep_inputs_gib;
-  for (const RmsNormShape& shape : shapes)
-    for (DType dtype : opt.dtypes)
-      for (const FusedImpl& impl : implementations()) {
-        const std::string base = "fused_add_rmsnorm/" + impl.name + "/" + std::string(name(dtype)) + "/" + shape.name();
-        for (Mode mode : {Mode::cold, Mode::hot}) {
-          const std::string case_name = base + "/" + mode_name(mode);
-          register_case(case_name, [=](benchmark::State& st) {
-            FusedAddRmsNormData& data = data_for(shape, dtype, keep_inputs_gib);
-            const fused_add_rmsnorm::Problem p = data.problem();
-            if (const std::string why = impl.supports(p); !why.empty()) throw Unsupported(why);
-            cudaStream_t s = env().stream.get();
-            const LaunchFn launch = impl.make_launch(data);
-            auto it = verified.find(base);
-            if (it == verified.end()) {
-              if (impl.copy)
-                data.poison_work();  // the copy must overwrite it
-              else
-                data.restore(s);
-              launch(s);
-              it = verified.emplace(base, impl.copy ? data.verify_copy() : data.verify()).first;
-            }
-            if (!it->second.ok) return fail_case(st, case_name, "verification failed: " + it->second.message);
-            data.restore(s);  // each repetition starts from the inputs (the header says why in place is fine after)
-            const double bytes = impl.copy ? 2.0 * static_cast<double>(data.copy_bytes()) : static_cast<double>(p.bytes());
-            run_timed(st, mode, Timed{case_name, launch, impl.capture, bytes, impl.copy ? 0.0 : p.flops(), it->second.err});
-          });
-        }
+  register_grid(std::string("fused_add_rmsnorm"), shapes, opt.dtypes, implementations(),
+                [=](const RmsNormShape& shape, DType dtype, const FusedImpl& impl, Mode mode, const std::string& base,
+                    const std::string& case_name) {
+    return [=](benchmark::State& st) {
+      FusedAddRmsNormData& data = data_for(shape, dtype, keep_inputs_gib);
+      const fused_add_rmsnorm::Problem p = data.problem();
+      if (const std::string why = impl.supports(p); !why.empty()) throw Unsupported(why);
+      cudaStream_t s = env().stream.get();
+      const LaunchFn launch = impl.make_launch(data);
+      auto it = verified.find(base);
+      if (it == verified.end()) {
+        if (impl.copy)
+          data.poison_work();  // the copy must overwrite it
+        else
+          data.restore(s);
+        launch(s);
+        it = verified.emplace(base, impl.copy ? data.verify_copy() : data.verify()).first;
       }
+      if (!it->second.ok) return fail_case(st, case_name, "verification failed: " + it->second.message);
+      data.restore(s);  // each repetition starts from the inputs (the header says why in place is fine after)
+      const double bytes = impl.copy ? 2.0 * static_cast<double>(data.copy_bytes()) : static_cast<double>(p.bytes());
+      run_timed(st, mode, Timed{case_name, launch, impl.capture, bytes, impl.copy ? 0.0 : p.flops(), it->second.err});
+    };
+  });
 }
 
 }  // namespace sb::bench

@@ -71,6 +71,23 @@ void fail_case(benchmark::State& state, const std::string& case_name, const std:
 // reports the same iteration count however it ended, so that Google Benchmark never aborts the binary.
 void register_case(const std::string& name, std::function<void(benchmark::State&)> fn);
 
+// Registers an op's grid of cases, "<op>/<impl>/<dtype>/<shape>/<mode>" for every shape x dtype x implementation
+// x mode, in that order; make_body(shape, dtype, impl, mode, base, case_name) returns each case's body, where
+// base is the name without its mode (one verification serves a case's two modes).
+template <typename Shape, typename Impl, typename MakeBody>
+void register_grid(const std::string& op, const std::vector<Shape>& shapes, const std::vector<DType>& dtypes,
+                   const std::vector<Impl>& impls, MakeBody make_body) {
+  for (const Shape& shape : shapes)
+    for (DType dtype : dtypes)
+      for (const Impl& impl : impls) {
+        const std::string base = op + "/" + impl.name + "/" + std::string(name(dtype)) + "/" + shape.name();
+        for (Mode mode : {Mode::cold, Mode::hot}) {
+          const std::string case_name = base + "/" + mode_name(mode);
+          register_case(case_name, make_body(shape, dtype, impl, mode, base, case_name));
+        }
+      }
+}
+
 // The partial results file (harness/partial.h) of a run whose Google Benchmark flags `opt` holds (its repetitions
 // and minimum time tell a repetition's result from a calibration call): bench_main starts it beside
 // --benchmark_out, with the run context, before the cases run, and ends (deletes) it once Google Benchmark has
