@@ -163,9 +163,11 @@ done
 # --- 2. tests -----------------------------------------------------------------------------------------
 if ! skipping tests; then
   stage ctest
-  # A GPU test binary is one ctest test (its cases in one process) and runs beside the others; the harness
-  # self-test and the bench smoke runs are RUN_SERIAL (ctest runs each alone).
+  # A GPU test binary is one ctest test (its cases in one process) and runs beside the others; the bench smoke
+  # runs are RUN_SERIAL (ctest runs each alone). The harness self-test times kernels, so it runs once, alone,
+  # after ctest, its measurements in the log.
   SOLBENCH_REQUIRE_GPU=1 ctest --test-dir "$build" -j "$(nproc)" --output-on-failure --no-tests=error \
+    -E '^test_harness_gpu$' \
     >>"$logs/test.log" 2>&1 || fail "ctest (logs/test.log)"
   grep -E "tests passed|tests failed" "$logs/test.log" >&2
   "$build/tests/test_harness_gpu" >>"$logs/test.log" 2>&1 || fail "harness self-test (logs/test.log)"
