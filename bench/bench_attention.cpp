@@ -210,7 +210,7 @@ void register_launch_floor(const AttentionShape& shape, DType dtype, const std::
 void register_cases(const Options& opt) {
   const std::vector<AttentionShape> shapes = parse_attention_shapes(opt.shapes.empty() ? "default" : opt.shapes);
   static const std::vector<Impl> impls = implementations();
-  static std::map<std::string, Check> verified;  // one verification per impl x dtype x shape
+  static VerifiedCases verified;
   const double keep_inputs_gib = opt.keep_inputs_gib;
   for (const AttentionShape& shape : shapes) {
     for (DType dtype : opt.dtypes) {
@@ -226,20 +226,13 @@ void register_cases(const Options& opt) {
             AttentionData& data = data_for(shape, dtype, impls, keep_inputs_gib);
             const attention::Problem p = data.problem();
             if (const std::string why = impl.supports(p); !why.empty()) throw Unsupported(why);
-            auto it = verified.find(base);
-            if (it == verified.end()) {
+            const Check& c = verified.get(base, [&] {
               data.poison_output();
-              Check c;
-              if (impl.check) {
-                c = impl.check(p, env().stream.get());
-              } else if (const std::string refused = impl.write_o(p, env().stream.get()); !refused.empty()) {
-                c.message = "skipped: " + refused;
-              } else {
-                c = data.verify();
-              }
-              it = verified.emplace(base, c).first;
-            }
-            const Check& c = it->second;
+              if (impl.check) return impl.check(p, env().stream.get());
+              if (const std::string refused = impl.write_o(p, env().stream.get()); !refused.empty())
+                return Check{false, 0, "skipped: " + refused};
+              return data.verify();
+            });
             if (c.message.rfind("skipped: ", 0) == 0) throw Unsupported(c.message.substr(9));
             if (!c.ok) return fail_case(st, case_name, "verification failed: " + c.message);
             const double bytes = static_cast<double>(shape.decode() ? p.kv_bytes() : p.bytes());

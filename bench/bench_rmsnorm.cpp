@@ -9,7 +9,6 @@
 // in a CUDA graph (hot mode) a memcpy node may run on a copy engine instead: what a kernel pays to move
 // these bytes, launch included (the hot floor of the decode shapes).
 // The fused residual-add + RMSNorm cases (fused_add_rmsnorm/...) over the same shapes: fused_add_rmsnorm_bench.cpp.
-#include <map>
 #include <memory>
 
 #include "common/check.h"
@@ -85,7 +84,7 @@ RmsNormData& data_for(const RmsNormShape& shape, DType dtype, double keep_inputs
 void register_cases(const Options& opt) {
   if (opt.split_sweep_all) throw UsageError("--split-sweep is bench_attention's (decode_splitk's split counts)");
   const std::vector<RmsNormShape> shapes = parse_rmsnorm_shapes(opt.shapes.empty() ? "default" : opt.shapes);
-  static std::map<std::string, Check> verified;  // one verification per impl x dtype x shape
+  static VerifiedCases verified;
   const double keep_inputs_gib = opt.keep_inputs_gib;
   register_grid(std::string("rmsnorm"), shapes, opt.dtypes, implementations(),
                 [=](const RmsNormShape& shape, DType dtype, const Impl& impl, Mode mode, const std::string& base,
@@ -94,17 +93,16 @@ void register_cases(const Options& opt) {
       RmsNormData& data = data_for(shape, dtype, keep_inputs_gib);
       const rmsnorm::Problem p = data.problem();
       if (const std::string why = impl.supports(p); !why.empty()) throw Unsupported(why);
-      auto it = verified.find(base);
-      if (it == verified.end()) {
+      const Check& check = verified.get(base, [&] {
         data.poison_output();
         impl.write_y(p, env().stream.get());
-        it = verified.emplace(base, impl.copy ? data.verify_copy() : data.verify()).first;
-      }
-      if (!it->second.ok) return fail_case(st, case_name, "verification failed: " + it->second.message);
+        return impl.copy ? data.verify_copy() : data.verify();
+      });
+      if (!check.ok) return fail_case(st, case_name, "verification failed: " + check.message);
       const double bytes = impl.copy ? 2.0 * static_cast<double>(x_bytes(p)) : static_cast<double>(p.bytes());
       run_timed(st, mode,
                 Timed{case_name, [launch = impl.launch, p](cudaStream_t s) { launch(p, s); }, impl.capture,
-                      bytes, impl.copy ? 0.0 : p.flops(), it->second.err});
+                      bytes, impl.copy ? 0.0 : p.flops(), check.err});
     };
   });
   register_rmsnorm_backward_cases(opt);

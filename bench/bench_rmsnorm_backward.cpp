@@ -7,7 +7,6 @@
 // backward alone with autograd's host work (ref/torch/torch_rmsnorm_backward.h).
 // ref_copy: 1.5 * rows * hidden elements copied by cudaMemcpyAsync, 3 * rows * hidden * sizeof(dtype) bytes read
 // and written (copy_reference), timed the same way: the speed of light a kernel of that shape can reach.
-#include <map>
 #include <memory>
 
 #include "harness/gbench.h"
@@ -71,7 +70,7 @@ RmsNormBackwardData& data_for(const RmsNormShape& shape, DType dtype, double kee
 
 void register_rmsnorm_backward_cases(const Options& opt) {
   const std::vector<RmsNormShape> shapes = parse_rmsnorm_shapes(opt.shapes.empty() ? "default" : opt.shapes);
-  static std::map<std::string, Check> verified;  // one verification per impl x dtype x shape
+  static VerifiedCases verified;
   const double keep_inputs_gib = opt.keep_inputs_gib;
   register_grid(std::string("rmsnorm_backward"), shapes, opt.dtypes, implementations(),
                 [=](const RmsNormShape& shape, DType dtype, const Impl& impl, Mode mode, const std::string& base,
@@ -80,17 +79,16 @@ void register_rmsnorm_backward_cases(const Options& opt) {
       RmsNormBackwardData& data = data_for(shape, dtype, keep_inputs_gib);
       const rmsnorm_backward::Problem p = data.problem();
       if (const std::string why = impl.supports(p); !why.empty()) throw Unsupported(why);
-      auto it = verified.find(base);
-      if (it == verified.end()) {
+      const Check& check = verified.get(base, [&] {
         data.poison_outputs();
         impl.write(p, env().stream.get());
-        it = verified.emplace(base, impl.copy ? data.verify_copy() : data.verify()).first;
-      }
-      if (!it->second.ok) return fail_case(st, case_name, "verification failed: " + it->second.message);
+        return impl.copy ? data.verify_copy() : data.verify();
+      });
+      if (!check.ok) return fail_case(st, case_name, "verification failed: " + check.message);
       run_timed(st, mode,
                 Timed{case_name, [launch = impl.launch, p](cudaStream_t s) { launch(p, s); }, impl.capture,
                       impl.copy ? copy_reference_bytes(p) : static_cast<double>(p.bytes()),
-                      impl.copy ? 0.0 : p.flops(), it->second.err});
+                      impl.copy ? 0.0 : p.flops(), check.err});
     };
   });
 }

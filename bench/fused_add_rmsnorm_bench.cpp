@@ -13,7 +13,6 @@
 #include "fused_add_rmsnorm_bench.h"
 
 #include <functional>
-#include <map>
 #include <memory>
 #include <string>
 
@@ -71,7 +70,7 @@ FusedAddRmsNormData& data_for(const RmsNormShape& shape, DType dtype, double kee
 }  // namespace
 
 void register_fused_add_rmsnorm_cases(const Options& opt, const std::vector<RmsNormShape>& shapes) {
-  static std::map<std::string, Check> verified;  // one verification per impl x dtype x shape
+  static VerifiedCases verified;
   const double keep_inputs_gib = opt.keep_inputs_gib;
   register_grid(std::string("fused_add_rmsnorm"), shapes, opt.dtypes, implementations(),
                 [=](const RmsNormShape& shape, DType dtype, const FusedImpl& impl, Mode mode, const std::string& base,
@@ -82,19 +81,18 @@ void register_fused_add_rmsnorm_cases(const Options& opt, const std::vector<RmsN
       if (const std::string why = impl.supports(p); !why.empty()) throw Unsupported(why);
       cudaStream_t s = env().stream.get();
       const LaunchFn launch = impl.make_launch(data);
-      auto it = verified.find(base);
-      if (it == verified.end()) {
+      const Check& check = verified.get(base, [&] {
         if (impl.copy)
           data.poison_work();  // the copy must overwrite it
         else
           data.restore(s);
         launch(s);
-        it = verified.emplace(base, impl.copy ? data.verify_copy() : data.verify()).first;
-      }
-      if (!it->second.ok) return fail_case(st, case_name, "verification failed: " + it->second.message);
+        return impl.copy ? data.verify_copy() : data.verify();
+      });
+      if (!check.ok) return fail_case(st, case_name, "verification failed: " + check.message);
       data.restore(s);  // each repetition starts from the inputs (the header says why in place is fine after)
       const double bytes = impl.copy ? 2.0 * static_cast<double>(data.copy_bytes()) : static_cast<double>(p.bytes());
-      run_timed(st, mode, Timed{case_name, launch, impl.capture, bytes, impl.copy ? 0.0 : p.flops(), it->second.err});
+      run_timed(st, mode, Timed{case_name, launch, impl.capture, bytes, impl.copy ? 0.0 : p.flops(), check.err});
     };
   });
 }
