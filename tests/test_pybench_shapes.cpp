@@ -1,0 +1,60 @@
+// CPU tests of bench_torch's --shapes (bench/pybench_shapes.h): one SPEC for the RMSNorm-family and the attention
+// cases, each item read by every grammar that reads it, and the JSON the Python driver reads.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "expect.h"
+#include "harness/cli.h"
+#include "pybench_shapes.h"
+
+namespace sb::bench {
+namespace {
+
+TEST(PybenchShapes, EachItemGoesToTheOpsWhoseGrammarReadsIt) {
+  const PyShapes s = parse_pybench_shapes("4096x8192,b1_hq32_hkv8_d128_q1_kv4096,t1_h4096");
+  ASSERT_EQ(s.rmsnorm.size(), 2u);
+  EXPECT_EQ(s.rmsnorm[0].name(), "t4096_h8192");
+  EXPECT_EQ(s.rmsnorm[1].name(), "t1_h4096");
+  ASSERT_EQ(s.attention.size(), 1u);
+  EXPECT_EQ(s.attention[0].name(), "b1_hq32_hkv8_d128_q1_kv4096");
+}
+
+TEST(PybenchShapes, SetsBothOpsHaveGoToBothAsTheirBinariesReadThem) {
+  for (const char* set : {"default", "anchors", "smoke", "edge"}) {
+    const PyShapes s = parse_pybench_shapes(set);
+    EXPECT_EQ(s.rmsnorm, parse_rmsnorm_shapes(set)) << set;
+    EXPECT_EQ(s.attention, parse_attention_shapes(set)) << set;
+  }
+  const PyShapes prefill = parse_pybench_shapes("prefill");  // attention's only
+  EXPECT_TRUE(prefill.rmsnorm.empty());
+  EXPECT_EQ(prefill.attention, parse_attention_shapes("prefill"));
+}
+
+TEST(PybenchShapes, DuplicatesAreDroppedInOrder) {
+  const PyShapes s = parse_pybench_shapes("smoke,3x7,smoke,8x5120");
+  auto expected = parse_rmsnorm_shapes("smoke");
+  expected.push_back({8, 5120});
+  EXPECT_EQ(s.rmsnorm, expected);
+  EXPECT_EQ(s.attention, parse_attention_shapes("smoke"));
+}
+
+TEST(PybenchShapes, AnItemNeitherGrammarReadsIsAUsageErrorWithBothReasons) {
+  test::expect_throw_naming<UsageError>([] { parse_pybench_shapes("anchors,4096"); }, "'4096' is read by neither");
+  test::expect_throw_naming<UsageError>([] { parse_pybench_shapes("4096"); }, "RMSNorm: '4096' is neither a shape");
+  test::expect_throw_naming<UsageError>([] { parse_pybench_shapes("b1_hq3_hkv2_d64_q1_kv8"); },
+                                        "not a multiple of heads_kv");
+  test::expect_throw_naming<UsageError>([] { parse_pybench_shapes(""); }, "--shapes");
+}
+
+TEST(PybenchShapes, JsonNamesEachShapeAsItsCasesDo) {
+  const std::string json = pybench_shapes_json(parse_pybench_shapes("3x7,b2_hq4_hkv1_d128_q1_kv33"));
+  EXPECT_EQ(json,
+            "{\"rmsnorm\": [{\"name\": \"t3_h7\", \"rows\": 3, \"hidden\": 7}], \"attention\": [{\"name\": "
+            "\"b2_hq4_hkv1_d128_q1_kv33\", \"workload\": \"decode\", \"batch\": 2, \"heads_q\": 4, \"heads_kv\": 1, "
+            "\"head_dim\": 128, \"q_len\": 1, \"kv_len\": 33, \"causal\": false}]}");
+  EXPECT_EQ(pybench_shapes_json(PyShapes{}), "{\"rmsnorm\": [], \"attention\": []}");
+}
+
+}  // namespace
+}  // namespace sb::bench
