@@ -54,7 +54,8 @@ SHAPE_TOKENS = {"t": "rows", "h": "hidden", "b": "batch", "hq": "heads_q", "hkv"
                 "d": "head_dim", "f": "ffn", "q": "q_len", "kv": "kv_len"}
 SHAPE_FIELDS = ("rows", "hidden", "batch", "heads_q", "heads_kv", "head_dim", "ffn", "q_len", "kv_len",
                 "causal")
-TORCH_PREFIX = "torch_"
+TORCH_PREFIX = "torch_"  # PyTorch: its ops, composites, torch.compile and FlexAttention (bench_torch's rows)
+TRITON_PREFIX = "triton"  # a hand-written Triton kernel (bench_torch's `triton` rows): neither ours nor PyTorch
 REF_PREFIX = "ref_"  # references that are not the op (ref_copy: a copy of the same bytes), not variants
 SKIP_PREFIX = "skipped:"
 PARTIAL_SUFFIX = ".partial.jsonl"
@@ -103,6 +104,10 @@ class Case:
     @property
     def is_torch(self) -> bool:
         return self.impl.startswith(TORCH_PREFIX)
+
+    @property
+    def is_triton(self) -> bool:
+        return self.impl == TRITON_PREFIX or self.impl.startswith(TRITON_PREFIX + "_")
 
     @property
     def is_reference(self) -> bool:

@@ -57,7 +57,13 @@ def usable(case) -> bool:
 
 
 def is_ours(case) -> bool:
-    return not case.is_torch and not case.is_reference
+    """A kernel of this suite (a variant, or the variants behind the PyTorch operator, solbench_op): not PyTorch,
+    not a Triton kernel, not a reference."""
+    return not case.is_torch and not case.is_triton and not case.is_reference
+
+
+def is_triton_impl(impl: str) -> bool:
+    return impl == sbresults.TRITON_PREFIX or impl.startswith(sbresults.TRITON_PREFIX + "_")
 
 
 def in_main_tables(case) -> bool:
@@ -80,7 +86,7 @@ def _teaching_order() -> dict:
 
 def impl_order(cases) -> list:
     """Our variants (in variants.def order, op by op, then in order of first appearance), then the PyTorch
-    baselines, then the references."""
+    baselines, then the Triton kernels, then the references."""
     impls = list(dict.fromkeys(c.impl for c in cases))
     taught = _teaching_order()
     rank = {}
@@ -89,9 +95,10 @@ def impl_order(cases) -> list:
             rank[c.impl] = min(rank.get(c.impl, taught[(c.op, c.impl)]), taught[(c.op, c.impl)])
     untaught = (len(taught), 0)
     kind = (sbresults.TORCH_PREFIX, sbresults.REF_PREFIX)
-    ours = sorted((i for i in impls if not i.startswith(kind)), key=lambda i: rank.get(i, untaught))
+    ours = sorted((i for i in impls if not i.startswith(kind) and not is_triton_impl(i)),
+                  key=lambda i: rank.get(i, untaught))
     return ours + [i for i in impls if i.startswith(sbresults.TORCH_PREFIX)] + \
-        [i for i in impls if i.startswith(sbresults.REF_PREFIX)]
+        [i for i in impls if is_triton_impl(i)] + [i for i in impls if i.startswith(sbresults.REF_PREFIX)]
 
 
 def shape_key(case) -> tuple:

@@ -9,7 +9,7 @@ from pathlib import Path
 import sbresults
 
 from .common import (CEILING_NAME, CEILING_OF, TIME_ONLY_REFERENCES, headline_metric, impl_order, in_main_tables,
-                     slug, title, usable)
+                     is_triton_impl, slug, title, usable)
 
 METRIC_LABEL = {"GB/s": "bandwidth (GB/s)", "TFLOP/s": "throughput (TFLOP/s)"}
 METRIC_SLUG = {"GB/s": "gbps", "TFLOP/s": "tflops"}
@@ -110,9 +110,9 @@ class Plotter:
         if impl.startswith(sbresults.REF_PREFIX):  # a reference: a thin black line, no markers
             return {"color": "black", "linestyle": REF_DASHES.get(impl, "-."), "linewidth": 1, "marker": None,
                     "label": impl}
-        torch = impl.startswith(sbresults.TORCH_PREFIX)
-        return {"color": self.color.get(impl), "linestyle": "--" if torch else "-",
-                "marker": "s" if torch else "o", "markersize": 4, "label": impl}
+        torch, triton = impl.startswith(sbresults.TORCH_PREFIX), is_triton_impl(impl)
+        return {"color": self.color.get(impl), "linestyle": "--" if torch else ":" if triton else "-",
+                "marker": "s" if torch else "^" if triton else "o", "markersize": 4, "label": impl}
 
     def _save(self, fig, name: str) -> str:
         fig.tight_layout()
