@@ -9,6 +9,7 @@ scripts/report.py is the command; the modules, each one part of the report:
     splits       the split-count sweep of a split-KV variant
     floors       launch floors: a variant's launches with none of its work
     e2e          the decoder layer, and what its norms and attention cost inside it
+    worth        when a CUDA kernel is worth writing: ours against torch.compile, Triton, FlexAttention, eager
     environment  the run context table and the warnings
     plots        matplotlib plots (metric vs a shape field, split sweep, roofline)
     render       REPORT.md and the per-op pages

@@ -14,6 +14,7 @@ from .floors import launch_floor_section, launch_floors, ops_of
 from .plots import group_plots, rooflines
 from .splits import split_sweep_section, split_sweeps
 from .tables import impl_table, summary_table, table
+from .worth import worth_section
 
 CROSSCHECK_PAGE = "report/crosscheck.md"
 CELL_LEGEND = (
@@ -107,6 +108,7 @@ def main_report(run: sbresults.Run, command: str, plotter, pages: dict, plots: d
            "the median (lowest – highest) over the shapes.", ""]
     for key, cases in group_cases(run.cases).items():
         md += impl_table(key, cases)
+    md += worth_section(run.cases)
     md += _pages_index(pages, crosscheck, run)
     md += ["## Environment", "", *environment(run), "", "Reproduce the run:", "", "```sh", *commands(run), "```", ""]
     return "\n".join(md)
