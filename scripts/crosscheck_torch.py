@@ -10,7 +10,10 @@ Cases (cold, every shape and dtype in the run): torch_rms_norm (= torch.rms_norm
 and for attention the same ATen op each torch_sdpa_<backend> case calls in ref/torch/torch_attention.cpp
 (flash, efficient with K/V expanded to heads_q, cudnn, math with enable_gqa) on BHSD views of BSHD
 tensors, plus torch_manual_composite; attention shapes that need an explicit bottom-right mask
-(causal with 1 < q_len != kv_len) are left out.
+(causal with 1 < q_len != kv_len) are left out. And every row of bench/bench_torch.py (torch.compile,
+Triton, FlexAttention, the solbench operators; rmsnorm, fused_add_rmsnorm, rmsnorm_backward, attention),
+built by bench/pybench as bench_torch builds it and compiled by one call before do_bench; a row
+bench_torch would skip here (an operator not built, PyTorch refusing) is skipped with its reason.
 do_bench is timed two ways and the compared figure is plain where the call's host time is shorter than
 its GPU time, else the lower of the two medians (the row's `compared` says which; compared_figure()):
 - plain, as it comes (the issue's check: its own events, its own 256 MB flush);
@@ -122,6 +125,57 @@ OPS = {"torch_rms_norm": rms_norm_call, **{name: attention_call for name in (
     "torch_sdpa_flash", "torch_sdpa_efficient", "torch_sdpa_cudnn", "torch_sdpa_math", "torch_manual_composite")}}
 # The ops whose PyTorch baselines this script can call alone (bench_e2e's layers are not one op).
 CHECKED_OPS = ("rmsnorm", "attention")
+BENCH = pathlib.Path(__file__).resolve().parents[1] / "bench"
+
+
+def python_rows() -> dict:
+    """op -> bench_torch's implementations of it (bench/pybench: torch.compile, Triton, FlexAttention, the solbench
+    operators), read without importing torch or the harness's library; {} where the package is not there."""
+    sys.path.insert(0, str(BENCH))
+    try:
+        from pybench.impls import IMPLEMENTATIONS
+        return IMPLEMENTATIONS
+    except ImportError:
+        return {}
+    finally:
+        sys.path.remove(str(BENCH))
+
+
+def checkable(case, rows: dict) -> bool:
+    """A case this script can call: a PyTorch baseline of OPS, or a bench_torch row."""
+    return (case.op in CHECKED_OPS and case.impl in OPS) or case.impl in rows.get(case.op, ())
+
+
+def python_row_call(torch, case, dtype):
+    """A bench_torch row's timed call, built as bench_torch builds it (its inputs, its compiled function, compiled
+    by one first call here), on the current stream; None, with the reason on stderr, where the row cannot run
+    (an operator not built, PyTorch refusing: bench_torch skips it too)."""
+    sys.path.insert(0, str(BENCH))
+    try:
+        from pybench import cases as pycases
+        from pybench.rows import Unsupported
+    finally:
+        sys.path.remove(str(BENCH))
+    module, impls = pycases.OPS[case.op]
+    base = case.name.rsplit("/", 1)[0]
+    try:
+        inputs = module.inputs(case.op, case.shape, dtype, f"{case.op}/{case.dtype}/{case.shape_label}")
+        built = impls[case.impl](inputs, {}, base.replace("/", "_"))
+        if built.restore:
+            built.restore()
+        built.launch()
+    except Exception as e:  # noqa: BLE001 - as bench_torch: a refusal skips the row
+        if not (isinstance(e, Unsupported) or pycases.is_refusal(e)):
+            raise
+        print(f"crosscheck_torch: {case.name}: skipped, {pycases.describe(e)}", file=sys.stderr)
+        return None
+    return built.launch
+
+
+def call_for(torch, case, dtype, rows: dict):
+    if case.impl in rows.get(case.op, ()):
+        return python_row_call(torch, case, dtype)
+    return OPS[case.impl](torch, case, dtype)
 
 
 def profiled_calls(torch, fn, reps=20):
@@ -342,8 +396,9 @@ def main() -> int:
     except (OSError, ValueError, KeyError, TypeError) as e:
         print(f"crosscheck_torch: --anchors {a.anchors}: {e}", file=sys.stderr)
         return 2
+    rows_of = python_rows()
     cases = [c for c in run.cases
-             if c.op in CHECKED_OPS and c.impl in OPS and c.mode == "cold" and c.ok and keep.search(c.name) and at_anchor(c)]
+             if checkable(c, rows_of) and c.mode == "cold" and c.ok and keep.search(c.name) and at_anchor(c)]
     if not cases:
         print("crosscheck_torch: the run has no cold PyTorch baseline cases (built without libtorch?)", file=sys.stderr)
         return 2
@@ -364,10 +419,10 @@ def main() -> int:
         print(f"crosscheck_torch: triton {triton.__version__} has no driver.active.clear_cache to add the "
               "hold to: comparing with plain do_bench", file=sys.stderr)
     for case in cases:
-        fn = OPS[case.impl](torch, case, getattr(torch, DTYPES[case.dtype]))
-        if fn is None:
-            continue
         with torch.cuda.stream(stream):  # a non-default stream, as the harness uses
+            fn = call_for(torch, case, getattr(torch, DTYPES[case.dtype]), rows_of)
+            if fn is None:
+                continue
             # Past 1 ms a do_bench call is steady to ~1% (crosscheck_runs/): one call is enough.
             runs = 1 if case.median_us > 1000 else max(1, a.runs)
             bench = lambda: 1e3 * triton.testing.do_bench(fn, warmup=25, rep=200, return_mode="median")  # noqa: E731
