@@ -21,8 +21,10 @@ Logs go to DIR/logs/ (not committed). The command line is recorded in the result
 
 options:
   --out DIR          where the results go (default results/<gpu>/, <gpu> from nvidia-smi's name, e.g. h200)
-  --benches LIST     comma-separated, of rmsnorm, attention, e2e (default: every one that was built;
-                     e2e is built only with PyTorch)
+  --benches LIST     comma-separated, of rmsnorm, attention, e2e, torch (default: every one that was built;
+                     e2e is built only with PyTorch; torch, bench/bench_torch.py's torch.compile, Triton,
+                     FlexAttention and operator rows, when libsolbench_pybench.so was built and python3
+                     imports torch and triton)
   --dtypes LIST      comma-separated, of fp32, fp16, bf16 (default all; e2e runs fp16 and bf16 only)
   --shapes SPEC      passed as --shapes=SPEC to each bench binary: a named set (default, anchors, smoke,
                      decode, prefill: each binary lists its own with --help) and/or shapes of its form
@@ -92,7 +94,7 @@ check_list() {  # option, value, allowed words...
     seen+="$item "
   done
 }
-[ -z "$benches" ] || check_list --benches "$benches" rmsnorm attention e2e
+[ -z "$benches" ] || check_list --benches "$benches" rmsnorm attention e2e torch
 [ -z "$dtypes" ] || check_list --dtypes "$dtypes" fp32 fp16 bf16
 [ -z "$skip" ] || check_list --skip "$skip" tests crosscheck sanitizer
 [[ $reps =~ ^[1-9][0-9]*$ ]] || bad "--repetitions must be a positive integer, got '$reps'"
@@ -134,6 +136,12 @@ grep -E "solbench: libtorch" "$logs/test.log" >&2
 
 # The benches to run, each with its flags; a bad --shapes or --dtypes for one of them fails here, before
 # an hour of tests and benchmarks (the binaries check their flags when they list their cases).
+# bench_cmd B sets cmd to bench B's command: its binary, or for torch the Python driver of this build.
+bench_cmd() {
+  if [ "$1" = torch ]; then cmd=(python3 "$root/bench/bench_torch.py" "--build-dir=$build")
+  else cmd=("$build/bench/bench_$1"); fi
+}
+torch_ready() { [ -f "$build/bench/libsolbench_pybench.so" ] && python3 -c 'import torch, triton' 2>/dev/null; }
 names=()
 declare -A flags
 for b in ${benches//,/ }; do names+=("$b"); done
@@ -142,9 +150,16 @@ if ((${#names[@]} == 0)); then
   if [ -x "$build/bench/bench_e2e" ]; then names+=(e2e)
   else echo "bench_e2e: not built (it needs PyTorch: install it and run again); skipped" >&2
   fi
+  if torch_ready; then names+=(torch)
+  else echo "bench_torch: needs libsolbench_pybench.so (built with PyTorch) and python3 with torch and triton; skipped" >&2
+  fi
 fi
 for b in "${names[@]}"; do
-  [ -x "$build/bench/bench_$b" ] || bad "--benches: bench_$b was not built in $build (bench_e2e needs PyTorch)"
+  if [ "$b" = torch ]; then
+    torch_ready || bad "--benches: torch needs $build/bench/libsolbench_pybench.so (built with PyTorch) and python3 with torch and triton"
+  else
+    [ -x "$build/bench/bench_$b" ] || bad "--benches: bench_$b was not built in $build (bench_e2e needs PyTorch)"
+  fi
   d=${dtypes:-fp32,fp16,bf16}
   if [ "$b" = e2e ]; then  # the layer's tolerance comes from a 16-bit dtype
     d=$(tr , '\n' <<<"$d" | grep -E '^(fp16|bf16)$' | paste -sd,)
@@ -156,7 +171,8 @@ for b in "${names[@]}"; do
     [ -n "$d" ] || bad "--dtypes: bench_e2e runs fp16 and bf16 only, and '$dtypes' names neither"
   fi
   flags[$b]="--dtypes=$d${shapes:+ --shapes=$shapes}"
-  msg=$("$build/bench/bench_$b" ${flags[$b]} --benchmark_list_tests 2>&1 >/dev/null) ||
+  bench_cmd "$b"
+  msg=$("${cmd[@]}" ${flags[$b]} --benchmark_list_tests 2>&1 >/dev/null) ||
     bad "bench_$b refuses ${flags[$b]}: $msg"
 done
 
@@ -188,7 +204,8 @@ rm -f "$logs"/bench_*.json "$logs"/bench_*.json.partial.jsonl "$logs/crosscheck.
 for b in "${names[@]}"; do
   stage "bench_$b"
   json=$logs/bench_$b.json
-  "$build/bench/bench_$b" ${flags[$b]} ${filter:+"--benchmark_filter=$filter"} --benchmark_repetitions="$reps" \
+  bench_cmd "$b"
+  "${cmd[@]}" ${flags[$b]} ${filter:+"--benchmark_filter=$filter"} --benchmark_repetitions="$reps" \
     --benchmark_display_aggregates_only=true --benchmark_out="$json" --benchmark_out_format=json \
     >>"$logs/bench.log" 2>&1 || fail "bench_$b (logs/bench.log)"
   # A binary cut short leaves what it measured in $json.partial.jsonl (read as an incomplete run); one none of
