@@ -50,6 +50,6 @@ def fused_add_rms_norm(x: torch.Tensor, residual: torch.Tensor, w: torch.Tensor,
     """In place: residual += x, then x = rms_norm(residual) * w; contiguous [rows, hidden], w [hidden], one dtype."""
     rows, hidden = x.shape
     block = min(triton.next_power_of_2(hidden), MAX_BLOCK)
-    warps = 32 if block >= 32768 else 16 if block >= 8192 else 8 if block >= 2048 else 4  # rmsnorm_triton's rule
+    warps = 16 if block >= 8192 else 8 if block >= 2048 else 4  # rmsnorm_triton.py's rule
     _fused_add_rms_norm_row[(rows,)](x, residual, w, hidden, eps, BLOCK=block, ONE_PASS=hidden <= block,
                                      num_warps=warps)

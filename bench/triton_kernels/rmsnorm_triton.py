@@ -40,8 +40,9 @@ def _rms_norm_row(x_ptr, w_ptr, y_ptr, hidden, eps, BLOCK: tl.constexpr, ONE_PAS
 
 
 def num_warps(block: int) -> int:
-    """Warps a program: more for longer rows, so each thread holds a few 16-byte vectors (Liger-Kernel's rule)."""
-    return 32 if block >= 32768 else 16 if block >= 8192 else 8 if block >= 2048 else 4
+    """Warps a program: more for longer rows, so that each thread holds a few 16-byte vectors (Liger-Kernel's
+    rule, up to MAX_BLOCK)."""
+    return 16 if block >= 8192 else 8 if block >= 2048 else 4
 
 
 def rms_norm(x: torch.Tensor, w: torch.Tensor, eps: float) -> torch.Tensor:
