@@ -44,9 +44,15 @@ def implementations() -> dict:
     return {op: list(impls) for op, impls in IMPLEMENTATIONS.items()}
 
 
+class SetupError(Exception):
+    """A fault of the driver or of its environment (never a refusal: the case fails)."""
+
+
 def is_refusal(e: BaseException) -> bool:
     """Whether an exception raised while a row is built or first called is PyTorch or Triton declining the case
     (a skip) rather than an error (a failure)."""
+    if isinstance(e, SetupError):
+        return False
     if isinstance(e, (Unsupported, NotImplementedError, torch.cuda.OutOfMemoryError)):
         return True
     if type(e).__module__.startswith("triton"):
@@ -84,8 +90,8 @@ class Runner:
         name = case_name.decode()
         try:
             if rows.DEVICE == "cuda" and torch.cuda.current_stream().cuda_stream != (stream or 0):
-                raise RuntimeError("PyTorch's current stream is not the harness's: libsolbench_pybench.so and this "
-                                   "Python do not share one libtorch (build it with this Python's PyTorch)")
+                raise SetupError("PyTorch's current stream is not the harness's: libsolbench_pybench.so and this "
+                                 "Python do not share one libtorch (build it with this Python's PyTorch)")
             base = name.rsplit("/", 1)[0]
             built = self._built(name, base)
             check = self.checks[base]
@@ -112,7 +118,7 @@ class Runner:
     def launch(self, handle: int, msg: int, msg_len: int) -> int:
         try:
             if self.launch_of is None or self.launch_of[0] != handle:
-                raise RuntimeError(f"launch of handle {handle}, not that of the case last set up")
+                raise SetupError(f"launch of handle {handle}, not that of the case last set up")
             self.launch_of[1]()
             return capi.OK
         except BaseException as e:  # noqa: BLE001
@@ -136,7 +142,7 @@ class Runner:
         fields = sbresults.parse_name(name)
         op, impl, dtype = fields["op"], fields["impl"], fields["dtype"]
         if op not in OPS or impl not in OPS[op][1] or dtype not in DTYPES:
-            raise RuntimeError(f"{name}: no Python implementation {impl!r} of {op!r} at dtype {dtype!r}")
+            raise SetupError(f"{name}: no Python implementation {impl!r} of {op!r} at dtype {dtype!r}")
         inputs = self._inputs(op, fields, dtype)
         if base in self.built:
             return self.built[base]

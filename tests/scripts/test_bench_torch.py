@@ -386,6 +386,9 @@ class RowsOnTheCpu(unittest.TestCase):
             finally:
                 del impls[name]
             self.assertEqual((got[0], fragment in got[3]), (rc, True), got)
+        with contextlib.redirect_stderr(io.StringIO()):
+            got = self.setup(self.cases.Runner(self.Harness()), "rmsnorm/no_such_impl/fp32/t3_h16/cold")
+        self.assertEqual((got[0], "no Python implementation 'no_such_impl'" in got[3]), (self.capi.FAILED, True), got)
 
     def test_a_row_the_package_cannot_run_is_skipped_with_the_reason(self):
         from pybench import rows
