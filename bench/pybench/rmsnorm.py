@@ -69,32 +69,35 @@ FORWARD = {
 
 
 class FusedInputs:
-    """The kept inputs (x, residual) and the working buffers the op updates in place, as FusedAddRmsNormData:
-    one allocation holding x, then residual, then a guard band that no call may write."""
+    """The kept inputs (x, residual) and the working buffers the op updates in place, as FusedAddRmsNormData, each
+    buffer an allocation of its own followed by a guard band that no call may write. Two allocations, not one:
+    torch.compile treats inputs that share a storage as aliases of one base, which would change what it compiles."""
     GUARD_BYTES = 256
     GUARD_BYTE = 0xA5
 
     def __init__(self, rows: int, hidden: int, dtype: torch.dtype, seed: int):
         g = generator(seed)
-        self.inputs = torch.stack([normal((rows, hidden), dtype, g), normal((rows, hidden), dtype, g)])
+        self.inputs = (normal((rows, hidden), dtype, g), normal((rows, hidden), dtype, g))
         self.w = normal((hidden,), dtype, g, 1.0, 0.5)
-        size = self.inputs.numel() * self.inputs.element_size()
-        self.buffer = torch.full((size + self.GUARD_BYTES,), self.GUARD_BYTE, dtype=torch.uint8, device=rows_.DEVICE)
-        self.work = self.buffer[:size].view(dtype).view(2, rows, hidden)
-        self.x, self.residual = self.work[0], self.work[1]
+        size = nbytes((rows, hidden), dtype)
+        self.buffers = [torch.full((size + self.GUARD_BYTES,), self.GUARD_BYTE, dtype=torch.uint8, device=rows_.DEVICE)
+                        for _ in range(2)]
+        self.x, self.residual = (b[:size].view(dtype).view(rows, hidden) for b in self.buffers)
         self.restore()
 
     def restore(self) -> None:
-        """Copies the inputs into the working buffers (one copy, as FusedAddRmsNormData::restore)."""
-        self.work.copy_(self.inputs)
+        """Copies the inputs into the working buffers (FusedAddRmsNormData::restore)."""
+        self.x.copy_(self.inputs[0])
+        self.residual.copy_(self.inputs[1])
 
     def check(self) -> Check:
-        """After one run from restored inputs: FusedAddRmsNormData::verify, then the guard band untouched."""
-        c = check_fused_add_rmsnorm(self.inputs[0], self.inputs[1], self.w, self.x, self.residual, EPS)
-        guard = self.buffer[-self.GUARD_BYTES:]
-        if c.ok and bool((guard != self.GUARD_BYTE).any()):
-            first = int((guard != self.GUARD_BYTE).nonzero()[0])
-            return Check(False, math.inf, f"byte {first} past the end of residual was written")
+        """After one run from restored inputs: FusedAddRmsNormData::verify, then both guard bands untouched."""
+        c = check_fused_add_rmsnorm(*self.inputs, self.w, self.x, self.residual, EPS)
+        for name, buffer in zip(("x", "residual"), self.buffers):
+            guard = buffer[-self.GUARD_BYTES:]
+            if c.ok and bool((guard != self.GUARD_BYTE).any()):
+                first = int((guard != self.GUARD_BYTE).nonzero()[0])
+                return Check(False, math.inf, f"byte {first} past the end of {name} was written")
         return c
 
 

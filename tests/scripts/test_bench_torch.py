@@ -390,6 +390,20 @@ class RowsOnTheCpu(unittest.TestCase):
             got = self.setup(self.cases.Runner(self.Harness()), "rmsnorm/no_such_impl/fp32/t3_h16/cold")
         self.assertEqual((got[0], "no Python implementation 'no_such_impl'" in got[3]), (self.capi.FAILED, True), got)
 
+    def test_fused_rows_run_in_place_and_a_write_past_the_end_fails(self):
+        from pybench import rmsnorm
+        inputs = rmsnorm.FusedInputs(3, 8, torch.float32, seed=1)
+        tri = self.rows.triton_module("fused_add_rmsnorm_triton").fused_add_rms_norm
+        tri(inputs.x, inputs.residual, inputs.w, 1e-6)
+        self.assertTrue(inputs.check().ok)
+        inputs.restore()
+        self.assertFalse(inputs.check().ok)  # restored, not run: residual is not x + residual
+        tri(inputs.x, inputs.residual, inputs.w, 1e-6)
+        inputs.buffers[1][-1] = 0
+        c = inputs.check()
+        self.assertFalse(c.ok)
+        self.assertIn("byte 255 past the end of residual was written", c.message)
+
     def test_a_row_the_package_cannot_run_is_skipped_with_the_reason(self):
         from pybench import rows
         saved = rows._solbench
