@@ -147,11 +147,11 @@ declare -A flags
 for b in ${benches//,/ }; do names+=("$b"); done
 if ((${#names[@]} == 0)); then
   names=(rmsnorm attention)
-  if [ -x "$build/bench/bench_e2e" ]; then names+=(e2e)
-  else echo "bench_e2e: not built (it needs PyTorch: install it and run again); skipped" >&2
-  fi
   if torch_ready; then names+=(torch)
   else echo "bench_torch: needs libsolbench_pybench.so (built with PyTorch) and python3 with torch and triton; skipped" >&2
+  fi
+  if [ -x "$build/bench/bench_e2e" ]; then names+=(e2e)
+  else echo "bench_e2e: not built (it needs PyTorch: install it and run again); skipped" >&2
   fi
 fi
 for b in "${names[@]}"; do

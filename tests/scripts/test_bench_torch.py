@@ -566,6 +566,18 @@ class RunSuite(unittest.TestCase):
         self.assertIn("rmsnorm/vectorized/bf16/t1_h4096/cold/manual_time", names)
 
 
+    def test_leaving_out_bench_e2e_for_its_dtypes_keeps_torch(self):
+        (self.build / "bench" / "libsolbench_pybench.so").write_bytes(b"")
+        e2e = self.build / "bench" / "bench_e2e"
+        e2e.write_text((self.build / "bench" / "bench_rmsnorm").read_text())
+        e2e.chmod(0o755)
+        r = self.suite("--dtypes", "fp32", "--repetitions", "2")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("bench_e2e: runs fp16 and bf16 only", r.stderr)
+        self.assertEqual(sorted(p.name for p in (self.root / "results" / "h200" / "logs").glob("bench_*.json")),
+                         ["bench_attention.json", "bench_rmsnorm.json", "bench_torch.json"])
+
+
 class Crosscheck(unittest.TestCase):
     """crosscheck_torch.py covers bench_torch's rows (it reads their names without importing torch)."""
 
