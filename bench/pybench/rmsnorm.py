@@ -17,7 +17,9 @@ from .rows import (Built, Unsupported, bind, generator, kept, nbytes, normal, po
 from .verify import Check, check_fused_add_rmsnorm, check_rmsnorm, check_rmsnorm_backward
 
 EPS = compiled.EPS
-AUTOTUNE = "max-autotune-no-cudagraphs"  # max-autotune without CUDA graphs: the harness times one launch
+# max-autotune without inductor's own CUDA graphs, which would put every call behind a graph launch and the hot
+# mode's capture around another graph: the harness times the kernels, as for every other row.
+AUTOTUNE = "max-autotune-no-cudagraphs"
 
 
 class ForwardInputs:
@@ -28,7 +30,8 @@ class ForwardInputs:
 
 
 def _forward(call) -> callable:
-    """A forward row: `call(inputs)` returns y; checked on the allocator's NaN-filled memory."""
+    """A forward row: `call(inputs, keep, tag)` returns its launch, whose result is y; checked on the allocator's
+    NaN-filled memory."""
     def build(inp: ForwardInputs, keep: dict, tag: str, compiled_row: bool = False) -> Built:
         launch = call(inp, keep, tag)
         out_bytes = nbytes(inp.x.shape, inp.x.dtype)
@@ -162,7 +165,8 @@ class BackwardInputs:
 
 
 def _backward(call) -> callable:
-    """A backward row: `call(inputs)` returns (dx, dw); checked on the allocator's NaN-filled memory."""
+    """A backward row: `call(inputs, keep, tag)` returns its launch, whose result is (dx, dw); checked on the
+    allocator's NaN-filled memory."""
     def build(inp: BackwardInputs, keep: dict, tag: str, compiled_row: bool = False) -> Built:
         launch = call(inp, keep, tag)
         dx_bytes, dw_bytes = nbytes(inp.x.shape, inp.x.dtype), nbytes(inp.w.shape, inp.w.dtype)

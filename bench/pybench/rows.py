@@ -60,11 +60,11 @@ def generator(seed: int) -> torch.Generator:
     return g
 
 
-def poison(*nbytes: int) -> None:
-    """Fills blocks of these sizes from the caching allocator with 0xff bytes (NaN in fp32, fp16 and bf16) and
-    frees them, so that the outputs of the next call, allocated at these sizes on this stream, start as NaN: an
-    element the call leaves unwritten fails the check, as the C++ cases' poisoned outputs do."""
-    blocks = [torch.full((n,), 0xFF, dtype=torch.uint8, device=DEVICE) for n in nbytes if n > 0]
+def poison(*sizes: int) -> None:
+    """Fills blocks of these sizes (bytes) from the caching allocator with 0xff bytes (NaN in fp32, fp16 and bf16)
+    and frees them, so that the outputs of the next call, allocated at these sizes on this stream, start as NaN:
+    an element the call leaves unwritten fails the check, as the C++ cases' poisoned outputs do."""
+    blocks = [torch.full((n,), 0xFF, dtype=torch.uint8, device=DEVICE) for n in sizes if n > 0]
     del blocks
 
 
