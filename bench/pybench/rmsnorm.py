@@ -191,6 +191,8 @@ def _compiled_backward(inp, keep, tag):
 
 
 def _op_backward(inp, keep, tag):
+    """torch.ops.solbench.rms_norm_backward, given the saved rstd where its schema takes one (else it recomputes
+    it). The row's bytes are the problem's with the saved rstd, as for every row of the op."""
     op = solbench_op("rms_norm_backward")
     kwargs, written = bind(op, {"dy": inp.dy, "x": inp.x, "weight": inp.w, "rstd": inp.rstd, "eps": EPS,
                                 "variant": "auto"})

@@ -409,6 +409,23 @@ class RowsOnTheCpu(unittest.TestCase):
         self.assertFalse(c.ok)
         self.assertIn("byte 255 past the end of residual was written", c.message)
 
+    def test_operators_are_bound_by_their_schemas_argument_names(self):
+        """The solbench operators' schemas (python/csrc): in place where they write, (dx, dw) where they return."""
+        lib = torch.library.Library("solbench_bind_test", "DEF")
+        lib.define('fused_add_rms_norm(Tensor(a!) x, Tensor(b!) residual, Tensor weight, float eps, '
+                   'str variant="auto") -> ()')
+        lib.define('rms_norm_backward(Tensor dy, Tensor x, Tensor weight, float eps, str variant="auto") -> '
+                   '(Tensor dx, Tensor dw)')
+        lib.define("needs_scale(Tensor x, float scale) -> Tensor")
+        ops = torch.ops.solbench_bind_test
+        values = {"x": 1, "residual": 2, "weight": 3, "eps": 4, "dy": 5, "rstd": 6, "variant": "auto"}
+        self.assertEqual(self.rows.bind(ops.fused_add_rms_norm, values),
+                         ({"x": 1, "residual": 2, "weight": 3, "eps": 4, "variant": "auto"}, {"x", "residual"}))
+        self.assertEqual(self.rows.bind(ops.rms_norm_backward, values),
+                         ({"dy": 5, "x": 1, "weight": 3, "eps": 4, "variant": "auto"}, set()))
+        with self.assertRaisesRegex(self.rows.Unsupported, "no value for its argument 'scale'"):
+            self.rows.bind(ops.needs_scale, values)
+
     def test_a_row_the_package_cannot_run_is_skipped_with_the_reason(self):
         from pybench import rows
         saved = rows._solbench
