@@ -168,8 +168,8 @@ class Rules(unittest.TestCase):
         cls.v = verify
         cls.g = torch.Generator().manual_seed(7)
 
-    def randn(self, *shape, dtype=torch.float32, mean=0.0, std=1.0):
-        return (torch.randn(*shape, generator=self.g) * std + mean).to(dtype)
+    def randn(self, *shape, dtype=None, mean=0.0, std=1.0):
+        return (torch.randn(*shape, generator=self.g) * std + mean).to(dtype or torch.float32)
 
     def test_tolerance_is_the_cpp_formula(self):
         # bf16, hidden 4096, |ref| 1: 4 * 2^-8 + 2^-24 * (16 + 4 * 64), plus 2 * 2^-133.
