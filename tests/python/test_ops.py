@@ -6,9 +6,12 @@ usage: test_ops.py [--ops-lib=PATH/TO/libsolbench_ops.so] [unittest arguments]
   ImportError says how to build it); the GPU tests skip without a GPU (SOLBENCH_REQUIRE_GPU=1 fails them).
 - Exits 77 when every test skipped (ctest: Skipped), printing why.
 - CPU tests: schemas, variant lists, fake kernels under FakeTensorMode and on meta tensors, CPU tensors
-  refused by name, nn.RMSNorm's constructor against torch.nn.RMSNorm's, a Llama-style block traced whole.
-- GPU tests: opcheck; rms_norm against F.rms_norm in fp64 with the suite's per-element tolerance; attention
-  against the fp64 reference with FlashAttention's rule; every variant by name; bad inputs; torch.compile.
+  refused by name, fused_add_rms_norm's refusal of autograd and its version counters on meta tensors,
+  nn.RMSNorm's constructor against torch.nn.RMSNorm's, a Llama-style block traced whole.
+- GPU tests: opcheck; rms_norm against F.rms_norm in fp64 with the suite's per-element tolerance, its backward
+  against autograd of F.rms_norm in fp64 with the suite's backward tolerances, fused_add_rms_norm against the
+  fp64 composite; attention against the fp64 reference with FlashAttention's rule; every variant by name; bad
+  inputs; torch.compile.
 """
 import inspect
 import math
@@ -112,6 +115,39 @@ def assert_rms_norm_close(test, y, x, w, eps):
     test.assertLessEqual(err.max().item(), 1.0, f"worst error {err.max().item():.3g} x tolerance")
 
 
+def assert_rms_norm_backward_close(test, dx, dw, dy, x, w, eps):
+    """dx and dw against autograd of F.rms_norm in fp64 on the dtype's inputs, per element, with the suite's
+    backward tolerances (bench/rmsnorm_backward_case.h), which depend on the dtype and the problem only:
+      dx: 4 u |ref| + 3 u32 (16 + 4 sqrt(hidden)) scale + 2 min_subnormal, scale = rstd (|g| + |x̂| (|m| +
+          mean|x̂ g|)) the magnitude of dx's terms (g = w dy, x̂ = x rstd, m = mean(x̂ g)): dx may cancel far below it;
+      dw: 4 u |ref| + u32 (8 sqrt(rows) + 18 + 4 sqrt(hidden)) sum|dy x̂|, the fp32 sum's probabilistic bound.
+    A failure also reports PyTorch's own backward in the same dtype against the same tolerance, for scale."""
+    hidden = x.shape[-1]
+    rows = x.numel() // hidden
+    x64, w64 = x.double().requires_grad_(), w.double().requires_grad_()
+    ref_dx, ref_dw = torch.autograd.grad(F.rms_norm(x64, [hidden], w64, eps), (x64, w64), dy.double())
+    xr, dyr = x.double().reshape(rows, hidden), dy.double().reshape(rows, hidden)
+    rstd = torch.rsqrt(xr.square().mean(-1, keepdim=True) + eps)
+    xhat, g = xr * rstd, w.double() * dyr
+    dx_scale = rstd * (g.abs() + xhat.abs() * ((xhat * g).mean(-1, keepdim=True).abs() +
+                                               (xhat * g).abs().mean(-1, keepdim=True)))
+    u, u32, tiny = unit_roundoff(x.dtype), unit_roundoff(torch.float32), 2 * min_subnormal(x.dtype)
+    dx_tol = 4 * u * ref_dx.abs() + 3 * u32 * (16 + 4 * math.sqrt(hidden)) * dx_scale.reshape(x.shape) + tiny
+    dw_tol = (4 * u * ref_dw.abs() + u32 * (8 * math.sqrt(rows) + 18 + 4 * math.sqrt(hidden)) *
+              (dyr * xhat).abs().sum(0) + tiny)
+
+    def worst(got, ref, tol):
+        return ((got.double() - ref).abs() / tol).nan_to_num(nan=math.inf).max().item()
+
+    xs, ws = x.detach().requires_grad_(), w.detach().requires_grad_()
+    same_dx, same_dw = torch.autograd.grad(F.rms_norm(xs, [hidden], ws, eps), (xs, ws), dy)
+    for name, got, ref, tol, same in (("dx", dx, ref_dx, dx_tol, same_dx), ("dw", dw, ref_dw, dw_tol, same_dw)):
+        test.assertEqual((got.shape, got.dtype), (ref.shape, x.dtype), name)
+        err = worst(got, ref, tol)
+        test.assertLessEqual(err, 1.0, f"{name}: worst error {err:.3g} x tolerance (PyTorch's backward in "
+                                       f"{x.dtype}: {worst(same, ref, tol):.3g} x)")
+
+
 def repeat_kv(t, groups):
     return t.repeat_interleave(groups, dim=1)
 
@@ -172,13 +208,23 @@ class Registration(OpsTest):
     def test_schemas(self):
         self.assertEqual(str(torch.ops.solbench.rms_norm.default._schema),
                          'solbench::rms_norm(Tensor x, Tensor weight, float eps, str variant="auto") -> Tensor')
+        self.assertEqual(str(torch.ops.solbench.rms_norm_backward.default._schema),
+                         'solbench::rms_norm_backward(Tensor dy, Tensor x, Tensor weight, float eps, '
+                         'str variant="auto") -> (Tensor dx, Tensor dw)')
+        self.assertEqual(str(torch.ops.solbench.fused_add_rms_norm.default._schema),
+                         'solbench::fused_add_rms_norm(Tensor(a!) x, Tensor(b!) residual, Tensor weight, float eps, '
+                         'str variant="auto") -> ()')
         self.assertEqual(str(torch.ops.solbench.attention.default._schema),
                          'solbench::attention(Tensor q, Tensor k, Tensor v, bool causal, float? scale=None, '
                          'str variant="auto") -> Tensor')
+        for name in ("rmsnorm", "rmsnorm_backward", "fused_add_rmsnorm", "attention"):
+            self.assertEqual(str(getattr(torch.ops.solbench, f"{name}_variants").default._schema),
+                             f"solbench::{name}_variants() -> str[]")
 
     def test_variants_are_the_registrys_in_variants_def_order(self):
-        self.assertEqual(solbench.variants("rmsnorm"), variants_def("rmsnorm"))
-        self.assertEqual(solbench.variants("attention"), variants_def("attention"))
+        for op in ("rmsnorm", "rmsnorm_backward", "fused_add_rmsnorm", "attention"):
+            with self.subTest(op=op):
+                self.assertEqual(solbench.variants(op), variants_def(op))
         with self.assertRaisesRegex(ValueError, "unknown op 'softmax'"):
             solbench.variants("softmax")
 
@@ -186,6 +232,11 @@ class Registration(OpsTest):
         x, w = torch.randn(4, 64), torch.ones(64)
         with self.assertRaisesRegex(RuntimeError, r"solbench::rms_norm: x is on cpu; the kernels need CUDA"):
             solbench.rms_norm(x, w)
+        with self.assertRaisesRegex(RuntimeError, r"solbench::rms_norm_backward: x is on cpu; the kernels need CUDA"):
+            solbench.rms_norm_backward(torch.randn(4, 64), x, w)
+        r = torch.randn(4, 64)
+        with self.assertRaisesRegex(RuntimeError, r"solbench::fused_add_rms_norm: x is on cpu; the kernels need CUDA"):
+            solbench.fused_add_rms_norm(x, r, w)
         q, k, v = qkv(1, 2, 2, 8, 8, 64, torch.float16, device="cpu")
         with self.assertRaisesRegex(RuntimeError, r"solbench::attention: q is on cpu; the kernels need CUDA"):
             solbench.attention(q, k, v)
@@ -211,6 +262,25 @@ class FakeKernels(OpsTest):
             self.assertEqual((y.shape, y.stride(), y.dtype, y.device.type), (x.shape, x.stride(), x.dtype, device))
         self.check(make)
 
+    def test_rms_norm_backward(self):
+        def make(device):
+            x = torch.empty(3, 5, 1000, dtype=torch.float16, device=device)
+            dy = torch.empty_like(x)
+            dx, dw = solbench.rms_norm_backward(dy, x, torch.empty(1000, dtype=x.dtype, device=device))
+            self.assertEqual((dx.shape, dx.stride(), dx.dtype, dx.device.type), (x.shape, x.stride(), x.dtype, device))
+            self.assertEqual((dw.shape, dw.stride(), dw.dtype, dw.device.type), ((1000,), (1,), x.dtype, device))
+        self.check(make)
+
+    def test_fused_add_rms_norm(self):
+        def make(device):
+            x = torch.empty(3, 5, 1000, dtype=torch.bfloat16, device=device)
+            r = torch.empty_like(x)
+            self.assertIsNone(solbench.fused_add_rms_norm(x, r, torch.empty(1000, dtype=x.dtype, device=device)))
+            for t in (x, r):
+                self.assertEqual((t.shape, t.stride(), t.dtype, t.device.type), ((3, 5, 1000), (5000, 1000, 1),
+                                                                                 torch.bfloat16, device))
+        self.check(make)
+
     def test_attention(self):
         def make(device):
             q, k, v = qkv(2, 8, 2, 33, 200, 64, torch.float16, device=device)
@@ -218,6 +288,35 @@ class FakeKernels(OpsTest):
             bshd = torch.empty(2, 33, 8, 64, device="meta").transpose(1, 2)
             self.assertEqual((o.shape, o.stride(), o.dtype, o.device.type), (q.shape, bshd.stride(), q.dtype, device))
         self.check(make)
+
+
+class Autograd(OpsTest):
+    """Which ops take part in autograd and how, on meta tensors (the fake kernels run; no GPU)."""
+
+    def test_fused_add_rms_norm_refuses_inputs_that_require_grad(self):
+        for name in ("x", "residual", "weight"):
+            with self.subTest(requires_grad=name):
+                t = {"x": torch.empty(4, 64, device="meta"), "residual": torch.empty(4, 64, device="meta"),
+                     "weight": torch.empty(64, device="meta")}
+                t[name].requires_grad_()
+                with self.assertRaisesRegex(RuntimeError, f"solbench::fused_add_rms_norm: {name} requires grad, but "
+                                            "the op writes x and residual in place and has no backward"):
+                    solbench.fused_add_rms_norm(t["x"], t["residual"], t["weight"])
+                with torch.no_grad():
+                    solbench.fused_add_rms_norm(t["x"], t["residual"], t["weight"])  # no autograd: runs
+
+    def test_fused_add_rms_norm_bumps_the_version_of_what_it_writes(self):
+        x, r, w = torch.empty(4, 64, device="meta"), torch.empty(4, 64, device="meta"), torch.empty(64, device="meta")
+        solbench.fused_add_rms_norm(x, r, w)
+        self.assertEqual((x._version, r._version, w._version), (1, 1, 0))
+        # So a backward that needs x's value from before the op is refused rather than given the new one.
+        a = torch.empty(4, 64, device="meta", requires_grad=True)
+        x = a * 2
+        y = x * x  # saves x
+        with torch.no_grad():
+            solbench.fused_add_rms_norm(x, r, w)
+        with self.assertRaisesRegex(RuntimeError, "modified by an inplace operation"):
+            y.sum().backward()
 
 
 class RMSNormModule(OpsTest):
@@ -347,6 +446,176 @@ class RmsNormGpu(GpuOpsTest):
             with self.subTest(message=message):
                 with self.assertRaisesRegex(RuntimeError, "solbench::rms_norm: .*" + message):
                     torch.ops.solbench.rms_norm(*args)
+
+
+def bits(t):
+    """t's bits as integers, so that torch.equal compares them exactly (NaN included)."""
+    return t.view({8: torch.int64, 4: torch.int32, 2: torch.int16}[t.element_size()])
+
+
+class RmsNormBackwardGpu(GpuOpsTest):
+    # Odd hidden sizes, one row, many rows (past the 1024 partial rows of dw), rows too wide for persistent.
+    SHAPES = [(1, 1), (1, 7), (1, 4096), (5, 33), (7, 1000), (3, 5, 4097), (256, 8192), (4099, 256), (65536, 64),
+              (2, 24576)]
+
+    @staticmethod
+    def inputs(shape, dtype):
+        """dy, x ~ N(0, 1) and weight ~ N(1, 0.5^2), as bench/rmsnorm_backward_case.h draws them."""
+        dy = torch.randn(shape, device="cuda", dtype=dtype)
+        x = torch.randn(shape, device="cuda", dtype=dtype)
+        return dy, x, (1 + 0.5 * torch.randn(shape[-1], device="cuda")).to(dtype)
+
+    def test_against_autograd_in_fp64(self):
+        for dtype in DTYPES:
+            for shape in self.SHAPES:
+                with self.subTest(dtype=dtype, shape=shape):
+                    dy, x, w = self.inputs(shape, getattr(torch, dtype))
+                    dx, dw = solbench.rms_norm_backward(dy, x, w, 1e-6)
+                    assert_rms_norm_backward_close(self, dx, dw, dy, x, w, 1e-6)
+
+    def test_every_variant_by_name(self):
+        for name in solbench.variants("rmsnorm_backward"):
+            for shape in [(9, 1000), (2000, 512)]:
+                with self.subTest(variant=name, shape=shape):
+                    dy, x, w = self.inputs(shape, torch.bfloat16)
+                    dx, dw = solbench.rms_norm_backward(dy, x, w, 1e-5, variant=name)
+                    assert_rms_norm_backward_close(self, dx, dw, dy, x, w, 1e-5)
+
+    def test_the_same_bits_on_every_call(self):
+        """dw's fixed-order reduction (no atomics) and dx: two calls give the same bits, with each variant on
+        every shape it supports (persistent refuses hidden 4097) and with "auto"."""
+        names, ran = ["auto", *solbench.variants("rmsnorm_backward")], set()
+        for dtype in DTYPES:
+            for shape in [(1, 4096), (3, 5, 4097), (4099, 256), (65536, 64)]:
+                for name in names:
+                    with self.subTest(dtype=dtype, shape=shape, variant=name):
+                        dy, x, w = self.inputs(shape, getattr(torch, dtype))
+                        try:
+                            dx1, dw1 = solbench.rms_norm_backward(dy, x, w, 1e-6, name)
+                        except RuntimeError as e:
+                            self.assertIn(f"rmsnorm_backward/{name} does not support this problem", str(e))
+                            continue
+                        dx2, dw2 = solbench.rms_norm_backward(dy, x, w, 1e-6, name)
+                        self.assertTrue(torch.equal(bits(dw1), bits(dw2)), "dw differs between two calls")
+                        self.assertTrue(torch.equal(bits(dx1), bits(dx2)), "dx differs between two calls")
+                        ran.add(name)
+        self.assertEqual(ran, set(names), "a variant ran on none of the shapes")
+
+    def test_no_rows(self):
+        dx, dw = solbench.rms_norm_backward(*self.inputs((0, 64), torch.float16))
+        self.assertEqual(dx.shape, (0, 64))
+        self.assertTrue(torch.equal(dw, torch.zeros(64, device="cuda", dtype=torch.float16)))  # a sum over no rows
+
+    def test_opcheck(self):
+        for dtype in DTYPES:
+            for shape in [(1, 64), (3, 5, 1000), (2000, 256)]:
+                with self.subTest(dtype=dtype, shape=shape):
+                    torch.library.opcheck(torch.ops.solbench.rms_norm_backward.default,
+                                          (*self.inputs(shape, getattr(torch, dtype)), 1e-6, "auto"))
+
+    def test_bad_inputs_raise_naming_what_is_wrong(self):
+        dy, x, w = self.inputs((4, 64), torch.float16)
+        strided = torch.randn(64, 4, device="cuda", dtype=x.dtype).t()
+        misaligned = torch.randn(65, device="cuda", dtype=x.dtype)[1:].view(4, 16)
+        cases = [
+            ((dy.double(), x.double(), w.double()), {}, "x has dtype Double"),
+            ((dy.float(), x, w), {}, "dy has dtype Float but x has Half"),
+            ((dy, x, w.float()), {}, "weight has dtype Float but x has Half"),
+            ((dy.cpu(), x, w), {}, "dy is on cpu"),
+            ((dy[:2], x, w), {}, r"dy has shape \[2, 64\] but x has \[4, 64\]"),
+            ((dy, x, w[:32]), {}, r"weight has shape \[32\]"),
+            ((strided, x, w), {}, "dy must be contiguous"),
+            ((dy, strided, w), {}, "x must be contiguous"),
+            ((dy, x, w), {"eps": -1.0}, "eps must be finite and >= 0"),
+            ((dy, x, w), {"variant": "fastest"}, r"unknown variant 'fastest' \(known: two_kernel, persistent\)"),
+            ((misaligned, misaligned, w[:16]), {"variant": "persistent"},
+             "persistent does not support this problem: x is not 16-byte aligned"),
+        ]
+        for args, kwargs, message in cases:
+            with self.subTest(message=message):
+                with self.assertRaisesRegex(RuntimeError, "solbench::rms_norm_backward: .*" + message):
+                    solbench.rms_norm_backward(*args, **kwargs)
+
+
+class FusedAddRmsNormGpu(GpuOpsTest):
+    SHAPES = [(1, 1), (1, 7), (1, 4096), (5, 33), (7, 1000), (3, 5, 4097), (256, 8192), (4099, 256), (2, 24576)]
+
+    @staticmethod
+    def inputs(shape, dtype):
+        """x, residual ~ N(0, 1), weight ~ N(1, 0.5^2), as bench/fused_add_rmsnorm_case.h draws them."""
+        return (torch.randn(shape, device="cuda", dtype=dtype), torch.randn(shape, device="cuda", dtype=dtype),
+                (1 + 0.5 * torch.randn(shape[-1], device="cuda")).to(dtype))
+
+    def check(self, x, residual, w, eps=1e-6, variant="auto"):
+        """Runs the op and checks it against vLLM's composite in fp64: the residual is x + residual rounded to the
+        dtype, bit for bit (one rounding of an exact sum), and x is F.rms_norm of that rounded residual, within
+        the suite's per-element tolerance."""
+        want_residual = (x.double() + residual.double()).to(x.dtype)
+        self.assertIsNone(solbench.fused_add_rms_norm(x, residual, w, eps, variant))
+        self.assertTrue(torch.equal(bits(residual), bits(want_residual)), "residual != x + residual in the dtype")
+        assert_rms_norm_close(self, x, want_residual, w, eps)
+
+    def test_against_the_fp64_composite(self):
+        for dtype in DTYPES:
+            for shape in self.SHAPES:
+                with self.subTest(dtype=dtype, shape=shape):
+                    self.check(*self.inputs(shape, getattr(torch, dtype)))
+
+    def test_adjacent_halves_of_one_buffer(self):
+        """Distinct memory is all the op asks for: x and residual may be neighbours in one allocation."""
+        x, _, w = self.inputs((8, 1000), torch.bfloat16)
+        self.check(x[:4], x[4:], w)
+
+    def test_every_variant_by_name(self):
+        for name in solbench.variants("fused_add_rmsnorm"):
+            for shape in [(9, 1000), (3, 4096)]:
+                with self.subTest(variant=name, shape=shape):
+                    self.check(*self.inputs(shape, torch.bfloat16), eps=1e-5, variant=name)
+
+    def test_no_grad_runs_what_grad_mode_refuses(self):
+        x, residual, w = self.inputs((4, 256), torch.float32)
+        w.requires_grad_()
+        with self.assertRaisesRegex(RuntimeError, "solbench::fused_add_rms_norm: weight requires grad"):
+            solbench.fused_add_rms_norm(x, residual, w)
+        with torch.no_grad():
+            self.check(x, residual, w)
+
+    def test_opcheck(self):
+        for dtype in DTYPES:
+            for shape in [(1, 64), (3, 5, 1000), (64, 4096)]:
+                with self.subTest(dtype=dtype, shape=shape):
+                    torch.library.opcheck(torch.ops.solbench.fused_add_rms_norm.default,
+                                          (*self.inputs(shape, getattr(torch, dtype)), 1e-6, "auto"))
+
+    def test_bad_inputs_raise_naming_what_is_wrong_and_write_nothing(self):
+        x, r, w = self.inputs((4, 64), torch.float16)
+        buffer = torch.randn(5, 64, device="cuda", dtype=x.dtype)
+        strided = torch.randn(64, 4, device="cuda", dtype=x.dtype).t()
+        misaligned = torch.randn(129, device="cuda", dtype=x.dtype)[1:].view(2, 4, 16)
+        cases = [
+            ((x.double(), r.double(), w.double()), {}, "x has dtype Double"),
+            ((x, r.float(), w), {}, "residual has dtype Float but x has Half"),
+            ((x, r, w.float()), {}, "weight has dtype Float but x has Half"),
+            ((x, r.cpu(), w), {}, "residual is on cpu"),
+            ((x, r[:2], w), {}, r"residual has shape \[2, 64\] but x has \[4, 64\]"),
+            ((x, r, w[:32]), {}, r"weight has shape \[32\]"),
+            ((strided, r, w), {}, "x must be contiguous"),
+            ((x, strided, w), {}, "residual must be contiguous"),
+            ((x, x, w), {}, "x and residual share memory"),
+            ((buffer[:4], buffer[1:], w), {}, "x and residual share memory"),  # overlapping rows
+            ((x, r, x[1]), {}, "weight shares memory with x"),
+            ((x, r, w), {"eps": -1.0}, "eps must be finite and >= 0"),
+            ((x, r, w), {"variant": "fastest"}, r"unknown variant 'fastest' \(known: two_pass, vectorized\)"),
+            ((misaligned[0], misaligned[1], w[:16]), {"variant": "vectorized"},
+             "vectorized does not support this problem: x is not 16-byte aligned"),
+        ]
+        for args, kwargs, message in cases:
+            with self.subTest(message=message):
+                before = [a.clone() for a in args]
+                with self.assertRaisesRegex(RuntimeError, "solbench::fused_add_rms_norm: .*" + message):
+                    solbench.fused_add_rms_norm(*args, **kwargs)
+                for a, b in zip(args, before):
+                    self.assertTrue(torch.equal(bits(a), bits(b)), "a refused call wrote its inputs")
 
 
 class AttentionGpu(GpuOpsTest):
