@@ -92,7 +92,7 @@ void fused_add_rms_norm_autograd(c10::DispatchKeySet keys, at::Tensor& x, at::Te
                                                                             : nullptr;
     TORCH_CHECK(needs == nullptr, "solbench::fused_add_rms_norm: ", needs, " requires grad, but the op writes x "
                 "and residual in place and has no backward; call it under torch.no_grad() or "
-                "torch.inference_mode()");
+                "torch.inference_mode(), or, to train, use solbench.rms_norm(x + residual, weight)");
   }
   const at::AutoDispatchBelowAutograd below;
   handle().redispatch(keys & c10::after_autograd_keyset, x, residual, weight, eps, variant);

@@ -1,7 +1,8 @@
 // solbench::rms_norm_backward: the RMSNorm backward kernels (kernels/rmsnorm_backward) as a PyTorch operator,
 // the gradients of y = rms_norm(x, [hidden], weight, eps) over the last dimension: dx and dw from dy, x and
 // weight. rstd is recomputed from x (the forward op saves none). dw is reduced in a fixed order, so the same
-// inputs give the same bits on every call. The fake kernel is the Python package's (python/solbench/_fake.py).
+// inputs give the same bits on every call. The Python package registers this op as solbench::rms_norm's
+// backward (python/solbench/_autograd.py) and its fake kernel (python/solbench/_fake.py).
 #include <ATen/ATen.h>
 #include <ATen/cuda/CUDAContext.h>
 #include <c10/cuda/CUDAGuard.h>

@@ -48,6 +48,7 @@ def _load():
 
 library_path = _load()
 from . import _fake  # noqa: E402  (the fakes register against the schemas just loaded)
+from . import _autograd  # noqa: E402  (rms_norm's backward, likewise)
 
 _VARIANTS = {"rmsnorm": "rmsnorm_variants", "rmsnorm_backward": "rmsnorm_backward_variants",
              "fused_add_rmsnorm": "fused_add_rmsnorm_variants", "attention": "attention_variants"}
@@ -56,7 +57,8 @@ _VARIANTS = {"rmsnorm": "rmsnorm_variants", "rmsnorm_backward": "rmsnorm_backwar
 def rms_norm(x, weight, eps=1e-6, variant="auto"):
     """torch.nn.functional.rms_norm(x, [hidden], weight, eps) by a solbench kernel: x [..., hidden] and weight
     [hidden], contiguous CUDA tensors of one dtype (fp32, fp16, bf16). variant: a name from
-    variants("rmsnorm"), or "auto" for the best kernel for the shape."""
+    variants("rmsnorm"), or "auto" for the best kernel for the shape. Differentiable in x and weight: the
+    backward runs solbench::rms_norm_backward's "auto" variant."""
     return torch.ops.solbench.rms_norm(x, weight, eps, variant)
 
 

@@ -6,13 +6,15 @@ usage: test_ops.py [--ops-lib=PATH/TO/libsolbench_ops.so] [unittest arguments]
   ImportError says how to build it); the GPU tests skip without a GPU (SOLBENCH_REQUIRE_GPU=1 fails them).
 - Exits 77 when every test skipped (ctest: Skipped), printing why.
 - CPU tests: schemas, variant lists, fake kernels under FakeTensorMode and on meta tensors, CPU tensors
-  refused by name, fused_add_rms_norm's refusal of autograd and its version counters on meta tensors,
-  nn.RMSNorm's constructor against torch.nn.RMSNorm's, a Llama-style block traced whole.
+  refused by name, rms_norm's autograd and fused_add_rms_norm's refusal of it and its version counters on meta
+  tensors, nn.RMSNorm's constructor against torch.nn.RMSNorm's, a Llama-style block traced whole (forward,
+  and forward with backward).
 - GPU tests: opcheck; rms_norm against F.rms_norm in fp64 with the suite's per-element tolerance, its backward
   against autograd of F.rms_norm in fp64 with the suite's backward tolerances, fused_add_rms_norm against the
   fp64 composite; attention against the fp64 reference with FlashAttention's rule; every variant by name; bad
-  inputs; torch.compile.
+  inputs; torch.compile of a Llama-style block, inference and a training step.
 """
+import copy
 import inspect
 import math
 import os
@@ -183,6 +185,13 @@ def assert_attention_close(test, o, q, k, v, causal, scale=None):
     test.assertLessEqual(ours, bound, f"max |ours - ref| {ours:.3g} > 2 max |same - ref| + 1e-5 = {bound:.3g}")
 
 
+def sdpa_gqa(q, k, v, causal=False):
+    """solbench.attention's semantics by PyTorch's SDPA, which has a backward (q_len == kv_len here, where
+    SDPA's top-left causal mask is the bottom-right one)."""
+    groups = q.shape[1] // k.shape[1]
+    return F.scaled_dot_product_attention(q, repeat_kv(k, groups), repeat_kv(v, groups), is_causal=causal)
+
+
 def qkv(batch, heads_q, heads_kv, q_len, kv_len, head_dim, dtype, device="cuda"):
     return (torch.randn(batch, heads_q, q_len, head_dim, device=device, dtype=dtype),
             torch.randn(batch, heads_kv, kv_len, head_dim, device=device, dtype=dtype),
@@ -293,6 +302,30 @@ class FakeKernels(OpsTest):
 class Autograd(OpsTest):
     """Which ops take part in autograd and how, on meta tensors (the fake kernels run; no GPU)."""
 
+    def test_rms_norm_has_a_backward_in_the_inputs_dtypes(self):
+        for dtype in DTYPES:
+            with self.subTest(dtype=dtype):
+                x = torch.empty(3, 5, 64, device="meta", dtype=getattr(torch, dtype), requires_grad=True)
+                w = torch.empty(64, device="meta", dtype=x.dtype, requires_grad=True)
+                solbench.rms_norm(x, w).sum().backward()
+                self.assertEqual((x.grad.shape, x.grad.dtype, w.grad.shape, w.grad.dtype),
+                                 (x.shape, x.dtype, w.shape, w.dtype))
+
+    def test_rms_norm_backward_runs_the_backward_op(self):
+        x = torch.empty(4, 64, device="meta", dtype=torch.bfloat16, requires_grad=True)
+        w = torch.empty(64, device="meta", dtype=x.dtype, requires_grad=True)
+        calls = []
+        with _OpLog(calls):
+            solbench.rms_norm(x, w, 1e-5).sum().backward()
+        self.assertEqual(calls, ["solbench.rms_norm.default", "solbench.rms_norm_backward.default"])
+
+    def test_module_weight_gradient_keeps_the_weights_dtype(self):
+        norm = solbench.nn.RMSNorm(64, device="meta", dtype=torch.float32)  # fp32 norm weights in a bf16 model
+        x = torch.empty(4, 64, device="meta", dtype=torch.bfloat16, requires_grad=True)
+        y = norm(x)
+        y.sum().backward()
+        self.assertEqual((y.dtype, x.grad.dtype, norm.weight.grad.dtype), (torch.bfloat16,) * 2 + (torch.float32,))
+
     def test_fused_add_rms_norm_refuses_inputs_that_require_grad(self):
         for name in ("x", "residual", "weight"):
             with self.subTest(requires_grad=name):
@@ -319,6 +352,19 @@ class Autograd(OpsTest):
             y.sum().backward()
 
 
+class _OpLog(torch.utils._python_dispatch.TorchDispatchMode if torch else object):
+    """Appends the name of every solbench op dispatched while active to `calls`."""
+
+    def __init__(self, calls):
+        super().__init__()
+        self.calls = calls
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        if func.namespace == "solbench":
+            self.calls.append(str(func))
+        return func(*args, **(kwargs or {}))
+
+
 class RMSNormModule(OpsTest):
     def test_constructor_matches_torch(self):
         ours = inspect.signature(solbench.nn.RMSNorm.__init__).parameters
@@ -343,12 +389,15 @@ class RMSNormModule(OpsTest):
 
 
 class LlamaBlock(torch.nn.Module if torch else object):
-    """A Llama-style block: RMSNorm, GQA causal attention, RMSNorm, SwiGLU MLP (no RoPE: the ops are the point)."""
+    """A Llama-style block: RMSNorm, GQA causal attention, RMSNorm, SwiGLU MLP (no RoPE: the ops are the point).
+    attention: solbench.attention by default; sdpa_gqa where the block trains (solbench.attention has no
+    backward)."""
 
-    def __init__(self, dim=512, heads=8, kv_heads=2, hidden=1024, device=None, dtype=None):
+    def __init__(self, dim=512, heads=8, kv_heads=2, hidden=1024, device=None, dtype=None, attention=None):
         super().__init__()
         f = {"device": device, "dtype": dtype}
         self.heads, self.kv_heads, self.head_dim = heads, kv_heads, dim // heads
+        self.attention = attention or solbench.attention
         self.attn_norm = solbench.nn.RMSNorm(dim, eps=1e-6, **f)
         self.wqkv = torch.nn.Linear(dim, (heads + 2 * kv_heads) * self.head_dim, bias=False, **f)
         self.wo = torch.nn.Linear(dim, dim, bias=False, **f)
@@ -363,7 +412,7 @@ class LlamaBlock(torch.nn.Module if torch else object):
         q = q.view(b, s, self.heads, self.head_dim).transpose(1, 2)  # strided BSHD rows: the op copies them
         k = k.view(b, s, self.kv_heads, self.head_dim).transpose(1, 2)
         v = v.view(b, s, self.kv_heads, self.head_dim).transpose(1, 2)
-        o = solbench.attention(q, k, v, causal=True)
+        o = self.attention(q, k, v, causal=True)
         x = x + self.wo(o.transpose(1, 2).reshape(b, s, dim))
         gate, up = self.gate_up(self.mlp_norm(x)).chunk(2, dim=-1)
         return x + self.down(F.silu(gate) * up)
@@ -371,7 +420,7 @@ class LlamaBlock(torch.nn.Module if torch else object):
 
 def compiled_whole(test, block, x, backend):
     """block(x) by torch.compile(fullgraph=True) with `backend`, after checking that dynamo sees no graph
-    break; for inference, as the ops have no backward kernel yet."""
+    break; for inference (solbench.attention has no backward kernel yet)."""
     torch._dynamo.reset()
     with torch.no_grad():
         explained = torch._dynamo.explain(block)(x)
@@ -385,6 +434,34 @@ class Tracing(OpsTest):
         x = torch.empty(2, 16, 512, device="meta", dtype=torch.bfloat16)
         y = compiled_whole(self, block, x, "aot_eager")
         self.assertEqual((y.shape, y.dtype), (x.shape, x.dtype))
+
+    def test_a_llama_block_traces_whole_with_its_backward_on_meta_tensors(self):
+        """AOTAutograd's forward graph holds the two RMSNorm forwards, its backward graph the two
+        rms_norm_backward calls (the registered autograd formula, traced), and no graph breaks."""
+        from functorch.compile import make_boxed_func
+        from torch._dynamo.backends.common import aot_autograd
+        graphs = {}
+
+        def keep(kind):
+            def compiler(gm, example_inputs):
+                graphs[kind] = gm
+                return make_boxed_func(gm.forward)
+            return compiler
+
+        torch._dynamo.reset()
+        block = LlamaBlock(device="meta", dtype=torch.bfloat16, attention=sdpa_gqa)
+        x = torch.empty(2, 16, 512, device="meta", dtype=torch.bfloat16, requires_grad=True)
+        compiled = torch.compile(block, backend=aot_autograd(fw_compiler=keep("forward"), bw_compiler=keep("backward")),
+                                 fullgraph=True)
+        compiled(x).sum().backward()
+        self.assertEqual((x.grad.shape, x.grad.dtype), (x.shape, x.dtype))
+        for norm in (block.attn_norm, block.mlp_norm):
+            self.assertEqual((norm.weight.grad.shape, norm.weight.grad.dtype), (norm.weight.shape, norm.weight.dtype))
+
+        def calls(kind, op):
+            return sum(node.target is op for node in graphs[kind].graph.nodes)
+        self.assertEqual(calls("forward", torch.ops.solbench.rms_norm.default), 2)
+        self.assertEqual(calls("backward", torch.ops.solbench.rms_norm_backward.default), 2)
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -420,13 +497,34 @@ class RmsNormGpu(GpuOpsTest):
                 x = torch.randn(3, 7, *ours.normalized_shape, device="cuda").transpose(0, 1)  # not contiguous
                 torch.testing.assert_close(ours(x), theirs(x), rtol=1e-5, atol=1e-6)
 
+    def test_module_backward(self):
+        """nn.RMSNorm's gradients are the backward kernels', dx in the (non-contiguous) input's layout; an fp32
+        weight under a bf16 input is cast to bf16 first (the reference takes the cast weight) and its gradient
+        comes back in fp32."""
+        for dtype, weight_dtype in [(torch.float32,) * 2, (torch.bfloat16,) * 2, (torch.bfloat16, torch.float32)]:
+            with self.subTest(dtype=dtype, weight_dtype=weight_dtype):
+                norm = solbench.nn.RMSNorm(1000, eps=1e-6, device="cuda", dtype=weight_dtype)
+                torch.nn.init.normal_(norm.weight, 1.0, 0.5)
+                x_leaf = torch.randn(3, 7, 1000, device="cuda", dtype=dtype, requires_grad=True)
+                x = x_leaf.transpose(0, 1)  # not contiguous
+                dy = torch.randn(x.shape, device="cuda", dtype=dtype)
+                y = norm(x)
+                y.backward(dy)
+                w = norm.weight.detach().to(dtype)
+                assert_rms_norm_close(self, y.detach(), x.detach(), w, 1e-6)
+                self.assertEqual(norm.weight.grad.dtype, weight_dtype)
+                assert_rms_norm_backward_close(self, x_leaf.grad.transpose(0, 1), norm.weight.grad.to(dtype), dy,
+                                               x.detach(), w, 1e-6)
+
     def test_opcheck(self):
+        """Every check opcheck has; with inputs that require grad, the registered backward's too."""
         for dtype in DTYPES:
             for shape in [(1, 64), (3, 5, 1000), (64, 4096)]:
-                with self.subTest(dtype=dtype, shape=shape):
-                    x = torch.randn(shape, device="cuda", dtype=getattr(torch, dtype))
-                    w = torch.randn(shape[-1], device="cuda", dtype=x.dtype)
-                    torch.library.opcheck(torch.ops.solbench.rms_norm.default, (x, w, 1e-6, "auto"))
+                for requires_grad in (False, True):
+                    with self.subTest(dtype=dtype, shape=shape, requires_grad=requires_grad):
+                        x = torch.randn(shape, device="cuda", dtype=getattr(torch, dtype), requires_grad=requires_grad)
+                        w = torch.randn(shape[-1], device="cuda", dtype=x.dtype, requires_grad=requires_grad)
+                        torch.library.opcheck(torch.ops.solbench.rms_norm.default, (x, w, 1e-6, "auto"))
 
     def test_bad_inputs_raise_naming_what_is_wrong(self):
         x = torch.randn(4, 64, device="cuda", dtype=torch.float16)
@@ -472,6 +570,23 @@ class RmsNormBackwardGpu(GpuOpsTest):
                     dy, x, w = self.inputs(shape, getattr(torch, dtype))
                     dx, dw = solbench.rms_norm_backward(dy, x, w, 1e-6)
                     assert_rms_norm_backward_close(self, dx, dw, dy, x, w, 1e-6)
+
+    def test_rms_norm_trains(self):
+        """solbench.rms_norm's registered backward: x.grad and weight.grad within the same tolerance, also for the
+        expanded (stride 0) gradient that y.sum().backward() passes."""
+        for dtype in DTYPES:
+            for shape in [(1, 7), (3, 5, 4097), (4099, 256)]:
+                with self.subTest(dtype=dtype, shape=shape):
+                    dy, x, w = self.inputs(shape, getattr(torch, dtype))
+                    x.requires_grad_()
+                    w.requires_grad_()
+                    solbench.rms_norm(x, w, 1e-6).backward(dy)
+                    assert_rms_norm_backward_close(self, x.grad, w.grad, dy, x.detach(), w.detach(), 1e-6)
+        _, x, w = self.inputs((4, 64), torch.bfloat16)
+        x.requires_grad_()
+        w.requires_grad_()
+        solbench.rms_norm(x, w, 1e-6).sum().backward()
+        assert_rms_norm_backward_close(self, x.grad, w.grad, torch.ones_like(x), x.detach(), w.detach(), 1e-6)
 
     def test_every_variant_by_name(self):
         for name in solbench.variants("rmsnorm_backward"):
@@ -685,6 +800,40 @@ class CompileGpu(GpuOpsTest):
         with torch.no_grad():
             eager = block(x)
         torch.testing.assert_close(compiled_whole(self, block, x, "inductor"), eager, rtol=1.6e-2, atol=1e-2)
+
+    def test_a_llama_block_trains_compiled_whole_like_eager(self):
+        """A training step's forward and loss.backward() of a bf16 block with solbench.nn.RMSNorm (attention by
+        SDPA, which has a backward), compiled whole by inductor: its output and every gradient (the input's and
+        each parameter's) against the same block in fp32 by FlashAttention's rule, max |compiled - fp32| <=
+        2 max |eager bf16 - fp32| + 1e-5: compiling may reorder the rounding, not add error beyond eager's."""
+        torch._dynamo.reset()
+        block = LlamaBlock(device="cuda", dtype=torch.bfloat16, attention=sdpa_gqa)
+        for norm in (block.attn_norm, block.mlp_norm):
+            torch.nn.init.normal_(norm.weight, 1.0, 0.5)  # weights away from ones, so that dw matters
+        reference = copy.deepcopy(block).float()
+        x = torch.randn(2, 128, 512, device="cuda", dtype=torch.bfloat16)
+        target = torch.randn(x.shape, device="cuda")
+
+        def step(module, x, run=None):
+            """The output of run (module itself by default) and the gradients of (output * target).sum(): the
+            input's, then each of module's parameters'."""
+            x = x.detach().requires_grad_()
+            module.zero_grad(set_to_none=True)
+            y = (module if run is None else run)(x)
+            (y.float() * target).sum().backward()
+            return {"output": y.detach(), "x": x.grad, **{n: p.grad for n, p in module.named_parameters()}}
+
+        explained = torch._dynamo.explain(block)(x.detach().requires_grad_())
+        self.assertEqual(explained.graph_break_count, 0, explained.break_reasons)
+        compiled = step(block, x, torch.compile(block, backend="inductor", fullgraph=True))
+        eager, fp32 = step(block, x), step(reference, x.float())
+        self.assertEqual(set(compiled), {"output", "x", "attn_norm.weight", "wqkv.weight", "wo.weight",
+                                         "mlp_norm.weight", "gate_up.weight", "down.weight"})
+        for name, ref in fp32.items():
+            with self.subTest(tensor=name):
+                ours = (compiled[name].double() - ref.double()).abs().max().item()
+                bound = 2 * (eager[name].double() - ref.double()).abs().max().item() + 1e-5
+                self.assertLessEqual(ours, bound, f"max |compiled - fp32| {ours:.3g} > 2 max |eager - fp32| + 1e-5")
 
 
 def main():
