@@ -39,6 +39,7 @@
 #include <vector>
 
 #include "common/check.h"
+#include "harness/partial.h"
 #include "train_model.h"
 
 namespace sb::bench {
@@ -180,22 +181,6 @@ Summary summarize(const std::vector<prof::KinetoEvent>& events) {
   return s;
 }
 
-std::string json_string(const std::string& s) {
-  std::string out = "\"";
-  for (const char ch : s) {
-    const auto c = static_cast<unsigned char>(ch);
-    if (c == '"' || c == '\\') out += std::string("\\") + ch;
-    else if (c < 0x20) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\u%04x", c);
-      out += buf;
-    } else {
-      out += ch;
-    }
-  }
-  return out + "\"";
-}
-
 std::string num(double v) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.6g", v);
@@ -224,8 +209,10 @@ void write_table(const std::string& path, const TrainConfig& config, TrainNorm n
   for (auto& [name, r] : rows) sorted.push_back(r);
   std::stable_sort(sorted.begin(), sorted.end(), [](const Row& a, const Row& b) { return a.self_cuda_us > b.self_cuda_us; });
   if (sorted.size() > kTableRows) sorted.resize(kTableRows);
+  int device = 0;
+  SB_CUDA_CHECK(cudaGetDevice(&device));
   cudaDeviceProp prop{};
-  SB_CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
+  SB_CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
   std::ostringstream o;
   o << "{\n  \"config\": " << json_string(config.name) << ",\n  \"impl\": " << json_string(train_norm_name(norm))
     << ",\n  \"gpu_name\": " << json_string(prop.name) << ",\n  \"torch_version\": " << json_string(TORCH_VERSION)
