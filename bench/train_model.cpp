@@ -161,7 +161,7 @@ auto on_stream(cudaStream_t stream, const char* what, F&& f) {
 
 const char* train_norm_name(TrainNorm norm) {
   switch (norm) {
-    case TrainNorm::torch: return "torch";
+    case TrainNorm::torch: return "torch_eager";
     case TrainNorm::solbench: return "solbench";
   }
   return "unknown";

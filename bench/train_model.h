@@ -47,7 +47,7 @@ namespace sb::bench {
 
 enum class TrainNorm { torch, solbench };
 inline constexpr TrainNorm kTrainNorms[] = {TrainNorm::torch, TrainNorm::solbench};
-const char* train_norm_name(TrainNorm norm);  // "torch", "solbench": the impl field of a case name
+const char* train_norm_name(TrainNorm norm);  // "torch_eager", "solbench": the impl field of a case name
 
 // bf16_autocast: what is benchmarked (above). fp32: autocast off, every op in fp32 (cuBLAS without TF32, as
 // libtorch defaults): the reference the verification's tolerance comes from.

@@ -176,7 +176,7 @@ class E2eCli(unittest.TestCase):
             self.assertEqual(r.returncode, 0, r.stderr)
             return [n for n in r.stdout.split() if "/train_step/" in n]
         steps = [f"e2e/train_step/{impl}/bf16/{config}/cold/manual_time"
-                 for config in ("small", "1b") for impl in ("torch", "solbench")]
+                 for config in ("small", "1b") for impl in ("torch_eager", "solbench")]
         self.assertEqual(listed("--shapes=train"), steps)
         self.assertEqual(listed("--shapes=train_1b", "--dtypes=bf16"), steps[2:])
         self.assertEqual(listed("--shapes=smoke"), steps[:2])

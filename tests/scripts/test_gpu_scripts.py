@@ -232,9 +232,9 @@ class RunSuiteFiling(unittest.TestCase):
         r = self.suite()
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertEqual(sorted(p.name for p in self.dest.glob("train_*.json")),
-                         ["train_profile_solbench.json", "train_profile_torch.json"])
+                         ["train_profile_solbench.json", "train_profile_torch_eager.json"])
         self.assertEqual(sorted(p.name for p in (self.dest / "logs").glob("train_trace_*.json")),
-                         ["train_trace_solbench.json", "train_trace_torch.json"])
+                         ["train_trace_solbench.json", "train_trace_torch_eager.json"])
         self.assertIn("--config 1b", (self.dest / "logs" / "train_profile.log").read_text())
         r = self.suite("--skip", "tests,crosscheck,sanitizer,profile")  # the later --skip wins; the tables go
         self.assertEqual(r.returncode, 0, r.stderr)
@@ -254,7 +254,7 @@ class RunSuiteFiling(unittest.TestCase):
         fake = self.build / "bench" / "train_profile"
         fake.write_text("#!/bin/sh\necho \"train_profile $*\"\nout=$4\n"
                         f"[ {rc} = 0 ] || exit {rc}\n"
-                        "for i in torch solbench; do echo '{}' >$out/train_profile_$i.json; "
+                        "for i in torch_eager solbench; do echo '{}' >$out/train_profile_$i.json; "
                         "echo '{}' >$out/train_trace_$i.json; done\n")
         fake.chmod(0o755)
 

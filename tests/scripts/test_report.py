@@ -366,8 +366,8 @@ class TrainingSteps(ReportRun, unittest.TestCase):
         # with the training step's bytes of 0).
         cases = gbfake.rmsnorm_grid() + [
             {"name": f"e2e/train_step/{impl}/bf16/{config}/cold", "us": us, "bytes": 1, "flops": flops[config]}
-            for impl, config, us in (("torch", "small", 9000.0), ("solbench", "small", 8800.0),
-                                     ("torch", "1b", 410000.0), ("solbench", "1b", 400000.0))]
+            for impl, config, us in (("torch_eager", "small", 9000.0), ("solbench", "small", 8800.0),
+                                     ("torch_eager", "1b", 410000.0), ("solbench", "1b", 400000.0))]
         gbfake.write(results / "latest.json", gbfake.run(cases, seed=5))
 
     def test_cases_parse_with_the_workload_before_the_implementation(self):
@@ -378,12 +378,12 @@ class TrainingSteps(ReportRun, unittest.TestCase):
     def test_a_table_in_tflops(self):
         section = "\n".join(lines_of(self.text, "## e2e · train_step · bf16 · cold"))
         self.assertIn("`solbench`", section)
-        self.assertIn("`torch`", section)
+        self.assertIn("`torch_eager`", section)
         self.assertIn("TFLOP/s", section)
         self.assertEqual(common.headline_metric("e2e", "train_step"), "TFLOP/s")
 
     def test_malformed_training_names_are_refused(self):
-        for name in ("e2e/train_step/torch/small/cold", "e2e/train_step/torch/int8/small/cold"):
+        for name in ("e2e/train_step/torch_eager/small/cold", "e2e/train_step/torch_eager/int8/small/cold"):
             with self.assertRaises(sbresults.ResultsError, msg=name):
                 sbresults.parse_name(name)
 
