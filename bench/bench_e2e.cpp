@@ -10,6 +10,12 @@
 // prefill in TFLOP/s of its projections and attention.
 // ref_rest_of_layer carries what it moves and computes (LayerShape::rest_bytes, projection_flops); the
 // report shows its time only, which is what it is for: a layer's time less its own.
+// With --shapes naming them (train, train_<config>, smoke: train_config.h), bf16 only, also one training
+// step of a Llama-style model with PyTorch's RMSNorm and with ours (train_bench.h): e2e/train_step/<impl>/
+// bf16/<config>/cold, impl torch or solbench. The default set leaves them out: the 1b config's step takes
+// most of an 80 GB GPU and a minute or two of the run for a different question (what our norms buy in
+// training throughput) from the layer's.
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <string>
@@ -22,6 +28,8 @@
 #include "ref/torch/torch_attention.h"
 #include "ref/torch/torch_baselines.h"
 #include "layer.h"
+#include "train_bench.h"
+#include "train_config.h"
 #include "verify.h"
 
 namespace sb::bench {
@@ -41,6 +49,9 @@ bool verification_pending(const Layer& layer, const std::string& key) {
   return false;
 }
 
+// The resident layers, once layer_for has made them (drop_layers empties it).
+ResidentSet<Layer>* resident_layers = nullptr;
+
 // The layer of (shape, dtype); Unsupported with the reason when it cannot be built (fp32, or PyTorch out of
 // memory). Layers stay resident within --keep-inputs' budget (harness/resident.h): the interleaved repetitions
 // run a shape's cases far apart, and with one layer kept at a time nearly every repetition would rebuild its
@@ -56,6 +67,7 @@ Layer& layer_for(const LayerShape& shape, DType dtype, double keep_inputs_gib) {
     else
       references.erase(key);
   });
+  resident_layers = &layers;
   const std::string k = layer_key(shape, dtype);
   if (Layer* kept = layers.find(k)) return *kept;
   const std::size_t bytes = shape.bytes(dtype);
@@ -79,13 +91,21 @@ Layer& layer_for(const LayerShape& shape, DType dtype, double keep_inputs_gib) {
   }
 }
 
+// Drops every resident layer (their references kept as layer_for keeps them) and returns PyTorch's cached
+// blocks to the device: what a training case does when its model does not fit beside them.
+void drop_layers() {
+  if (resident_layers) resident_layers->clear();
+  torch_ref::release_cached_memory();
+}
+
 void timed_call(const char* refusal) {
   if (*refusal) throw Unsupported(std::string("PyTorch refused the timed call: ") + refusal);
 }
 
 void register_cases(const Options& opt) {
   if (opt.split_sweep_all) throw UsageError("--split-sweep is bench_attention's (decode_splitk's split counts)");
-  const std::vector<LayerShape> shapes = parse_layer_shapes(opt.shapes.empty() ? "default" : opt.shapes);
+  const std::string spec = opt.shapes.empty() ? "default" : opt.shapes;
+  const std::vector<LayerShape> shapes = parse_layer_shapes(spec);
   const double keep_inputs_gib = opt.keep_inputs_gib;
   for (const LayerShape& shape : shapes) {
     for (DType dtype : opt.dtypes) {
@@ -138,6 +158,9 @@ void register_cases(const Options& opt) {
       }
     }
   }
+  // The training step runs under bf16 autocast only (train_model.h).
+  if (std::find(opt.dtypes.begin(), opt.dtypes.end(), DType::bf16) != opt.dtypes.end())
+    register_train_cases(train_configs_in_spec(spec), drop_layers);
 }
 
 }  // namespace

@@ -1,6 +1,9 @@
 #include "layer_shapes.h"
 
+#include <utility>
+
 #include "harness/cli.h"
+#include "train_config.h"
 
 namespace sb::bench {
 
@@ -41,9 +44,17 @@ const std::vector<LayerShape> kSmoke = {decode(kTiny, 2, 33), prefill(kTiny, 1, 
 
 const char* const kShapeForm = "h<hidden>_hq<heads_q>_hkv<heads_kv>_d<head_dim>_f<ffn>_b<batch>_q<q_len>_kv<kv_len>";
 
+// bench_e2e's training configs share its --shapes (train_configs_in_spec): "train" and "train_<config>" are
+// sets here too, of no layer shape, so that a spec of them alone runs no layer and an unknown item's error
+// lists them.
 const NamedSets<LayerShape>& sets() {
-  static const NamedSets<LayerShape> s(
-      {{"default", {&kDecode, &kPrefill}}, {"decode", {&kDecode}}, {"prefill", {&kPrefill}}, {"smoke", {&kSmoke}}});
+  static const NamedSets<LayerShape> s = [] {
+    std::vector<std::pair<std::string, NamedSets<LayerShape>::Parts>> all = {
+        {"default", {&kDecode, &kPrefill}}, {"decode", {&kDecode}}, {"prefill", {&kPrefill}}, {"smoke", {&kSmoke}},
+        {"train", {}}};
+    for (const TrainConfig& c : train_configs()) all.push_back({"train_" + c.name, {}});
+    return NamedSets<LayerShape>(std::move(all));
+  }();
   return s;
 }
 
@@ -105,6 +116,8 @@ std::vector<LayerShape> layer_shape_set(const std::string& name) { return sets()
 std::vector<LayerShape> parse_layer_shapes(const std::string& spec) { return parse_shape_spec(spec, sets(), parse_one); }
 
 std::string layer_shapes_grammar() {
+  std::string train;
+  for (const TrainConfig& c : train_configs()) train += ", train_" + c.name;
   return "                  SPEC is a comma-separated list of named sets and shapes, each shape written\n"
          "                  as its case name: h<hidden>_hq<heads_q>_hkv<heads_kv>_d<head_dim>_f<ffn>\n"
          "                  _b<batch>_q<q_len>_kv<kv_len> (one word, every token, in this order): one\n"
@@ -112,7 +125,9 @@ std::string layer_shapes_grammar() {
          "                  multiple of heads_kv, q_len 1 (decode: one new token against a KV cache of\n"
          "                  kv_len) or q_len = kv_len (prefill, causal). Sets: decode (Llama-3-8B at the\n"
          "                  ANCHORS.md decode shapes, Llama-3-70B), prefill (4k and 16k prompts),\n"
-         "                  default (decode + prefill), smoke.\n"
+         "                  default (decode + prefill), smoke (with the small training step).\n"
+         "                  Training steps (bf16 only, in no set but smoke's and train's): train (every\n"
+         "                  config)" + train + ".\n"
          "                  Example: --shapes=decode,h5120_hq40_hkv8_d128_f17408_b8_q1_kv8192\n";
 }
 

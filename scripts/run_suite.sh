@@ -15,7 +15,10 @@ Runs the suite on this machine's NVIDIA GPU, in stages; a failed stage does not 
   4. the cross-check of the harness against triton's do_bench (scripts/crosscheck_torch.py), at the
      shapes of DIR/anchors.json (else results/<gpu>/anchors.json; with neither, every case)
   5. compute-sanitizer memcheck and racecheck over test_gpu (scripts/sanitize.sh)
-  6. DIR/latest.json.xz (the bench JSONs merged), DIR/crosscheck.json, DIR/env.txt, and the report
+  6. the profile of one 1b training step with PyTorch's RMSNorm and with ours (train_profile, built with
+     PyTorch): per-op tables and the norms' share of the step into DIR/train_profile_<impl>.json, the
+     Chrome traces into DIR/logs/train_trace_<impl>.json
+  7. DIR/latest.json.xz (the bench JSONs merged), DIR/crosscheck.json, DIR/env.txt, and the report
      (python3 scripts/report.py DIR: DIR/REPORT.md and DIR/plots/)
 Logs go to DIR/logs/ (not committed). The command line is recorded in the results' context.
 
@@ -30,7 +33,7 @@ options:
                      decode, prefill: each binary lists its own with --help) and/or shapes of its form
   --filter REGEX     passed as --benchmark_filter=REGEX to each bench binary
   --repetitions N    repetitions of each case (default 5); the median is what is compared and plotted
-  --skip LIST        comma-separated stages to leave out: tests, crosscheck, sanitizer
+  --skip LIST        comma-separated stages to leave out: tests, crosscheck, sanitizer, profile
   --build-dir DIR    the CMake build directory (default build/release)
   -h, --help         this text
 
@@ -38,6 +41,7 @@ examples:
   $prog                                           the full suite into results/<gpu>/
   $prog --benches attention --dtypes bf16 --shapes anchors --skip sanitizer
   $prog --benches rmsnorm --shapes 8x5120,1x5120 --out /tmp/mymodel
+  $prog --benches e2e --dtypes bf16 --shapes train --skip crosscheck,sanitizer   the training steps
 
 Exit status: 0 when every stage passed, 1 when one failed, 2 on a bad option, 3 without an NVIDIA GPU.
 
@@ -96,7 +100,7 @@ check_list() {  # option, value, allowed words...
 }
 [ -z "$benches" ] || check_list --benches "$benches" rmsnorm attention e2e torch
 [ -z "$dtypes" ] || check_list --dtypes "$dtypes" fp32 fp16 bf16
-[ -z "$skip" ] || check_list --skip "$skip" tests crosscheck sanitizer
+[ -z "$skip" ] || check_list --skip "$skip" tests crosscheck sanitizer profile
 [[ $reps =~ ^[1-9][0-9]*$ ]] || bad "--repetitions must be a positive integer, got '$reps'"
 if [ -n "$filter" ]; then
   # bash's =~ takes POSIX extended regexes, close enough to Google Benchmark's to catch a malformed one.
@@ -247,7 +251,21 @@ if ! skipping sanitizer; then
   ((san_rc == 0)) || fail "compute-sanitizer (logs/sanitizer.log)"
 fi
 
-# --- 6. results and report ----------------------------------------------------------------------------
+# --- 6. training-step profile -------------------------------------------------------------------------
+# One Kineto-profiled step of the 1b model per implementation (bench/train_profile.cpp): its op tables are
+# results, its traces (megabytes each) logs. Without PyTorch there is no train_profile, and nothing to do.
+rm -f "$out"/train_profile_*.json
+if ! skipping profile && [ -x "$build/bench/train_profile" ]; then
+  stage train_profile
+  if "$build/bench/train_profile" --config 1b --out "$logs" >"$logs/train_profile.log" 2>&1; then
+    cp "$logs"/train_profile_*.json "$out/"
+  else
+    fail "train_profile (logs/train_profile.log)"
+  fi
+  cat "$logs/train_profile.log" >&2
+fi
+
+# --- 7. results and report ----------------------------------------------------------------------------
 stage results
 if ((${#runs[@]} == 0)); then
   fail "no bench JSON to file (see logs/bench.log)"

@@ -7,6 +7,8 @@ Rows are grouped by `run_name`; the suffixes Google Benchmark appends (`/manual_
 tests share, e.g. `rmsnorm/vectorized/bf16/t4096_h8192/cold`. Name grammar:
 
     <op>/<impl>[/<dtype>][/<workload>][/<shape>]/<mode>
+    bench_e2e's training steps: e2e/train_step/<impl>/<dtype>/<config>/<mode>, the workload `train_step`
+                                 first and a named config (small, 1b) for the shape label, with no tokens
     shape tokens, joined by `_`: t=rows h=hidden b=batch hq=heads_q hkv=heads_kv d=head_dim
                                  f=ffn q=q_len kv=kv_len, and the flag `causal`
 
@@ -49,7 +51,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 DTYPES = ("fp32", "fp16", "bf16")
-WORKLOADS = ("prefill", "decode")
+WORKLOADS = ("prefill", "decode", "train_step")
+TRAIN_WORKLOAD = "train_step"  # the one workload named before the implementation (see the module docstring)
 SHAPE_TOKENS = {"t": "rows", "h": "hidden", "b": "batch", "hq": "heads_q", "hkv": "heads_kv",
                 "d": "head_dim", "f": "ffn", "q": "q_len", "kv": "kv_len"}
 SHAPE_FIELDS = ("rows", "hidden", "batch", "heads_q", "heads_kv", "head_dim", "ffn", "q_len", "kv_len",
@@ -162,6 +165,11 @@ def parse_name(name: str) -> dict:
     if len(parts) < 3:
         raise ResultsError(f"benchmark name {name!r} is not <op>/<impl>/.../<mode>")
     op, impl, *middle, mode = parts
+    if impl == TRAIN_WORKLOAD:
+        if len(middle) != 3 or middle[1] not in DTYPES:
+            raise ResultsError(f"benchmark name {name!r} is not <op>/{TRAIN_WORKLOAD}/<impl>/<dtype>/<config>/<mode>")
+        return {"op": op, "impl": middle[0], "dtype": middle[1], "workload": TRAIN_WORKLOAD, "shape": {},
+                "shape_label": middle[2], "mode": mode}
     fields = {"op": op, "impl": impl, "dtype": "", "workload": "", "shape": {}, "shape_label": "",
               "mode": mode}
     for part in middle:

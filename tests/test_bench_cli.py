@@ -170,6 +170,22 @@ class E2eCli(unittest.TestCase):
                 self.assertIn(f"e2e/{impl}/bf16/prefill/h256_hq4_hkv2_d64_f512_b1_q17_kv17/{mode}/manual_time",
                               r.stdout)
 
+    def test_training_steps_are_listed_only_where_named_and_in_bf16(self):
+        def listed(*args):
+            r = self.run_e2e("--benchmark_list_tests=true", *args)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            return [n for n in r.stdout.split() if "/train_step/" in n]
+        steps = [f"e2e/train_step/{impl}/bf16/{config}/cold/manual_time"
+                 for config in ("small", "1b") for impl in ("torch_eager", "solbench")]
+        self.assertEqual(listed("--shapes=train"), steps)
+        self.assertEqual(listed("--shapes=train_1b", "--dtypes=bf16"), steps[2:])
+        self.assertEqual(listed("--shapes=smoke"), steps[:2])
+        self.assertEqual(listed("--shapes=train", "--dtypes=fp16"), [])
+        self.assertEqual(listed(), [])  # the default set has none
+        r = self.run_e2e("--benchmark_list_tests=true", "--shapes=training")
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("train, train_small, train_1b", r.stderr)
+
 
 if __name__ == "__main__":
     BENCH = sys.argv.pop(1)

@@ -1,7 +1,8 @@
 // solbench::rms_norm: the RMSNorm kernels (kernels/rmsnorm) as a PyTorch operator, over the last dimension
 // of x, as torch.nn.functional.rms_norm(x, [hidden], weight, eps). The fake (meta) kernel is the Python
-// package's (python/solbench/_fake.py). A fragment, not TORCH_LIBRARY: each op's file registers its own
-// schemas, so a build of one op (examples/jit_rmsnorm.py) needs only that op's kernels.
+// package's (python/solbench/_fake.py), and so is its autograd formula, which runs solbench::rms_norm_backward
+// (rmsnorm_backward_op.cpp; python/solbench/_autograd.py). A fragment, not TORCH_LIBRARY: each op's file
+// registers its own schemas, so a build of one op (examples/jit_rmsnorm.py) needs only that op's kernels.
 #include <ATen/ATen.h>
 #include <ATen/cuda/CUDAContext.h>
 #include <c10/cuda/CUDAGuard.h>

@@ -9,6 +9,16 @@ def _rms_norm(x, weight, eps, variant="auto"):
     return x.new_empty(x.shape)  # contiguous, as the CUDA kernel's output
 
 
+@torch.library.register_fake("solbench::rms_norm_backward")
+def _rms_norm_backward(dy, x, weight, eps, variant="auto"):
+    return x.new_empty(x.shape), x.new_empty(x.shape[-1:])  # dx like x, dw [hidden]: contiguous, x's dtype
+
+
+@torch.library.register_fake("solbench::fused_add_rms_norm")
+def _fused_add_rms_norm(x, residual, weight, eps, variant="auto"):
+    return None  # in place: x and residual keep their shapes, strides and dtypes
+
+
 @torch.library.register_fake("solbench::attention")
 def _attention(q, k, v, causal, scale=None, variant="auto"):
     batch, heads_q, q_len, head_dim = q.shape

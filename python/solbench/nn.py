@@ -9,11 +9,14 @@ from . import ops
 
 class RMSNorm(torch.nn.Module):
     """A drop-in for torch.nn.RMSNorm (the same constructor, parameters, state_dict and repr) whose forward
-    runs solbench::rms_norm on CUDA tensors of one dtype (fp32, fp16 or bf16).
+    runs solbench::rms_norm on CUDA tensors (fp32, fp16 or bf16), and whose backward runs
+    solbench::rms_norm_backward.
 
-    variant (keyword only): the kernel by name (solbench.variants("rmsnorm")), or "auto" for the best one.
-    A non-contiguous input is copied first (the kernels read contiguous rows); with
-    elementwise_affine=False each call makes a weight of ones (the op always takes a weight).
+    variant (keyword only): the forward kernel by name (solbench.variants("rmsnorm")), or "auto" for the best
+    one. A non-contiguous input is copied first (the kernels read contiguous rows). The output has the input's
+    dtype, as torch.nn.RMSNorm's: a weight of another dtype (fp32 norms in a bf16 model) is cast to the
+    input's first, as the op takes one dtype, and its gradient comes back through the cast in the weight's own
+    dtype. With elementwise_affine=False each call makes a weight of ones (the op always takes a weight).
     """
 
     __constants__ = ["normalized_shape", "eps", "elementwise_affine"]
@@ -46,7 +49,7 @@ class RMSNorm(torch.nn.Module):
         if self.weight is None:
             weight = torch.ones(hidden, device=x.device, dtype=x.dtype)
         else:
-            weight = self.weight.reshape(hidden)
+            weight = self.weight.reshape(hidden).to(x.dtype)  # no copy when the dtypes match
         eps = torch.finfo(x.dtype).eps if self.eps is None else self.eps
         y = ops.rms_norm(x.reshape(*x.shape[:x.dim() - n], hidden).contiguous(), weight, eps, self.variant)
         return y.reshape(x.shape)

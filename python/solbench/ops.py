@@ -26,8 +26,11 @@ def _candidates():
     return [_PACKAGE / LIBRARY_NAME, _CHECKOUT_BUILD]
 
 
+_OPS = ("rms_norm", "rms_norm_backward", "fused_add_rms_norm", "attention")
+
+
 def _registered():
-    return hasattr(torch.ops.solbench, "rms_norm") and hasattr(torch.ops.solbench, "attention")
+    return all(hasattr(torch.ops.solbench, op) for op in _OPS)
 
 
 def _load():
@@ -45,15 +48,34 @@ def _load():
 
 library_path = _load()
 from . import _fake  # noqa: E402  (the fakes register against the schemas just loaded)
+from . import _autograd  # noqa: E402  (rms_norm's backward, likewise)
 
-_VARIANTS = {"rmsnorm": "rmsnorm_variants", "attention": "attention_variants"}
+_VARIANTS = {"rmsnorm": "rmsnorm_variants", "rmsnorm_backward": "rmsnorm_backward_variants",
+             "fused_add_rmsnorm": "fused_add_rmsnorm_variants", "attention": "attention_variants"}
 
 
 def rms_norm(x, weight, eps=1e-6, variant="auto"):
     """torch.nn.functional.rms_norm(x, [hidden], weight, eps) by a solbench kernel: x [..., hidden] and weight
     [hidden], contiguous CUDA tensors of one dtype (fp32, fp16, bf16). variant: a name from
-    variants("rmsnorm"), or "auto" for the best kernel for the shape."""
+    variants("rmsnorm"), or "auto" for the best kernel for the shape. Differentiable in x and weight: the
+    backward runs solbench::rms_norm_backward's "auto" variant."""
     return torch.ops.solbench.rms_norm(x, weight, eps, variant)
+
+
+def rms_norm_backward(dy, x, weight, eps=1e-6, variant="auto"):
+    """(dx, dw), the gradients of rms_norm(x, weight, eps) for the output's gradient dy: dy and x [..., hidden],
+    weight [hidden], contiguous CUDA tensors of one dtype. rstd is recomputed from x; dw is the same bits on
+    every call. variant: a name from variants("rmsnorm_backward"), or "auto"."""
+    return torch.ops.solbench.rms_norm_backward(dy, x, weight, eps, variant)
+
+
+def fused_add_rms_norm(x, residual, weight, eps=1e-6, variant="auto"):
+    """vLLM's fused_add_rms_norm, in place: residual += x (rounded to the dtype), then
+    x = rms_norm(residual, weight, eps). x and residual [..., hidden] of one shape and weight [hidden]:
+    contiguous CUDA tensors of one dtype, x and residual distinct buffers. Returns None. No backward: with
+    grad mode on, inputs that require grad are refused (RuntimeError). variant: a name from
+    variants("fused_add_rmsnorm"), or "auto"."""
+    torch.ops.solbench.fused_add_rms_norm(x, residual, weight, eps, variant)
 
 
 def attention(q, k, v, causal=False, scale=None, variant="auto"):
@@ -65,7 +87,8 @@ def attention(q, k, v, causal=False, scale=None, variant="auto"):
 
 
 def variants(op):
-    """The variant names of "rmsnorm" or "attention", in the registry's (teaching) order."""
+    """The variant names of an op ("rmsnorm", "rmsnorm_backward", "fused_add_rmsnorm" or "attention"), in its
+    registry's (teaching) order."""
     if op not in _VARIANTS:
         raise ValueError(f"solbench.variants: unknown op {op!r} (known: {', '.join(_VARIANTS)})")
     return list(getattr(torch.ops.solbench, _VARIANTS[op])())

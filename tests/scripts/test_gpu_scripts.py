@@ -227,6 +227,37 @@ class RunSuiteFiling(unittest.TestCase):
         self.assertIn("FAILED: bench_attention (logs/bench.log)", r.stderr)
         self.assertTrue((self.dest / "latest.json.xz").is_file())
 
+    def test_the_training_profile_files_its_tables_in_results_and_its_traces_in_logs(self):
+        self.write_train_profile(rc=0)
+        r = self.suite()
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(sorted(p.name for p in self.dest.glob("train_*.json")),
+                         ["train_profile_solbench.json", "train_profile_torch_eager.json"])
+        self.assertEqual(sorted(p.name for p in (self.dest / "logs").glob("train_trace_*.json")),
+                         ["train_trace_solbench.json", "train_trace_torch_eager.json"])
+        self.assertIn("--config 1b", (self.dest / "logs" / "train_profile.log").read_text())
+        r = self.suite("--skip", "tests,crosscheck,sanitizer,profile")  # the later --skip wins; the tables go
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(list(self.dest.glob("train_profile_*.json")), [])
+
+    def test_a_failing_training_profile_fails_the_run_and_the_report_is_still_made(self):
+        self.write_train_profile(rc=1)
+        r = self.suite()
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("FAILED: train_profile (logs/train_profile.log)", r.stderr)
+        self.assertEqual(list(self.dest.glob("train_profile_*.json")), [])
+        self.assertTrue((self.dest / "REPORT.md").is_file())
+
+    def write_train_profile(self, rc):
+        """A stand-in for bench/train_profile: its files for both implementations into --out, its arguments on
+        stdout, exit `rc`."""
+        fake = self.build / "bench" / "train_profile"
+        fake.write_text("#!/bin/sh\necho \"train_profile $*\"\nout=$4\n"
+                        f"[ {rc} = 0 ] || exit {rc}\n"
+                        "for i in torch_eager solbench; do echo '{}' >$out/train_profile_$i.json; "
+                        "echo '{}' >$out/train_trace_$i.json; done\n")
+        fake.chmod(0o755)
+
     def test_an_earlier_runs_bench_json_is_not_merged(self):
         logs = self.dest / "logs"
         logs.mkdir(parents=True)

@@ -355,6 +355,39 @@ class ReferenceLines(unittest.TestCase):
 
 @unittest.skipUnless(importlib.util.find_spec("matplotlib"),
                      "matplotlib is not installed: report plots not tested")
+class TrainingSteps(ReportRun, unittest.TestCase):
+    """bench_e2e's training steps (e2e/train_step/<impl>/bf16/<config>/cold) load and get a table of their own,
+    in TFLOP/s of the step's model FLOPs."""
+
+    @staticmethod
+    def fill(results):
+        flops = {"small": 4.7e10, "1b": 1.2e14}
+        # bytes 1: gbfake writes the harness's counters only for a case that moves bytes (the harness writes them
+        # with the training step's bytes of 0).
+        cases = gbfake.rmsnorm_grid() + [
+            {"name": f"e2e/train_step/{impl}/bf16/{config}/cold", "us": us, "bytes": 1, "flops": flops[config]}
+            for impl, config, us in (("torch_eager", "small", 9000.0), ("solbench", "small", 8800.0),
+                                     ("torch_eager", "1b", 410000.0), ("solbench", "1b", 400000.0))]
+        gbfake.write(results / "latest.json", gbfake.run(cases, seed=5))
+
+    def test_cases_parse_with_the_workload_before_the_implementation(self):
+        case = sbresults.load(self.results / "latest.json.xz").by_name()["e2e/train_step/solbench/bf16/1b/cold"]
+        self.assertEqual((case.op, case.impl, case.dtype, case.workload, case.shape_label, case.shape, case.mode),
+                         ("e2e", "solbench", "bf16", "train_step", "1b", {}, "cold"))
+
+    def test_a_table_in_tflops(self):
+        section = "\n".join(lines_of(self.text, "## e2e · train_step · bf16 · cold"))
+        self.assertIn("`solbench`", section)
+        self.assertIn("`torch_eager`", section)
+        self.assertIn("TFLOP/s", section)
+        self.assertEqual(common.headline_metric("e2e", "train_step"), "TFLOP/s")
+
+    def test_malformed_training_names_are_refused(self):
+        for name in ("e2e/train_step/torch_eager/small/cold", "e2e/train_step/torch_eager/int8/small/cold"):
+            with self.assertRaises(sbresults.ResultsError, msg=name):
+                sbresults.parse_name(name)
+
+
 class ReportSections(ReportRun, unittest.TestCase):
     fill = staticmethod(fake_results)
 

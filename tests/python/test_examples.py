@@ -1,0 +1,96 @@
+#!/usr/bin/env python3
+"""The parts of examples/train_llama.py that run without a GPU: the model (with torch.nn.RMSNorm) and its
+forward on CPU, the synthetic task, and the script's exit code 3 without a GPU. Training itself needs a GPU
+(python/README.md has the command).
+
+usage: test_examples.py [unittest arguments]
+Exits 77 when every test skipped (ctest: Skipped), printing why: without PyTorch.
+"""
+import importlib.util
+import math
+import pathlib
+import subprocess
+import sys
+import unittest
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+EXAMPLE = ROOT / "examples" / "train_llama.py"
+NO_TESTS_RAN_EXIT = 77
+
+try:
+    import torch
+    import torch.nn.functional as F
+except ImportError:
+    torch = None
+
+
+def load_example():
+    spec = importlib.util.spec_from_file_location("train_llama", EXAMPLE)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+class TrainLlama(unittest.TestCase):
+    def setUp(self):
+        if torch is None:
+            self.skipTest("PyTorch is not installed")
+        self.ex = load_example()
+        self.config = dict(self.ex.CONFIGS["small"], batch=4, seq_len=64)
+
+    def test_the_task_is_seeded_and_follows_one_rule_a_sequence(self):
+        inputs, targets = self.ex.batch(torch.Generator().manual_seed(5), self.config, "cpu")
+        again, _ = self.ex.batch(torch.Generator().manual_seed(5), self.config, "cpu")
+        other, _ = self.ex.batch(torch.Generator().manual_seed(6), self.config, "cpu")
+        self.assertEqual(inputs.shape, (4, 64))
+        self.assertTrue(torch.equal(inputs, again))
+        self.assertFalse(torch.equal(inputs, other))
+        self.assertTrue(torch.equal(targets[:, :-1], inputs[:, 1:]))  # targets: the inputs one token on
+        vocab = self.config["vocab"]
+        for x, y in zip(inputs, targets):
+            # Some odd a and some b give every next token: y = (a x + b) mod vocab.
+            rules = [(a, b) for a in range(1, vocab, 2) for b in range(vocab) if torch.equal((a * x + b) % vocab, y)]
+            self.assertTrue(rules, f"no affine rule generates {x.tolist()}")
+
+    def test_the_model_runs_forward_on_cpu_at_chance_loss(self):
+        torch.manual_seed(0)
+        model = self.ex.Llama(self.config, torch.nn.RMSNorm)
+        inputs, targets = self.ex.batch(torch.Generator().manual_seed(0), self.config, "cpu")
+        logits = model(inputs)
+        self.assertEqual(logits.shape, (4, 64, self.config["vocab"]))
+        # Weights of std 0.02 give logits near 0: the loss of a uniform guess, ln(vocab).
+        loss = F.cross_entropy(logits.view(-1, self.config["vocab"]), targets.reshape(-1)).item()
+        self.assertAlmostEqual(loss, math.log(self.config["vocab"]), delta=0.05)
+        loss_grad = F.cross_entropy(model(inputs).view(-1, self.config["vocab"]), targets.reshape(-1))
+        loss_grad.backward()
+        self.assertTrue(all(p.grad is not None for p in model.parameters()))
+
+    def test_rope_rotates_pairs_and_keeps_norms(self):
+        cos, sin = self.ex.rope_tables(16, 32, "cpu")
+        x = torch.randn(2, 4, 16, 32)
+        y = self.ex.rope(x, cos, sin)
+        torch.testing.assert_close(y.norm(dim=-1), x.norm(dim=-1))
+        torch.testing.assert_close(y[:, :, 0], x[:, :, 0])  # position 0: no rotation
+
+    def test_exits_3_without_a_gpu(self):
+        if torch.cuda.is_available():
+            self.skipTest("a GPU is present: the script would train")
+        run = subprocess.run([sys.executable, str(EXAMPLE), "--norm", "torch", "--steps", "1"], capture_output=True,
+                             text=True, timeout=300)
+        self.assertEqual(run.returncode, 3, run.stderr)
+        self.assertIn("train_llama.py: no GPU: ", run.stderr)
+
+
+def main():
+    program = unittest.main(module=__name__, exit=False, verbosity=2)
+    result = program.result
+    if not result.wasSuccessful():
+        sys.exit(1)
+    if result.testsRun and len(result.skipped) == result.testsRun:
+        reasons = sorted({why for _, why in result.skipped})
+        print(f"{pathlib.Path(__file__).name}: SKIPPED: {'; '.join(reasons)}")
+        sys.exit(NO_TESTS_RAN_EXIT)
+
+
+if __name__ == "__main__":
+    main()
