@@ -69,13 +69,13 @@ double TrainConfig::flops_per_step() const {
 
 const std::vector<TrainConfig>& train_configs() { return kConfigs; }
 
-const TrainConfig& train_config(const std::string& name) {
+const TrainConfig& train_config(std::string_view name) {
   std::string known;
   for (const TrainConfig& c : kConfigs) {
     if (c.name == name) return c;
     known += (known.empty() ? "" : ", ") + c.name;
   }
-  throw std::invalid_argument("unknown training config '" + name + "' (configs: " + known + ")");
+  throw std::invalid_argument("unknown training config '" + std::string(name) + "' (configs: " + known + ")");
 }
 
 std::vector<TrainConfig> train_configs_in_spec(const std::string& spec) {

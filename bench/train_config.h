@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace sb::bench {
@@ -37,7 +38,7 @@ struct TrainConfig {
 // The named configs, in --help order: "small" (seconds to train, for tests and the smoke run) and "1b".
 const std::vector<TrainConfig>& train_configs();
 // The config called `name`; std::invalid_argument listing the names otherwise.
-const TrainConfig& train_config(const std::string& name);
+const TrainConfig& train_config(std::string_view name);
 
 // bench_e2e's --shapes items that name training configs: "train" (every config), "train_<name>" (one),
 // and "smoke" (the small one, beside the smoke set's layer shapes). Returns the configs a spec names, in
