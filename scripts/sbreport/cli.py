@@ -4,7 +4,8 @@ Writes RESULTS_DIR/REPORT.md (summary, plots, every implementation at a glance, 
 command that reproduces the run), RESULTS_DIR/report/*.md (every shape, per op and workload; the cross-check)
 and RESULTS_DIR/plots/*.png from one run: RESULTS_DIR/latest.json.xz unless --run names the file(s) or
 directory of the run. Beside the run it reads RESULTS_DIR/anchors.json (ANCHORS.md's figures) and
-RESULTS_DIR/crosscheck.json (scripts/crosscheck_torch.py's output) when present. Every file under report/
+RESULTS_DIR/crosscheck.json (scripts/crosscheck_torch.py's output) and RESULTS_DIR/train_profile_<impl>.json
+(train_profile's per-op tables of a training step) when present. Every file under report/
 and plots/ is generated: those this run did not produce are removed. --readme PATH also rewrites the results
 table between the lines <!-- results:begin --> and <!-- results:end --> of PATH.
 
@@ -24,6 +25,7 @@ from .common import ReportError, in_main_tables, impl_order
 from .crosscheck import CROSSCHECK_FILE, load_crosscheck
 from .readme import results_block, rewrite_readme
 from .render import render
+from .training import load_profiles
 
 RUN_FILE = "latest.json.xz"
 GENERATED = (("report", "*.md"), ("plots", "*.png"))
@@ -87,7 +89,7 @@ def main(argv=None) -> int:
         anchors = load_anchors(results_dir / ANCHORS_FILE)
         crosscheck = load_crosscheck(results_dir / CROSSCHECK_FILE)
         plotter = None if args.no_plots else make_plotter(results_dir, run)
-        files = render(run, command, plotter, anchors, crosscheck)
+        files = render(run, command, plotter, anchors, crosscheck, load_profiles(results_dir))
         if args.readme:
             rewrite_readme(args.readme, results_block(run, args.readme, results_dir, command))
         write(results_dir, files, plotter)

@@ -365,10 +365,17 @@ class TrainingSteps(ReportRun, unittest.TestCase):
         # bytes 1: gbfake writes the harness's counters only for a case that moves bytes (the harness writes them
         # with the training step's bytes of 0).
         cases = gbfake.rmsnorm_grid() + [
-            {"name": f"e2e/train_step/{impl}/bf16/{config}/cold", "us": us, "bytes": 1, "flops": flops[config]}
+            {"name": f"e2e/train_step/{impl}/bf16/{config}/cold", "us": us, "bytes": 1, "flops": flops[config],
+             "counters": {"tokens_per_s": 16384 / (us * 1e-6), "peak_mem_bytes": 3 * 2**30, "loss": 2.5}}
             for impl, config, us in (("torch_eager", "small", 9000.0), ("solbench", "small", 8800.0),
                                      ("torch_eager", "1b", 410000.0), ("solbench", "1b", 400000.0))]
         gbfake.write(results / "latest.json", gbfake.run(cases, seed=5))
+        for impl, norm_us in (("torch_eager", 20000.0), ("solbench", 12000.0)):  # train_profile's tables
+            ops = [{"name": f"aten::op{i}", "calls": i + 1, "self_cuda_us": 1000.0 * (i + 1), "cuda_us": 1000.0 * (i + 1),
+                    "cpu_us": 50.0, "cuda_alloc_bytes": 2**20} for i in range(12)]
+            (results / f"train_profile_{impl}.json").write_text(json.dumps(
+                {"config": "1b", "impl": impl, "step_cuda_us": 400000.0, "norm_cuda_us": norm_us,
+                 "norm_cuda_share": norm_us / 400000.0, "ops": ops}))
 
     def test_cases_parse_with_the_workload_before_the_implementation(self):
         case = sbresults.load(self.results / "latest.json.xz").by_name()["e2e/train_step/solbench/bf16/1b/cold"]
@@ -381,6 +388,30 @@ class TrainingSteps(ReportRun, unittest.TestCase):
         self.assertIn("`torch_eager`", section)
         self.assertIn("TFLOP/s", section)
         self.assertEqual(common.headline_metric("e2e", "train_step"), "TFLOP/s")
+
+    def test_the_norms_share_of_the_step_before_and_after(self):
+        """REPORT.md gives each side's step time, tokens/s and peak memory, and the norms' share of the profiled
+        step, PyTorch's first; the training page adds each side's top ops, the most CUDA time first."""
+        summary = "\n".join(lines_of(self.md, "## The training step"))
+        self.assertIn("| `1b` | `torch_eager` | 400 ms | 20.0 ms | 5.0% |", summary)
+        self.assertIn("| `1b` | `solbench` | 400 ms | 12.0 ms | 3.0% |", summary)
+        self.assertLess(summary.index("`torch_eager` | 400 ms"), summary.index("`solbench` | 400 ms"))
+        self.assertRegex(summary, r"\| `1b` \| bf16 \| `solbench` \| [0-9.]+ ms \| 1\.0[0-9]+× \| [0-9,]+ \| 3\.00 GiB \| 2\.5000 \|")
+        self.assertNotIn("aten::op11", summary)
+        page = self.pages["e2e_train_step.md"]
+        self.assertIn("| `aten::op11` | 12 | 12.0 ms | 3.0% |", page)
+        self.assertLess(page.index("aten::op11"), page.index("aten::op10"))
+        self.assertNotIn("aten::op3`", page)  # the top 8 of 12
+
+    def test_a_profile_without_its_fields_is_refused_naming_them(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            dest = Path(tmp) / "h200"
+            shutil.copytree(self.results, dest)
+            (dest / "train_profile_solbench.json").write_text(json.dumps({"config": "1b", "impl": "solbench"}))
+            r = subprocess.run([sys.executable, str(SCRIPTS / "report.py"), str(dest), "--no-plots"],
+                               capture_output=True, text=True)
+            self.assertEqual(r.returncode, 2)
+            self.assertIn("train_profile_solbench.json: no step_cuda_us, norm_cuda_us, norm_cuda_share, ops", r.stderr)
 
     def test_malformed_training_names_are_refused(self):
         for name in ("e2e/train_step/torch_eager/small/cold", "e2e/train_step/torch_eager/int8/small/cold"):
