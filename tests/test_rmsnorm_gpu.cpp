@@ -29,11 +29,12 @@ struct Shape {
 // 8-16 KB in the bandwidth regime (4 vectors a thread, w in registers: 16-bit 6000, 750 vectors over 256
 // threads, and 8192, full; fp32 4096 at 257 rows). On an H200 (132 SMs) vectorized's decode kernel splits a
 // row over 4 blocks at 1 x 4096 and 7 x 4096, and over 2 at 64 x 8192 and 40 x 1024 (one warp of 4 vectors
-// a lane in 16-bit, two in fp32): vectorized_blocks_per_row.
+// a lane in 16-bit, two in fp32): vectorized_blocks_per_row. 2 x 24576: the latency regime stages a 48 KB
+// 16-bit w, which with the kernel's own shared arrays needs the opt-in past 48 KB (2 x 32768 stages 64 KB).
 const Shape kShapes[] = {{1, 1},      {1, 7},     {3, 127},   {5, 769},    {2, 5125},    {1, 4096},
                          {7, 4096},   {2, 32768}, {1, 65536}, {2, 65537}, {1000, 768}, {4099, 1024}, {8193, 128},
                          {2, 256},    {3, 392},   {5, 6000},  {256, 8192}, {257, 4096}, {301, 16384},
-                         {300, 6000}, {260, 8192}, {64, 8192}, {40, 1024}};
+                         {300, 6000}, {260, 8192}, {64, 8192}, {40, 1024}, {2, 24576}};
 
 using Param = std::tuple<std::string, DType, Shape>;
 

@@ -547,7 +547,9 @@ void launch_typed(const Problem& p, const VectorizedConfig& c, cudaStream_t stre
   // single static, and only the first kernel to need more than 48 KB would have been opted in.
   auto go = [&](auto depth, auto stage) {
     auto* kern = kernel<T, Vec, decltype(depth)::value, decltype(stage)::value>;
-    if (smem > 48 * 1024) {  // opt in once per kernel (up to 64 KB: 4096 vectors of 16 B)
+    // Opt in once per kernel that stages w, to 64 KB (4096 vectors of 16 B): without it the kernel's own
+    // __shared__ arrays and the staged w share 48 KB, which a 48 KB row (24576 16-bit elements) overflows.
+    if (smem > 0) {
       static const cudaError_t opt_in = cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, 64 * 1024);
       SB_CUDA_CHECK(opt_in);
     }
