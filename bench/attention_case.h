@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "attention/attention.h"
+#include "attention_shapes.h"
 #include "harness/device.h"
 #include "verify.h"
 
@@ -27,6 +28,11 @@ inline std::string shape_name(const AttentionDims& d) {
   return "b" + std::to_string(d.batch) + "_hq" + std::to_string(d.heads_q) + "_hkv" + std::to_string(d.heads_kv) + "_d" +
          std::to_string(d.head_dim) + "_q" + std::to_string(d.q_len) + "_kv" + std::to_string(d.kv_len) +
          (d.causal ? "_causal" : "");
+}
+
+// The dimensions of a --shapes attention shape.
+inline AttentionDims dims_of(const AttentionShape& s) {
+  return {s.batch, s.heads_q, s.heads_kv, s.head_dim, s.q_len, s.kv_len, s.causal};
 }
 
 // A problem of these dimensions and dtype with no tensors (null pointers, the default scale): enough for

@@ -131,10 +131,6 @@ std::vector<Impl> implementations() {
   return impls;
 }
 
-AttentionDims dims_of(const AttentionShape& s) {
-  return {s.batch, s.heads_q, s.heads_kv, s.head_dim, s.q_len, s.kv_len, s.causal};
-}
-
 // The inputs of (shape, dtype), with a workspace sized for the hungriest implementation that supports the
 // shape; a shape that does not fit in the free device memory throws Unsupported with the reason (a skip, not
 // a failure). By default only the running shape's inputs are kept (--keep-inputs=GIB keeps others resident,

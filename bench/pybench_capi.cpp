@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "attention/attention.h"
+#include "attention_case.h"
 #include "attention_shapes.h"
 #include "fused_add_rmsnorm/fused_add_rmsnorm.h"
 #include "harness/gbench.h"
@@ -152,15 +153,7 @@ void register_attention(const std::vector<AttentionShape>& shapes, const std::ve
   for (const AttentionShape& shape : shapes)
     for (DType dtype : dtypes)
       for (const PyImpl& impl : impls_of("attention")) {
-        sb::attention::Problem p;
-        p.batch = shape.batch;
-        p.heads_q = shape.heads_q;
-        p.heads_kv = shape.heads_kv;
-        p.head_dim = shape.head_dim;
-        p.q_len = shape.q_len;
-        p.kv_len = shape.kv_len;
-        p.causal = shape.causal;
-        p.dtype = dtype;
+        const sb::attention::Problem p = problem_of(dims_of(shape), dtype);
         const double bytes = static_cast<double>(shape.decode() ? p.kv_bytes() : p.bytes()), flops = p.flops();
         const std::string base = "attention/" + impl.name + "/" + std::string(sb::name(dtype)) + "/" +
                                  shape.workload() + "/" + shape.name();
