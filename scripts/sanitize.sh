@@ -11,7 +11,9 @@
 # every attention GPU test does not finish in hours). DecodeSplitk.RepeatedRunsAreBitIdentical, a plain test of
 # a shape no other test has, stays in. tests/test_sanitizer_filter.py checks the rule against test_gpu's own list.
 # GoogleTest's negative patterns follow a filter's first '-'. RACECHECK_FILTER, if set, replaces that filter.
-# TIMEOUT cuts each process at that many seconds (default 0: never).
+# TIMEOUT cuts each process at that many seconds (default 0: never). ONLY_SHARDS (comma-separated indices below
+# SHARDS; default all) runs those shards alone: a sanitizer pass longer than one time limit goes in parts, the
+# same SHARDS in each, each part naming the shards it takes.
 # Writes OUTPREFIX_<tool>_<k>.log (the whole GoogleTest output, so a cut shard's log shows how far it got) and
 # prints one line a process, named by the log: its sanitizer summary and GoogleTest's count, or SANITIZER
 # FAILED and why. A process passes only if it exits 0 and its summary reads 0 errors (memcheck) or 0 hazards,
@@ -33,6 +35,15 @@ done
 shards=${SHARDS:-4} limit=${TIMEOUT:-0}
 [[ $shards =~ ^[1-9][0-9]*$ ]] || usage "SHARDS must be a positive integer, got '$shards'"
 [[ $limit =~ ^[0-9]+$ ]] || usage "TIMEOUT must be a whole number of seconds (0: none), got '$limit'"
+run_shards=()
+if [ -n "${ONLY_SHARDS:-}" ]; then
+  IFS=, read -ra run_shards <<<"$ONLY_SHARDS"
+  for k in "${run_shards[@]}"; do
+    [[ $k =~ ^[0-9]+$ ]] && ((k < shards)) || usage "ONLY_SHARDS must list shard indices below SHARDS=$shards, got '$ONLY_SHARDS'"
+  done
+else
+  for ((k = 0; k < shards; k++)); do run_shards+=("$k"); done
+fi
 mkdir -p "$(dirname "$prefix")" || usage "cannot create the folder of OUTPREFIX '$prefix'"
 label=$(basename "$prefix")
 
@@ -50,7 +61,7 @@ for t in "${tools[@]}"; do
     status=1
     continue
   fi
-  for ((k = 0; k < shards; k++)); do
+  for k in "${run_shards[@]}"; do
     log=${prefix}_${t}_$k.log
     GTEST_TOTAL_SHARDS=$shards GTEST_SHARD_INDEX=$k SOLBENCH_REQUIRE_GPU=1 timeout "$limit" \
       compute-sanitizer --tool "$t" --error-exitcode 9 "$binary" --gtest_filter="$f" >"$log" 2>&1 &

@@ -334,6 +334,17 @@ class SanitizeShards(unittest.TestCase):
     def log(self, tool, k):
         return (self.out.parent / f"build1_{tool}_{k}.log").read_text()
 
+    def test_only_the_shards_named_run(self):
+        r = self.sanitize(SHARDS="4", ONLY_SHARDS="1,3")
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertEqual(sorted(p.name for p in self.out.parent.glob("build1_*.log")),
+                         [f"build1_{t}_{k}.log" for t in ("memcheck", "racecheck") for k in (1, 3)])
+        self.assertIn("shard 3 of 4", self.log("racecheck", 3))
+        for bad in ("4", "1,x", "-1"):
+            r = self.sanitize(SHARDS="4", ONLY_SHARDS=bad)
+            self.assertEqual(r.returncode, 2, bad)
+            self.assertIn("ONLY_SHARDS must list shard indices below SHARDS=4", r.stderr)
+
     def test_every_shard_of_every_tool_runs_and_passes(self):
         r = self.sanitize(SHARDS="3")
         self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
