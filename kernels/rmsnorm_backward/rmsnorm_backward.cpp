@@ -5,34 +5,13 @@
 #include <cstdint>
 #include <stdexcept>
 
+#include "common/validate.h"
+
 namespace sb::rmsnorm_backward {
 
-#define SB_VARIANT(name, summary)                       \
-  namespace name {                                      \
-  std::string supports(const Problem&);                 \
-  void launch(const Problem&, cudaStream_t);            \
-  }
-#include "rmsnorm_backward/variants.def"
-#undef SB_VARIANT
-
-namespace {
-const std::vector<Variant> kVariants = {
-#define SB_VARIANT(name, summary) {#name, summary, &name::supports, &name::launch},
-#include "rmsnorm_backward/variants.def"
-#undef SB_VARIANT
-};
-}  // namespace
-
-const std::vector<Variant>& variants() { return kVariants; }
-
-const Variant& variant(const std::string& name) { return find_variant(kVariants, name, "rmsnorm_backward"); }
-
-const Variant& best_variant(const Problem& p) {
-  p.validate();
-  std::vector<const Variant*> order;
-  for (auto v = kVariants.rbegin(); v != kVariants.rend(); ++v) order.push_back(&*v);
-  return first_supporting(order, p, "rmsnorm_backward");
-}
+#define SB_OP_NAME "rmsnorm_backward"
+#define SB_OP_VARIANTS_DEF "rmsnorm_backward/variants.def"
+#include "common/variant_registry.inc"
 
 std::size_t workspace_bytes(const Problem& p) {
   if (p.rows <= 0 || p.hidden <= 0) return 0;
@@ -41,30 +20,18 @@ std::size_t workspace_bytes(const Problem& p) {
 }
 
 void Problem::validate() const {
-  auto fail = [](const std::string& what) { throw std::invalid_argument("rmsnorm_backward: " + what); };
-  if (rows <= 0) fail("rows must be >= 1, got " + std::to_string(rows));
-  if (hidden <= 0) fail("hidden must be >= 1, got " + std::to_string(hidden));
-  if (hidden > (int64_t{1} << 30)) fail("hidden must be <= 2^30, got " + std::to_string(hidden));
-  if (!std::isfinite(eps) || eps < 0) fail("eps must be finite and >= 0, got " + std::to_string(eps));
-  if (dtype != DType::f32 && dtype != DType::f16 && dtype != DType::bf16)
-    fail("dtype: unsupported value " + std::to_string(static_cast<int>(dtype)));
-  if (!x) fail("x is null");
-  if (!w) fail("w is null");
-  if (!dy) fail("dy is null");
-  if (!dx) fail("dx is null");
-  if (!dw) fail("dw is null");
-  if (!workspace) fail("workspace is null (workspace_bytes() gives its size)");
-  if (reinterpret_cast<std::uintptr_t>(workspace) % 16 != 0) fail("workspace must be 16-byte aligned");
+  constexpr const char* kOp = "rmsnorm_backward";
+  validate_norm_shape(kOp, rows, hidden, eps, dtype);
+  if (!x) invalid(kOp, "x is null");
+  if (!w) invalid(kOp, "w is null");
+  if (!dy) invalid(kOp, "dy is null");
+  if (!dx) invalid(kOp, "dx is null");
+  if (!dw) invalid(kOp, "dw is null");
+  if (!workspace) invalid(kOp, "workspace is null (workspace_bytes() gives its size)");
+  if (reinterpret_cast<std::uintptr_t>(workspace) % 16 != 0) invalid(kOp, "workspace must be 16-byte aligned");
   if (workspace_size < workspace_bytes(*this))
-    fail("workspace_size " + std::to_string(workspace_size) + " < workspace_bytes() " +
-         std::to_string(workspace_bytes(*this)));
-}
-
-void run(const Variant& v, const Problem& p, cudaStream_t stream) {
-  p.validate();
-  if (std::string why = v.supports(p); !why.empty())
-    throw std::invalid_argument(std::string("rmsnorm_backward/") + v.name + " does not support this problem: " + why);
-  v.launch(p, stream);
+    invalid(kOp, "workspace_size " + std::to_string(workspace_size) + " < workspace_bytes() " +
+                     std::to_string(workspace_bytes(*this)));
 }
 
 int64_t two_kernel_chunk_rows(int64_t rows) {

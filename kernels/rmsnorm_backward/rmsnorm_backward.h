@@ -53,19 +53,9 @@ struct Problem {
 // The workspace every variant of the op can run `p` in: min(rows, kMaxPartialRows) * hidden fp32 values.
 std::size_t workspace_bytes(const Problem& p);
 
-using Variant = sb::Variant<Problem>;
-
-// Every variant in kernels/rmsnorm_backward/variants.def, in file (teaching) order.
-const std::vector<Variant>& variants();
-// Throws std::invalid_argument for an unknown name.
-const Variant& variant(const std::string& name);
-// The last variant in teaching order that supports `p` (persistent, else two_kernel, which takes any valid
-// problem). Throws std::invalid_argument for an invalid problem or, with every reason, one no variant supports.
-const Variant& best_variant(const Problem& p);
-
-// validate(), then supports() (an unsupported problem throws std::invalid_argument with the reason), then
-// launch(). What tests and benchmarks call.
-void run(const Variant& v, const Problem& p, cudaStream_t stream);
+// variants(), variant(name), best_variant(p) and run(v, p, stream) over kernels/rmsnorm_backward/variants.def.
+// best_variant: persistent, else two_kernel, which takes any valid problem.
+#include "common/variant_api.inc"
 
 // The rows each block of two_kernel's first kernel owns: at least 32, a multiple of 32, and enough that
 // ceil(rows / chunk) <= kMaxPartialRows (exposed for the CPU tests of the workspace bound).
