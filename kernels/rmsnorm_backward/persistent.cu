@@ -105,12 +105,15 @@ std::string supports(const Problem& p) {
 template <typename T, int Vec, int V>
 void launch_typed(const Problem& p, const PersistentConfig& c, cudaStream_t stream) {
   auto* kern = kernel<T, Vec, V>;
-  // Blocks of this kernel an SM holds at once at this block size; the block size is a function of hidden, so
-  // the query runs each launch (a host call, no synchronization).
-  int resident = 0;
-  SB_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, kern, c.block_threads, 0));
-  const int64_t grid =
-      std::min({p.rows, kMaxPartialRows, static_cast<int64_t>(device_sm_count()) * std::max(resident, 1)});
+  // Blocks of this kernel an SM holds at once, per block size (a multiple of 32 up to 512, a function of
+  // hidden): asked of the runtime once each, not on every launch.
+  static int resident_by_warps[512 / 32 + 1] = {};  // 0: not asked yet
+  int& resident = resident_by_warps[c.block_threads / 32];
+  if (resident == 0) {
+    SB_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, kern, c.block_threads, 0));
+    resident = std::max(resident, 1);
+  }
+  const int64_t grid = std::min({p.rows, kMaxPartialRows, static_cast<int64_t>(device_sm_count()) * resident});
   auto* partials = static_cast<float*>(p.workspace);
   kern<<<static_cast<unsigned>(grid), c.block_threads, 0, stream>>>(
       static_cast<const T*>(p.x), static_cast<const T*>(p.w), static_cast<const T*>(p.dy), p.rstd,
