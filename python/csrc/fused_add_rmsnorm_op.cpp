@@ -45,16 +45,11 @@ void fused_add_rms_norm(at::Tensor& x, at::Tensor& residual, const at::Tensor& w
   TORCH_CHECK(residual.sizes() == x.sizes(), "solbench::fused_add_rms_norm: residual has shape ", residual.sizes(),
               " but x has ", x.sizes(), " (they must have one shape)");
   const int64_t hidden = x.size(-1);
-  TORCH_CHECK(weight.dim() == 1 && weight.size(0) == hidden, "solbench::fused_add_rms_norm: weight has shape ",
-              weight.sizes(), " but x's last dimension is ", hidden, " (weight must be [", hidden, "])");
+  check_norm_weight(weight, hidden, kOp);
   // The kernels read and write rows of `hidden` contiguous elements in place: a strided x or residual cannot be
   // replaced by a contiguous copy without losing the in-place result, so it is refused, not copied.
-  TORCH_CHECK(x.is_contiguous(), "solbench::fused_add_rms_norm: x must be contiguous (its strides are ",
-              x.strides(), ")");
-  TORCH_CHECK(residual.is_contiguous(), "solbench::fused_add_rms_norm: residual must be contiguous (its strides are ",
-              residual.strides(), ")");
-  TORCH_CHECK(weight.is_contiguous(), "solbench::fused_add_rms_norm: weight must be contiguous (stride ",
-              weight.stride(0), ")");
+  check_contiguous(x, kOp, "x", "");
+  check_contiguous(residual, kOp, "residual", "");
   if (x.numel() == 0) return;
   // Each element of x and residual is read, then overwritten, by one thread, and every row reads all of
   // weight: shared memory would let one output clobber another's input.

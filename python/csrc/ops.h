@@ -41,6 +41,20 @@ inline void check_like(const at::Tensor& t, const at::Tensor& like, const char* 
               " but ", like_arg, " has ", like.scalar_type(), "; the kernels take one dtype for all operands");
 }
 
+// A norm's weight: a contiguous [hidden] tensor (check_like checks its device and dtype).
+inline void check_norm_weight(const at::Tensor& weight, int64_t hidden, const char* op) {
+  TORCH_CHECK(weight.dim() == 1 && weight.size(0) == hidden, "solbench::", op, ": weight has shape ", weight.sizes(),
+              " but x's last dimension is ", hidden, " (weight must be [", hidden, "])");
+  TORCH_CHECK(weight.is_contiguous(), "solbench::", op, ": weight must be contiguous (stride ", weight.stride(0), ")");
+}
+
+// The kernels read rows of contiguous elements. `remedy` ends the message: how the caller makes one (a copy),
+// or "" where a copy would not do (an operand written in place).
+inline void check_contiguous(const at::Tensor& t, const char* op, const char* arg, const char* remedy) {
+  TORCH_CHECK(t.is_contiguous(), "solbench::", op, ": ", arg, " must be contiguous (its strides are ", t.strides(), ")",
+              remedy);
+}
+
 // The variant names of an op's registry, in teaching order (the `*_variants` ops).
 template <typename V>
 std::vector<std::string> names(const std::vector<V>& variants) {

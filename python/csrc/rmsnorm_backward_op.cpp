@@ -31,15 +31,9 @@ std::tuple<at::Tensor, at::Tensor> rms_norm_backward(const at::Tensor& dy, const
   TORCH_CHECK(dy.sizes() == x.sizes(), "solbench::rms_norm_backward: dy has shape ", dy.sizes(), " but x has ",
               x.sizes(), " (dy is the gradient of the forward's output, which has x's shape)");
   const int64_t hidden = x.size(-1);
-  TORCH_CHECK(weight.dim() == 1 && weight.size(0) == hidden, "solbench::rms_norm_backward: weight has shape ",
-              weight.sizes(), " but x's last dimension is ", hidden, " (weight must be [", hidden, "])");
-  // The kernels read rows of `hidden` contiguous elements; strided inputs are the caller's copies to make.
-  TORCH_CHECK(dy.is_contiguous(), "solbench::rms_norm_backward: dy must be contiguous (its strides are ",
-              dy.strides(), "); pass dy.contiguous()");
-  TORCH_CHECK(x.is_contiguous(), "solbench::rms_norm_backward: x must be contiguous (its strides are ", x.strides(),
-              "); pass x.contiguous()");
-  TORCH_CHECK(weight.is_contiguous(), "solbench::rms_norm_backward: weight must be contiguous (stride ",
-              weight.stride(0), ")");
+  check_norm_weight(weight, hidden, kOp);
+  check_contiguous(dy, kOp, "dy", "; pass dy.contiguous()");  // strided inputs are the caller's copies to make
+  check_contiguous(x, kOp, "x", "; pass x.contiguous()");
 
   at::Tensor dx = at::empty(x.sizes(), x.options());  // the caching allocator, on x's device
   if (x.numel() == 0) return {dx, at::zeros({hidden}, x.options())};  // dw: a sum over no rows

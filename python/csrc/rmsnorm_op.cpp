@@ -25,12 +25,8 @@ at::Tensor rms_norm(const at::Tensor& x, const at::Tensor& weight, double eps, c
   check_like(weight, x, kOp, "weight", "x");
   TORCH_CHECK(x.dim() >= 1, "solbench::rms_norm: x must have at least 1 dimension (the hidden one)");
   const int64_t hidden = x.size(-1);
-  TORCH_CHECK(weight.dim() == 1 && weight.size(0) == hidden, "solbench::rms_norm: weight has shape ",
-              weight.sizes(), " but x's last dimension is ", hidden, " (weight must be [", hidden, "])");
-  // The kernels read rows of `hidden` contiguous elements; a strided x is the caller's copy to make.
-  TORCH_CHECK(x.is_contiguous(), "solbench::rms_norm: x must be contiguous (its strides are ", x.strides(),
-              "); pass x.contiguous()");
-  TORCH_CHECK(weight.is_contiguous(), "solbench::rms_norm: weight must be contiguous (stride ", weight.stride(0), ")");
+  check_norm_weight(weight, hidden, kOp);
+  check_contiguous(x, kOp, "x", "; pass x.contiguous()");  // a strided x is the caller's copy to make
 
   at::Tensor y = at::empty(x.sizes(), x.options());  // the caching allocator, on x's device
   if (y.numel() == 0) return y;
