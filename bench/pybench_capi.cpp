@@ -170,6 +170,11 @@ void register_cases(const Options& opt) {
   if (opt.keep_inputs_gib >= 0)
     throw UsageError("--keep-inputs is the C++ binaries'; bench_torch keeps the inputs of one shape at a time");
   const PyShapes shapes = parse_pybench_shapes(opt.shapes.empty() ? "default" : opt.shapes);
+  // The Python rows' launch floor (cases.py's PYTHON_LAUNCH_FLOOR), beside bench_main's C++ floors.
+  for (Mode mode : {Mode::cold, Mode::hot}) {
+    const std::string case_name = std::string("floor/python_launch/") + mode_name(mode);
+    register_case(case_name, [=](benchmark::State& st) { run_python_case(st, mode, case_name, 0, 0); });
+  }
   for (const char* op : {"rmsnorm", "fused_add_rmsnorm", "rmsnorm_backward"})
     register_rmsnorm_family(op, shapes.rmsnorm, opt.dtypes);
   register_attention(shapes.attention, opt.dtypes);

@@ -109,6 +109,14 @@ TEST(HotLaunchCount, FillsAFiftyMicrosecondWindowWithinBounds) {
   EXPECT_EQ(hot_launch_count(0.005), 10);   // a microsecond kernel sized from its ~5 us warm launch
 }
 
+TEST(EagerLaunchCount, FillsAHalfMillisecondWindowWithinBounds) {
+  EXPECT_EQ(eager_launch_count(0.005), 100);  // a microsecond kernel's ~5 us warm launch: 100
+  EXPECT_EQ(eager_launch_count(0.01), 50);    // 10 us: 50
+  EXPECT_EQ(eager_launch_count(0.0), 100);    // never more than 100
+  EXPECT_EQ(eager_launch_count(5.0), 2);      // long kernels: still 2
+  EXPECT_GE(eager_launch_count(0.005), hot_launch_count(0.005));  // never fewer than the hot graph holds
+}
+
 TEST(ColdBatchCount, QueuesAboutAQuarterMillisecondOfLaunches) {
   EXPECT_EQ(cold_batch_count(0.010), GpuTimer::kMaxColdBatch);  // 10 us kernels: the most, 4
   EXPECT_EQ(cold_batch_count(0.1), 2);                          // 100 us: 2

@@ -179,6 +179,7 @@ struct CaseDecision {
   int cold_batch = 1;
   double hold_ms = 0;
   int hot_launches = 0;
+  int eager_launches = 0;
 };
 
 // The case whose launches are warm: its decision and its hot graph, captured again for each run of
@@ -193,7 +194,14 @@ struct CaseState {
   bool net = false;
   std::unique_ptr<Replay> graph_2k = nullptr;
   GraphLaunch graph_launch = {};
+  // What a call costs the host (every case): the upper median of the warm-up's enqueue times, each the host's
+  // wall time in the launch call with the GPU idle. Hot outside --profile, also the time per launch of
+  // decision.eager_launches queued back to back without a graph (the upper median of kEagerTrials timings):
+  // what a loop calling it eagerly pays, the larger of the host's time and the GPU's.
+  double host_ms = 0;
+  double eager_ms = 0;
 };
+constexpr int kEagerTrials = 3;
 
 double ms_since(std::chrono::steady_clock::time_point t) { return 1e3 * seconds_since(t); }
 
@@ -221,6 +229,7 @@ CaseDecision decide(Mode mode, const WarmUp& w) {
   d.hold_ms = std::min(2 * upper_median(w.enqueue_ms), kMaxHoldMs);
   d.cold_batch = g_profile ? 1 : cold_batch_count(single_ms);
   d.hot_launches = g_profile ? kProfileLaunches : hot_launch_count(single_ms);
+  d.eager_launches = eager_launch_count(single_ms);
   if (mode == Mode::hot && single_ms > kHotMaxLaunchMs)
     throw Unsupported("hot mode is for launches that L2 residency and launch overhead can change; this one takes " +
                       fmt(single_ms, "%.1f") + " ms (over " + fmt(kHotMaxLaunchMs, "%.0f") +
@@ -258,8 +267,14 @@ void warm_up_case(CaseState& c, std::map<std::pair<std::string, Mode>, CaseDecis
   auto known = decided.find({t.case_name, mode});
   if (known == decided.end()) known = decided.emplace(std::pair{t.case_name, mode}, decide(mode, w)).first;
   c.decision = known->second;
+  c.host_ms = upper_median(w.enqueue_ms);
   const cudaStream_t s = timer.stream();
   c.net = mode == Mode::hot && !g_profile;
+  if (c.net) {
+    std::vector<double> eager;
+    for (int i = 0; i < kEagerTrials; ++i) eager.push_back(timer.eager_ms(t.launch, c.decision.eager_launches));
+    c.eager_ms = upper_median(std::move(eager));
+  }
   if (mode == Mode::hot) {
     c.graph = t.capture(s, c.decision.hot_launches, t.launch);
     c.graph->replay(s);
@@ -293,6 +308,11 @@ void set_counters(benchmark::State& state, const Ceilings& ceilings, const Timed
   state.counters["flops"] = t.flops;
   state.counters["launches"] = c.mode == Mode::hot ? c.graph->launches() : 1;
   state.counters["sm_mhz"] = sm_mhz;
+  state.counters["host_us"] = 1e3 * c.host_ms;
+  if (c.eager_ms > 0) {
+    state.counters["eager_us"] = 1e3 * c.eager_ms;
+    state.counters["eager_launches"] = c.decision.eager_launches;
+  }
   if (c.mode == Mode::cold) {
     state.counters["cold_batch"] = c.decision.cold_batch;
     state.counters["hold_us"] = 1e3 * c.decision.hold_ms;

@@ -186,6 +186,14 @@ double GpuTimer::replay_ms(Replay& r) {
   return elapsed_ms();
 }
 
+double GpuTimer::eager_ms(const LaunchFn& launch, int count) {
+  if (count < 1) throw std::invalid_argument("GpuTimer::eager_ms: count must be at least 1");
+  SB_CUDA_CHECK(cudaEventRecord(start_, stream_));
+  for (int i = 0; i < count; ++i) launch(stream_);
+  SB_CUDA_CHECK(cudaEventRecord(stop_, stream_));
+  return elapsed_ms() / count;
+}
+
 double upper_median(std::vector<double> v) {
   if (v.empty()) throw std::invalid_argument("upper_median: no values");
   const auto mid = v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2);
@@ -219,6 +227,11 @@ double net_launch_ms(double replay_k_ms, double graph_ms, int k) {
 
 int hot_launch_count(double single_launch_ms) {
   const double k = std::ceil(1e-3 * kHotWindowUs / std::max(single_launch_ms, 1e-6));
+  return static_cast<int>(std::clamp(k, 2.0, 100.0));
+}
+
+int eager_launch_count(double single_launch_ms) {
+  const double k = std::ceil(1e-3 * kEagerWindowUs / std::max(single_launch_ms, 1e-6));
   return static_cast<int>(std::clamp(k, 2.0, 100.0));
 }
 

@@ -70,6 +70,9 @@ class GpuTimer {
   double warm_ms(const LaunchFn& launch);  // time one launch, no flush
   double last_enqueue_ms() const { return last_enqueue_ms_; }  // host time of warm_ms's launch call
   double replay_ms(Replay& r);             // time one replay of all its launches (not divided)
+  // `count` launches queued back to back, no graph and no synchronization between them, timed by one pair of
+  // events: the time per launch that a loop calling it eagerly sees, the larger of its host and GPU times.
+  double eager_ms(const LaunchFn& launch, int count);
 
   // The SM clock now, in MHz: a one-thread kernel spins ~100 us of clock64 cycles and reads %globaltimer
   // around them; synchronizes. Read after a case's timed launches, it shows the clock the case ran at: a
@@ -136,6 +139,12 @@ int cold_batch_count(double single_launch_ms);
 // min_time of per-launch time has accumulated, so the wall cost is about K x min_time.
 constexpr double kHotWindowUs = 50;
 int hot_launch_count(double single_launch_ms);
+
+// How many launches one eager timing queues, from the sizing launch time: enough to fill kEagerWindowUs, so
+// that the first launch's submission latency, which the GPU waits through idle, is a small share of the total;
+// at least 2, at most 100.
+constexpr double kEagerWindowUs = 500;
+int eager_launch_count(double single_launch_ms);
 
 // An empty kernel: the launch floor that small kernels are compared against.
 void launch_empty_kernel(cudaStream_t stream);

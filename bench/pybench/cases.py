@@ -27,7 +27,7 @@ import torch
 from . import attention, capi, rmsnorm, rows
 from .impls import IMPLEMENTATIONS
 from .rows import Built, Unsupported, synchronize
-from .verify import DTYPES
+from .verify import DTYPES, Check
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
 import sbresults  # noqa: E402
@@ -37,6 +37,16 @@ OPS = {op: (module, impls) for module in (rmsnorm, attention) for op, impls in m
 if {op: tuple(impls) for op, (_, impls) in OPS.items()} != IMPLEMENTATIONS:
     raise ImportError("bench/pybench: impls.py's IMPLEMENTATIONS and the builders of rmsnorm.py and attention.py "
                       "name different rows")
+
+
+# The Python rows' launch floor: the harness's ctypes callback around one bare kernel launch from Python
+# (torch.cuda._sleep(0): a pybind call that launches a spin kernel of no cycles, no dispatcher). A row's host_us
+# over this floor's is what its Python call costs beyond a kernel launch; pybench_capi.cpp registers its cases.
+PYTHON_LAUNCH_FLOOR = "floor/python_launch"
+
+
+def python_launch_floor() -> None:
+    torch.cuda._sleep(0)
 
 
 def implementations() -> dict:
@@ -139,6 +149,10 @@ class Runner:
         return self.inputs
 
     def _built(self, name: str, base: str) -> Built:
+        if base == PYTHON_LAUNCH_FLOOR:  # no inputs and nothing to verify, as the C++ floors
+            self.checks.setdefault(base, Check())
+            self.counters.setdefault(base, {})
+            return self.built.setdefault(base, Built(launch=python_launch_floor, check=Check))
         fields = sbresults.parse_name(name)
         op, impl, dtype = fields["op"], fields["impl"], fields["dtype"]
         if op not in OPS or impl not in OPS[op][1] or dtype not in DTYPES:

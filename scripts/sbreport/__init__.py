@@ -10,6 +10,7 @@ scripts/report.py is the command; the modules, each one part of the report:
     floors       launch floors: a variant's launches with none of its work
     e2e          the decoder layer, and what its norms and attention cost inside it
     worth        when a CUDA kernel is worth writing: ours against torch.compile, Triton, FlexAttention, eager
+    overhead     what one call costs: the PyTorch operator layer's host time against a direct kernel launch
     environment  the run context table and the warnings
     plots        matplotlib plots (metric vs a shape field, split sweep, roofline)
     render       REPORT.md and the per-op pages

@@ -15,6 +15,7 @@ from .plots import group_plots, rooflines
 from .splits import split_sweep_section, split_sweeps
 from .tables import impl_table, summary_table, table
 from .training import TRAIN_WORKLOAD, training_section
+from .overhead import overhead_section
 from .worth import worth_section
 
 CROSSCHECK_PAGE = "report/crosscheck.md"
@@ -113,6 +114,7 @@ def main_report(run: sbresults.Run, command: str, plotter, pages: dict, plots: d
     for key, cases in group_cases(run.cases).items():
         md += impl_table(key, cases)
     md += worth_section(run.cases)
+    md += overhead_section(run.cases)
     md += training_section(run.cases, profiles, detail=False)
     md += _pages_index(pages, crosscheck, run)
     md += ["## Environment", "", *environment(run), "", "Reproduce the run:", "", "```sh", *commands(run), "```", ""]

@@ -31,7 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import gbfake  # noqa: E402
 import sbresults  # noqa: E402
 from pybench.impls import IMPLEMENTATIONS  # noqa: E402
-from sbreport import worth  # noqa: E402
+from sbreport import overhead, worth  # noqa: E402
 from sbreport.common import impl_order, is_ours  # noqa: E402
 
 DRIVER = ROOT / "bench" / "bench_torch.py"
@@ -121,6 +121,7 @@ class CommandLine(unittest.TestCase):
         names = listed("driver", "--shapes=smoke,edge")
         cases = [n for n in names if not n.startswith("floor/")]
         self.assertTrue(cases)
+        self.assertLessEqual({"floor/python_launch/cold", "floor/python_launch/hot"}, set(names))
         for name in cases:
             f = sbresults.parse_name(name)
             self.assertIn(f["impl"], IMPLEMENTATIONS[f["op"]], name)
@@ -494,6 +495,39 @@ class WorthSection(unittest.TestCase):
         for (op, kind), sources in worth.SOURCES.items():  # every file and function the section counts exists
             for path, function in sources:
                 self.assertIsNotNone(worth.count_lines(path, function), f"{op} {kind}: {path} {function}")
+
+
+class OverheadSection(unittest.TestCase):
+    """The operator-layer section on a synthetic run with known host and eager times."""
+
+    def test_op_layer_cost_is_the_operator_over_the_python_floor(self):
+        shape = "rmsnorm/{}/bf16/t1_h4096/hot"
+        rows = {shape.format("vectorized"): (2.0, 2.5, 2.6), shape.format("solbench_op"): (2.1, 14.0, 14.2),
+                shape.format("torch_rms_norm"): (3.0, 6.0, 6.1), shape.format("torch_compile"): (2.4, 30.0, 30.5),
+                "floor/empty_kernel/hot": (0.9, 2.2, 2.3), "floor/python_launch/hot": (0.9, 8.5, 8.6),
+                shape.format("naive").replace("/hot", "/cold"): (9.0, 2.5, 0.0)}
+        cases = [{"name": n, "us": us, "bytes": 0, "flops": 0,
+                  "counters": {"host_us": host, **({"eager_us": eager} if eager else {})}}
+                 for n, (us, host, eager) in rows.items()]
+        with tempfile.NamedTemporaryFile("w", suffix=".json") as f:
+            json.dump(gbfake.run(cases, sigma={n: 0.0 for n in rows}, reps=3), f)
+            f.flush()
+            run = sbresults.load(f.name)
+        md = "\n".join(overhead.overhead_section(run.cases))
+        self.assertIn("## What a call costs: the operator layer", md)
+        self.assertIn("| our kernel, launched from C++ | `vectorized` | 2.00 | 2.50 | 2.60 | 1.00× |", md)
+        self.assertIn("| `solbench_op` (the operator, from Python) | `solbench_op` | 2.10 | 14.00 | 14.20 | 5.46× |", md)
+        self.assertIn("| launch floor, Python (`floor/python_launch`) | `python_launch` | 0.90 | 8.50 | 8.60 | 3.31× |", md)
+        self.assertIn("**5.50 µs**", md)  # 14.0 - 8.5
+        self.assertNotIn("attention", md)  # no attention rows in this run: no table for it
+
+    def test_no_section_without_the_operator_rows(self):
+        cases = [{"name": "rmsnorm/vectorized/bf16/t1_h4096/hot", "us": 2.0, "bytes": 0, "flops": 0,
+                  "counters": {"host_us": 2.5, "eager_us": 2.6}}]
+        with tempfile.NamedTemporaryFile("w", suffix=".json") as f:
+            json.dump(gbfake.run(cases, reps=3), f)
+            f.flush()
+            self.assertEqual(overhead.overhead_section(sbresults.load(f.name).cases), [])
 
 
 # run_suite.sh's stand-ins: nvidia-smi and cmake; bench_rmsnorm and bench_attention; bench/bench_torch.py, which records its
