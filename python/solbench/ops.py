@@ -2,7 +2,7 @@
 
 libsolbench_ops.so is the first of:
   1. $SOLBENCH_OPS_LIB (a path to the library);
-  2. a copy inside this package (solbench/libsolbench_ops.so, placed there before a non-editable install);
+  2. the copy inside this package (solbench/libsolbench_ops.so, which `pip install ./python` puts there);
   3. the build tree of the checkout this package sits in: build/release/python/libsolbench_ops.so.
 Where the ops are already registered (a torch.utils.cpp_extension build loaded first), nothing is loaded.
 """
@@ -14,9 +14,9 @@ import torch
 LIBRARY_NAME = "libsolbench_ops.so"
 _PACKAGE = pathlib.Path(__file__).resolve().parent
 _CHECKOUT_BUILD = _PACKAGE.parents[1] / "build" / "release" / "python" / LIBRARY_NAME
-BUILD_HINT = ("build it with PyTorch installed for python3: `cmake --preset release && cmake --build --preset release "
-              "--target solbench_ops` (it lands in build/release/python/), then point SOLBENCH_OPS_LIB at it or copy it "
-              "into the package (python/solbench/) before `pip install ./python`")
+BUILD_HINT = ("`pip install --no-build-isolation ./python` in the checkout builds it and installs it in the package; "
+              "or build it with `cmake --preset release && cmake --build --preset release --target solbench_ops` "
+              "(it lands in build/release/python/) and point SOLBENCH_OPS_LIB at it")
 
 
 def _candidates():
