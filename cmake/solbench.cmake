@@ -62,6 +62,23 @@ macro(solbench_find_torch)
       find_package(Torch QUIET)
     endif()
     if(Torch_FOUND)
+      # Everything that links libtorch shares the process's libstdc++ with it. A copy of libstdc++ linked into a
+      # library that Python loads beside PyTorch (the op library, bench_torch's) has locale facets of its own,
+      # and the first number it formats (an error message, Google Benchmark's console) reads the wrong facet
+      # and crashes. g++ links the static archive where its libstdc++.so link is missing (a toolchain image
+      # without the development symlink) or where the flags ask for it (-static-libstdc++); naming the shared
+      # library itself ahead of g++'s own -lstdc++ leaves the archive nothing to resolve.
+      # tests/check_shared_libstdcxx.py checks the built libraries.
+      if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
+        execute_process(COMMAND ${CMAKE_CXX_COMPILER} -print-file-name=libstdc++.so.6
+                        OUTPUT_VARIABLE SOLBENCH_LIBSTDCXX OUTPUT_STRIP_TRAILING_WHITESPACE)
+        if(IS_ABSOLUTE "${SOLBENCH_LIBSTDCXX}" AND EXISTS "${SOLBENCH_LIBSTDCXX}")
+          list(APPEND TORCH_LIBRARIES "${SOLBENCH_LIBSTDCXX}")
+        else()
+          message(WARNING "solbench: ${CMAKE_CXX_COMPILER} names no shared libstdc++.so.6; the libraries PyTorch "
+                          "loads may carry a static copy (tests/check_shared_libstdcxx.py fails then)")
+        endif()
+      endif()
       set(SOLBENCH_HAVE_TORCH ON)
       message(STATUS "solbench: libtorch ${Torch_VERSION} found: PyTorch baselines enabled")
     else()

@@ -19,6 +19,7 @@ import math
 import os
 import pathlib
 import re
+import subprocess
 import sys
 
 import torch
@@ -35,6 +36,15 @@ def variant_sources(op):
     return [str(ROOT / "kernels" / op / f"{name}.cu") for name in names]
 
 
+def shared_libstdcxx():
+    """g++'s libstdc++.so.6, named on the link line: the module then shares PyTorch's libstdc++ even where g++
+    would link its static archive (a toolchain without the libstdc++.so link), whose copy crashes the first
+    number it formats (cmake/solbench.cmake does the same for the CMake build)."""
+    compiler = os.environ.get("CXX", "c++")  # cpp_extension's linker
+    found = subprocess.run([compiler, "-print-file-name=libstdc++.so.6"], capture_output=True, text=True).stdout.strip()
+    return [found] if os.path.isabs(found) else []
+
+
 def build():
     arch = os.environ.get("SOLBENCH_JIT_ARCH", "sm_90a")
     return load(
@@ -43,6 +53,7 @@ def build():
                  *variant_sources("rmsnorm")],
         extra_include_paths=[str(ROOT / "kernels")],
         extra_cflags=["-O3"],
+        extra_ldflags=shared_libstdcxx(),
         extra_cuda_cflags=[f"-gencode=arch=compute_{arch[3:]},code={arch}", "-O3", "-lineinfo",
                            "--expt-relaxed-constexpr", "-U__CUDA_NO_HALF_OPERATORS__",
                            "-U__CUDA_NO_HALF_CONVERSIONS__", "-U__CUDA_NO_HALF2_OPERATORS__",

@@ -60,8 +60,8 @@ def overhead_section(cases) -> list:
         direct = next((c for who, c in rows if who.startswith("our kernel")), None)
         cost = operator_cost_us(rows)
         title = f"### {op}, {dtype}, {(workload + ' ') if workload else ''}`{label}`, hot"
-        tables += [title, "", "| row | implementation | GPU time (µs) | host per call (µs) | eager loop per call (µs) |"
-                   " eager vs our kernel |", "|---|---|---:|---:|---:|---:|"]
+        tables += [title, "", "| row | implementation | GPU time (µs) | host per call (µs) "
+                   "| eager loop per call (µs) | eager vs our kernel |", "|---|---|---:|---:|---:|---:|"]
         for who, c in rows:
             ratio = "–"
             if direct is not None and "eager_us" in c.counters and "eager_us" in direct.counters:
