@@ -79,6 +79,29 @@ TEST(PagedProblem, ValidateNamesTheField) {
   expect_error([](Problem3& t) { t.p.scale = -1; }, "scale must be finite");
 }
 
+TEST(PagedRegistry, PagedSplitkRefusesWhatItsKernelCannotRun) {
+  ASSERT_EQ(sb::paged_attention::variants().size(), 1u);
+  const auto& v = sb::paged_attention::variant("paged_splitk");
+  EXPECT_THROW(sb::paged_attention::variant("nope"), std::invalid_argument);
+  alignas(16) static char buffer[64];
+  auto refusal = [&](auto mutate) {
+    Problem3 t;
+    t.p.q = t.p.k_pages = t.p.v_pages = buffer;
+    t.p.o = buffer;
+    mutate(t.p);
+    t.p.validate();
+    return v.supports(t.p);
+  };
+  EXPECT_EQ(refusal([](Problem&) {}), "");  // GQA 4:1, head_dim 64, pages of 16
+  EXPECT_NE(refusal([](Problem& p) { p.dtype = DType::f32; }).find("fp32 is not supported"), std::string::npos);
+  EXPECT_NE(refusal([](Problem& p) { p.head_dim = 256; }).find("head_dim 256"), std::string::npos);
+  EXPECT_NE(refusal([](Problem& p) { p.heads_kv = 8; }).find("no paged form"), std::string::npos);  // MHA
+  EXPECT_NE(refusal([](Problem& p) { p.page_size = 8; p.max_pages = 8; }).find("not a multiple of 16"),
+            std::string::npos);
+  EXPECT_NE(refusal([](Problem& p) { p.k_pages = buffer + 8; }).find("k_pages is not 16-byte aligned"),
+            std::string::npos);
+}
+
 // decode_splitk's shapes on 132 SMs, one tensor-core block an SM (tile 64, at least 128 keys a chunk).
 TEST(PagedPlan, OneSequenceFillsOneWaveAsDecodeSplitkDoes) {
   const auto p = plan_splits({4096}, 8, 64, 132, 128);

@@ -101,12 +101,9 @@ std::size_t workspace_bytes(const Problem& p) {
   return workspace_bytes(make_plan(p, device_sm_count()), p);
 }
 
-void launch(const Problem& p, cudaStream_t stream) {
-  const Plan plan = make_plan(p, device_sm_count());
-  if (plan.tensor_cores)
-    launch_tc(p, plan, stream);
-  else
-    launch_fma(p, plan, stream);
+namespace {
+// The combine grid after a split grid that left partials (more than one split, no cluster merge).
+void launch_combine(const Problem& p, const Plan& plan, cudaStream_t stream) {
   if (plan.num_splits <= 1 || plan.cluster_combine) return;
   const Params prm = make_params(p, plan);
   dispatch_16bit(p, [&](auto tag, auto head_dim) {
@@ -116,6 +113,21 @@ void launch(const Problem& p, cudaStream_t stream) {
                         static_cast<const float*>(prm.part_o), static_cast<const float*>(prm.part_lse),
                         static_cast<T*>(prm.o), prm.num_splits);
   });
+}
+}  // namespace
+
+void launch(const Problem& p, cudaStream_t stream) {
+  const Plan plan = make_plan(p, device_sm_count());
+  if (plan.tensor_cores)
+    launch_tc(p, plan, stream);
+  else
+    launch_fma(p, plan, stream);
+  launch_combine(p, plan, stream);
+}
+
+void launch_paged(const Problem& p, const Plan& plan, const PagedKv& kv, cudaStream_t stream) {
+  launch_tc_paged(p, plan, kv, stream);
+  launch_combine(p, plan, stream);
 }
 
 }  // namespace sb::attention::decode_splitk

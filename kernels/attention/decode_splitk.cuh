@@ -20,6 +20,8 @@ namespace sb::attention::decode_splitk {
 // The split grid of each path, launched by launch() (decode_splitk.cu) for a supported problem.
 void launch_fma(const Problem& p, const Plan& plan, cudaStream_t stream);  // decode_splitk_fma.cu
 void launch_tc(const Problem& p, const Plan& plan, cudaStream_t stream);   // decode_splitk_tc.cu
+// The tensor-core split grid over a paged cache (launch_paged), without clusters.
+void launch_tc_paged(const Problem& p, const Plan& plan, const PagedKv& kv, cudaStream_t stream);
 
 namespace {
 
@@ -61,6 +63,16 @@ struct Params {
   int64_t chunk_keys;
   bool causal;
   float q_scale;  // softmax scale * log2(e): scores come out in the log2 domain (exp2f)
+};
+
+// The tensor-core kernel's parameters over a paged cache (launch_paged): k and v are the page pools, key j of
+// sequence b is row j % page_size of page block_table[b * max_pages + j / page_size], and the sequence is
+// seq_lens[b] keys long (kv_len: the longest). A type of its own, not more fields of Params: a larger Params
+// changes the contiguous kernels' code.
+struct PagedParams : Params {
+  const int32_t* seq_lens;
+  const int32_t* block_table;
+  int64_t page_size, max_pages;
 };
 
 // The kernels' parameters for a supported problem and its plan; part_o and part_lse point into the

@@ -151,6 +151,20 @@ void launch_floor(const Problem& p, cudaStream_t stream);
 // and kClusterSmemBytes of shared memory; the query uses the cluster-merge one).
 int max_active_clusters(const Problem& p, int cluster);
 
+// Paged decode (kernels/paged_attention's paged_splitk): the tensor-core split kernel and the combine over a
+// paged cache, each sequence of its own length. p is the problem as the kernels read it: kv_len the longest
+// sequence, k and v the page pools ([num_pages, page_size, heads_kv, head_dim]); plan a tensor-core plan
+// (make_plan) whose chunk_keys and num_splits the caller set for the ragged batch and whose clusters are off;
+// the workspace holds workspace_bytes(plan, p). Sequences shorter than the grid's splits leave their last
+// splits empty (lse -inf, which the combine ignores). page_size is a multiple of 16: a lane's consecutive
+// key rows never cross a page.
+struct PagedKv {
+  const int32_t* seq_lens = nullptr;     // [batch], device
+  const int32_t* block_table = nullptr;  // [batch, max_pages], device
+  int64_t page_size = 0, max_pages = 0;
+};
+void launch_paged(const Problem& p, const Plan& plan, const PagedKv& kv, cudaStream_t stream);
+
 // The variant's entry points (registered by variants.def; defined in decode_splitk.cu).
 std::string supports(const Problem& p);
 std::size_t workspace_bytes(const Problem& p);

@@ -7,6 +7,7 @@
 // adjacent kv heads in step. Also here: the launch floor (empty kernels of the same launch shapes) and the
 // cluster occupancy query. Constraints: fp16/bf16, head_dim 64 or 128 (make_plan()).
 #include <stdexcept>
+#include <type_traits>
 
 #include "attention/decode_splitk.cuh"
 #include "attention/tiled_flash.cuh"
@@ -195,16 +196,18 @@ __device__ __forceinline__ void copy_q(uint4* qs, const Params& p, const int& ti
   }
 }
 
-// The last key rows 2 t4 and 2 t4 + 1 of row block rb may see (-1: none, or padding).
+// The last key rows 2 t4 and 2 t4 + 1 of row block rb may see (-1: none, or padding), in a sequence of kv_len
+// keys.
 template <int R>
-__device__ __forceinline__ void row_limits(int (&lim)[2], const Params& p, const int& t4, const int& rb) {
+__device__ __forceinline__ void row_limits(int (&lim)[2], const Params& p, const int& t4, const int& rb,
+                                           const int64_t& kv_len) {
 #pragma unroll
   for (int h2 = 0; h2 < 2; ++h2) {
     const int row = 2 * t4 + h2, rg = rb * R + row;
     lim[h2] = -1;
     if (row < R && rg < p.rows) {
       const int64_t i = rg / p.group;
-      const int64_t last = p.causal ? i + p.kv_len - p.q_len : p.kv_len - 1;
+      const int64_t last = p.causal ? i + kv_len - p.q_len : kv_len - 1;
       lim[h2] = static_cast<int>(last < -1 ? -1 : last);
     }
   }
@@ -318,9 +321,11 @@ __device__ __forceinline__ void store_rows(const Params& p, uint4* smem, const f
 // kCluster: Plan::cluster_combine's kernel (its splits merge in distributed shared memory). kPaired:
 // Plan::paired_clusters' (a cluster of kPairBlocks unsplit blocks, adjacent kv heads of one sequence, that
 // pass a cluster barrier every tile: arrive after tile i's wait, wait before tile i + 1's, so no block of the
-// pair gets more than two tiles ahead; every block of the pair has the same ntiles).
-template <typename T, int D, int R, bool kCluster = false, bool kPaired = false>
-__global__ void __launch_bounds__(kTcThreads, 2) split_kernel_tc(const Params p) {
+// pair gets more than two tiles ahead; every block of the pair has the same ntiles). P = PagedParams:
+// launch_paged's (a paged cache, each sequence of its own length), without clusters.
+template <typename T, int D, int R, bool kCluster = false, bool kPaired = false, typename P = Params>
+__global__ void __launch_bounds__(kTcThreads, 2) split_kernel_tc(const P p) {
+  constexpr bool kPagedKv = std::is_same_v<P, PagedParams>;
   static_assert(R <= 8, "the query rows are the MMA's 8 columns: at most 8");
   using namespace tc;
   constexpr int S = Shape<D>::kStages, kChunks = D / 8, kOTiles = D / 16;  // O^T's m16 tiles of head dims
@@ -342,9 +347,14 @@ __global__ void __launch_bounds__(kTcThreads, 2) split_kernel_tc(const Params p)
   const int64_t kvh = bc.unit, b = bc.b;
   const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32, g = lane / 4, t4 = lane % 4;
 
+  static_assert(!(kPagedKv && (kCluster || kPaired)), "paged plans launch no clusters");
+  const int64_t kv_len = [&]() -> int64_t {  // the sequence's keys
+    if constexpr (kPagedKv) return p.seq_lens[b];
+    else return p.kv_len;
+  }();
   const int64_t first = static_cast<int64_t>(split) * p.chunk_keys;
-  const int key_begin = static_cast<int>(first < p.kv_len ? first : p.kv_len);
-  const int key_end = static_cast<int>(first + p.chunk_keys < p.kv_len ? first + p.chunk_keys : p.kv_len);
+  const int key_begin = static_cast<int>(first < kv_len ? first : kv_len);
+  const int key_end = static_cast<int>(first + p.chunk_keys < kv_len ? first + p.chunk_keys : kv_len);
   const int64_t key_stride = p.heads_kv * D;
   const T* kbase = static_cast<const T*>(p.k) + (b * p.kv_len * p.heads_kv + kvh) * D;
   const T* vbase = static_cast<const T*>(p.v) + (b * p.kv_len * p.heads_kv + kvh) * D;
@@ -368,20 +378,37 @@ __global__ void __launch_bounds__(kTcThreads, 2) split_kernel_tc(const Params p)
   const int64_t row_bytes = key_stride * static_cast<int64_t>(sizeof(T));
   const char* klane = reinterpret_cast<const char*>(kbase + static_cast<int64_t>(key_begin) * key_stride + cc * 8);
   const char* vlane = reinterpret_cast<const char*>(vbase + static_cast<int64_t>(key_begin) * key_stride + cc * 8);
+  if constexpr (kPagedKv) {  // the lane's piece of kv head kvh in the pool's row 0: copy_tile adds a key's page
+    klane = reinterpret_cast<const char*>(static_cast<const T*>(p.k) + kvh * D + cc * 8);
+    vlane = reinterpret_cast<const char*>(static_cast<const T*>(p.v) + kvh * D + cc * 8);
+  }
   const unsigned stage0 = smem_addr(wstage);
   auto copy_tile = [&](int i, int st) {
     if (i < ntiles) {
       const int r0 = i * kTileKeys + warp * kWarpKeys + kSteps * cq;  // step 0's row, from key_begin
       const int left = key_end - key_begin - r0;                      // step s copies a key iff s < left
       int64_t off = static_cast<int64_t>(r0) * row_bytes;
+      const char* kl = klane;
+      const char* vl = vlane;
+      if constexpr (kPagedKv) {
+        // The kSteps rows from key row key_begin + r0 (a multiple of kSteps: key_begin is one of the tile,
+        // r0 of kSteps) lie in one page (page_size a multiple of 16 >= kSteps): one table read a call, the
+        // rows then page_row + s. Rows past the sequence read the pool's first piece (a valid address).
+        off = 0;
+        if (left > 0) {  // 32-bit division: key rows and page sizes fit (supports())
+          const unsigned row = static_cast<unsigned>(key_begin + r0), page_size = static_cast<unsigned>(p.page_size);
+          const int64_t page = p.block_table[b * p.max_pages + row / page_size];
+          off = (page * p.page_size + row % page_size) * row_bytes;
+        }
+      }
       const unsigned stage = stage0 + 16u * static_cast<unsigned>(st * Shape<D>::kWarpStageVecs);
 #pragma unroll
       for (int s = 0; s < kSteps; ++s) {
         const bool valid = s < left;
         const int64_t o = valid ? off : 0;
         const unsigned dst = stage + ((lane_slot ^ (16u * s)) + 16u * s * kChunks);
-        cp_async_16_zfill(dst, klane + o, valid);
-        cp_async_16_zfill(dst + 16u * kWarpKeys * kChunks, vlane + o, valid);
+        cp_async_16_zfill(dst, kl + o, valid);
+        cp_async_16_zfill(dst + 16u * kWarpKeys * kChunks, vl + o, valid);
         off += row_bytes;
       }
     }
@@ -399,7 +426,7 @@ __global__ void __launch_bounds__(kTcThreads, 2) split_kernel_tc(const Params p)
 #pragma unroll
   for (int i = 1; i < S; ++i) issue(i, i);
   int lim[2];  // the last key rows 2 t4 and 2 t4 + 1 may see (-1: none, or padding)
-  row_limits<R>(lim, p, t4, rb);
+  row_limits<R>(lim, p, t4, rb, kv_len);
   cp_async_wait<S - 1>();  // group 0: this thread's Q copies (and its tile 0)
   __syncthreads();         // all of Q is in shared memory
   if constexpr (kCluster)  // past the block's first barrier (see cluster_expected_bytes)
@@ -489,6 +516,14 @@ void launch_split_tc(unsigned blocks, const Params& prm, const Plan& plan, cudaS
   SB_LAUNCH_CHECK();
 }
 
+template <typename T, int D, int R>
+void launch_split_tc_paged(unsigned blocks, const PagedParams& prm, cudaStream_t stream) {
+  constexpr auto kernel = split_kernel_tc<T, D, R, false, false, PagedParams>;
+  opt_in_smem<kernel>(tc::Shape<D>::kSmemBytes);
+  kernel<<<blocks, kTcThreads, tc::Shape<D>::kSmemBytes, stream>>>(prm);
+  SB_LAUNCH_CHECK();
+}
+
 // Clusters of `cluster` blocks of the tensor-core split kernel (dtype and head_dim of p, R rows a block) that
 // the device holds at once at kClusterSmemBytes a block (cudaOccupancyMaxActiveClusters).
 template <typename T, int D, int R>
@@ -524,6 +559,28 @@ void launch_tc(const Problem& p, const Plan& plan, cudaStream_t stream) {
         case 2: launch_split_tc<T, D, 2>(blocks, prm, plan, stream); break;
         case 4: launch_split_tc<T, D, 4>(blocks, prm, plan, stream); break;
         case 8: launch_split_tc<T, D, 8>(blocks, prm, plan, stream); break;
+        default: throw std::logic_error("attention/decode_splitk: a tensor-core plan of one row a block");
+      }
+    } else {
+      throw std::logic_error("attention/decode_splitk: a tensor-core plan at head_dim 256");
+    }
+  });
+}
+
+void launch_tc_paged(const Problem& p, const Plan& plan, const PagedKv& kv, cudaStream_t stream) {
+  if (!plan.tensor_cores || plan.cluster_combine || plan.paired_clusters || kv.page_size % 16 != 0)
+    throw std::logic_error("attention/decode_splitk: a paged launch needs a tensor-core plan without clusters "
+                           "and pages of a multiple of 16 keys");
+  const PagedParams prm{make_params(p, plan), kv.seq_lens, kv.block_table, kv.page_size, kv.max_pages};
+  const unsigned blocks = split_blocks(p, plan);
+  dispatch_16bit(p, [&](auto tag, auto head_dim) {
+    using T = decltype(tag);
+    constexpr int D = decltype(head_dim)::value;
+    if constexpr (D <= 128) {
+      switch (plan.rows_per_block) {
+        case 2: launch_split_tc_paged<T, D, 2>(blocks, prm, stream); break;
+        case 4: launch_split_tc_paged<T, D, 4>(blocks, prm, stream); break;
+        case 8: launch_split_tc_paged<T, D, 8>(blocks, prm, stream); break;
         default: throw std::logic_error("attention/decode_splitk: a tensor-core plan of one row a block");
       }
     } else {

@@ -5,7 +5,48 @@
 #include <stdexcept>
 #include <utility>
 
+#include "common/registry.h"
+
 namespace sb::paged_attention {
+
+#define SB_VARIANT(name, summary)            \
+  namespace name {                           \
+  std::string supports(const Problem&);      \
+  std::size_t workspace_bytes(const Problem&); \
+  void launch(const Problem&, cudaStream_t); \
+  }
+#include "paged_attention/variants.def"
+#undef SB_VARIANT
+
+namespace {
+const std::vector<Variant> kVariants = {
+#define SB_VARIANT(name, summary) {#name, summary, &name::supports, &name::workspace_bytes, &name::launch},
+#include "paged_attention/variants.def"
+#undef SB_VARIANT
+};
+}  // namespace
+
+const std::vector<Variant>& variants() { return kVariants; }
+
+const Variant& variant(const std::string& name) { return find_variant(kVariants, name, "paged_attention"); }
+
+const Variant& best_variant(const Problem& p) {
+  p.validate();
+  std::vector<const Variant*> order;
+  for (auto v = kVariants.rbegin(); v != kVariants.rend(); ++v) order.push_back(&*v);
+  return first_supporting(order, p, "paged_attention");
+}
+
+void run(const Variant& v, const Problem& p, cudaStream_t stream) {
+  p.validate();
+  if (std::string why = v.supports(p); !why.empty())
+    throw std::invalid_argument(std::string("paged_attention/") + v.name + " does not support this problem: " + why);
+  const std::size_t need = v.workspace_bytes(p);
+  if (need > p.workspace_size || (need && !p.workspace))
+    throw std::invalid_argument(std::string("paged_attention/") + v.name + ": workspace of " +
+                                std::to_string(p.workspace_size) + " bytes given, " + std::to_string(need) + " needed");
+  v.launch(p, stream);
+}
 
 double Problem::softmax_scale() const { return scale > 0 ? scale : 1.0 / std::sqrt(static_cast<double>(head_dim)); }
 

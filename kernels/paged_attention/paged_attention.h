@@ -23,6 +23,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "common/dtype.h"
 
@@ -70,5 +71,21 @@ struct Problem {
   // caller's to keep inside [0, num_pages).
   void validate() const;
 };
+
+struct Variant {
+  const char* name;
+  const char* summary;
+  std::string (*supports)(const Problem&);         // "" or the reason it cannot run a valid problem
+  std::size_t (*workspace_bytes)(const Problem&);  // device scratch it needs in problem.workspace
+  void (*launch)(const Problem&, cudaStream_t);    // never allocates, synchronizes, prints or reads a clock
+};
+
+const std::vector<Variant>& variants();  // kernels/paged_attention/variants.def, in teaching order
+const Variant& variant(const std::string& name);
+// The last variant in teaching order that supports p; std::invalid_argument for an invalid problem or, with
+// every variant's reason, one that none supports.
+const Variant& best_variant(const Problem& p);
+// validate(), supports() (unsupported: std::invalid_argument with the reason), a workspace check, launch().
+void run(const Variant& v, const Problem& p, cudaStream_t stream);
 
 }  // namespace sb::paged_attention
