@@ -34,7 +34,10 @@ def kernel_formulas():
     """(swizzle, [(row, chunk) for Q, K, V]) as Python expressions, from the kernel's source."""
     text = SOURCE.read_text()
     swz = re.search(r"inline int swz\(int row, int chunk\) \{ return (.+?); \}", text)
-    body = text[text.index("split_kernel_tc(const Params p)"):]
+    kernel = re.search(r"split_kernel_tc\(const \w+ p\)", text)  # its parameters' type: Params or PagedParams
+    if kernel is None:
+        raise AssertionError(f"{SOURCE}: split_kernel_tc(const <Params type> p) not found")
+    body = text[kernel.start():]
     lanes = re.findall(r"const int m4 = lane / 8, row = ([^,]+), chunk = ([^;]+);", body)
     if swz is None or len(lanes) != 3:
         raise AssertionError(f"{SOURCE}: expected swz() and 3 ldmatrix lane formulas (Q, K, V), found "
