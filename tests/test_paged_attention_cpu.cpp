@@ -11,7 +11,9 @@
 
 #include "paged_attention/paged_attention.h"
 #include "paged_attention/plan.h"
+#include "harness/cli.h"
 #include "paged_lengths.h"
+#include "paged_shapes.h"
 #include "ref/cpu/attention_ref.h"
 #include "ref/cpu/paged_attention_ref.h"
 
@@ -166,6 +168,29 @@ TEST(PagedLengths, DistributionsAreDeterministicAndBounded) {
   EXPECT_EQ(std::count(one.begin(), one.end(), 512), 63);
   EXPECT_THROW(sb::bench::parse_length_dist("normal"), std::invalid_argument);
   EXPECT_THROW(sequence_lengths(LengthDist::eq, 0, 5), std::invalid_argument);
+}
+
+TEST(PagedShapes, NamesRoundTripAndBadItemsAreUsageErrors) {
+  using sb::bench::parse_paged_shapes;
+  using sb::bench::UsageError;
+  const auto one = parse_paged_shapes("b64_hq32_hkv8_d128_q1_kv16384_p16_zipf");
+  ASSERT_EQ(one.size(), 1u);
+  EXPECT_EQ(one[0].dims.batch, 64);
+  EXPECT_EQ(one[0].dims.kv_len, 16384);
+  EXPECT_EQ(one[0].page_size, 16);
+  EXPECT_EQ(one[0].dist, LengthDist::zipf);
+  EXPECT_EQ(one[0].name(), "b64_hq32_hkv8_d128_q1_kv16384_p16_zipf");
+  EXPECT_EQ(one[0].lengths(), sequence_lengths(LengthDist::zipf, 64, 16384, 1));
+  const auto spec = parse_paged_shapes("b3_hq8_hkv2_d64_q4_kv100_causal_p64_onelong")[0];
+  EXPECT_TRUE(spec.dims.causal);
+  EXPECT_EQ(spec.dims.q_len, 4);
+  const auto set = parse_paged_shapes("paged");
+  EXPECT_EQ(set.size(), 25u);
+  for (const auto& s : set) EXPECT_EQ(parse_paged_shapes(s.name())[0], s) << s.name();
+  for (const char* bad : {"b1_hq32_hkv8_d128_q1_kv4096", "b1_hq32_hkv8_d128_q1_kv4096_p16_normal",
+                          "b1_hq32_hkv8_d128_q1_kv4096_p0_eq", "b1_hq32_hkv8_d128_q1_kv4096_px_eq",
+                          "b1_hq32_hkv8_d128_q16_kv4096_p16_eq", "b1_hq32_hkv8_d128_q64_kv64_p16_eq", "paged2"})
+    EXPECT_THROW(parse_paged_shapes(bad), UsageError) << bad;
 }
 
 // The paged reference on scattered pages equals the dense reference on the same keys laid out contiguously.

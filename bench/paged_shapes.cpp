@@ -1,0 +1,72 @@
+#include "paged_shapes.h"
+
+#include <stdexcept>
+#include <utility>
+
+#include "harness/cli.h"
+
+namespace sb::bench {
+
+namespace {
+
+PagedShape paged(int64_t batch, int64_t kv, int64_t page, LengthDist dist) {
+  return {{batch, 32, 8, 128, 1, kv, false}, page, dist};  // Llama-3-8B decode: 32 q heads, 8 kv heads, d128
+}
+
+// Llama-3-8B serving batches: 64 sequences of up to 16k keys and 256 of up to 4k (K + V of 4.3 GB when every
+// sequence is full), each in vLLM's page sizes, under each length distribution; and one long-context batch.
+std::vector<PagedShape> make_paged_set() {
+  std::vector<PagedShape> s;
+  for (const auto& [batch, kv] : {std::pair<int64_t, int64_t>{64, 16384}, {256, 4096}})
+    for (int64_t page : {16, 64, 256})
+      for (LengthDist d : {LengthDist::eq, LengthDist::unif, LengthDist::zipf, LengthDist::onelong})
+        s.push_back(paged(batch, kv, page, d));
+  s.push_back(paged(16, 131072, 64, LengthDist::onelong));
+  return s;
+}
+
+const NamedSets<PagedShape>& sets() {
+  static const std::vector<PagedShape> kPaged = make_paged_set();
+  static const NamedSets<PagedShape> s({{"paged", {&kPaged}}});
+  return s;
+}
+
+PagedShape parse_one(const std::string& item) {
+  const auto dist_at = item.rfind('_');
+  const auto page_at = dist_at == std::string::npos ? std::string::npos : item.rfind('_', dist_at - 1);
+  if (page_at == std::string::npos || item.compare(page_at, 2, "_p") != 0)
+    throw UsageError("--shapes: '" + item + "' is not <decode shape>_p<page_size>_<eq|unif|zipf|onelong> (or a set: " +
+                     sets().names() + ")");
+  PagedShape s{};
+  try {
+    s.dist = parse_length_dist(item.substr(dist_at + 1));
+  } catch (const std::invalid_argument& e) {
+    throw UsageError("--shapes: " + std::string(e.what()) + " in '" + item + "'");
+  }
+  s.page_size = parse_int(item.substr(page_at + 2, dist_at - page_at - 2), 1, 65536, "page size in '" + item + "'");
+  const std::vector<AttentionShape> dims = parse_attention_shapes(item.substr(0, page_at));
+  if (dims.size() != 1) throw UsageError("--shapes: '" + item + "' names a set where a decode shape goes");
+  s.dims = dims.front();
+  if (s.dims.q_len > 8 || !s.dims.decode())
+    throw UsageError("--shapes: '" + item + "' is not a decode shape (q_len <= 8 and kv_len > q_len)");
+  return s;
+}
+
+}  // namespace
+
+std::string PagedShape::name() const {
+  return dims.name() + "_p" + std::to_string(page_size) + "_" + bench::name(dist);
+}
+
+std::vector<int64_t> PagedShape::lengths() const { return sequence_lengths(dist, dims.batch, dims.kv_len, 1); }
+
+std::vector<PagedShape> parse_paged_shapes(const std::string& spec) { return parse_shape_spec(spec, sets(), parse_one); }
+
+std::string paged_shapes_grammar() {
+  return "                  Paged decode: <decode shape>_p<page_size>_<dist>, the decode shape as above\n"
+         "                  (kv_len: the longest sequence), dist the batch's lengths: eq (all kv_len),\n"
+         "                  unif (uniform in 1..kv_len), zipf (kv_len / rank), onelong (one kv_len, the\n"
+         "                  rest kv_len / 64); the set: paged. Example: b64_hq32_hkv8_d128_q1_kv16384_p16_zipf\n";
+}
+
+}  // namespace sb::bench

@@ -1,0 +1,31 @@
+// Paged decode shapes: an attention decode shape (kv_len: the longest sequence), the page size and the
+// distribution of the batch's lengths (paged_lengths.h), and the --shapes grammar for them.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "attention_shapes.h"
+#include "paged_lengths.h"
+
+namespace sb::bench {
+
+struct PagedShape {
+  AttentionShape dims;  // a decode shape: q_len <= 8, kv_len the longest sequence of the batch
+  int64_t page_size;
+  LengthDist dist;
+  // "<dims.name()>_p<page_size>_<dist>", e.g. b64_hq32_hkv8_d128_q1_kv16384_p16_zipf: a case's shape field.
+  std::string name() const;
+  // The batch's lengths: sequence_lengths with seed 1, so every binary and run draws the same.
+  std::vector<int64_t> lengths() const;
+  bool operator==(const PagedShape& o) const { return dims == o.dims && page_size == o.page_size && dist == o.dist; }
+};
+
+// --shapes=SPEC for paged decode: named sets ("paged") and shapes written as name() writes them: an attention
+// decode shape (attention_shapes.h's grammar, q_len <= 8), then _p<page_size> (1 to 65536), then _<dist>
+// (eq, unif, zipf, onelong). Throws UsageError naming the bad item and what is wrong.
+std::vector<PagedShape> parse_paged_shapes(const std::string& spec);
+std::string paged_shapes_grammar();  // the paragraph for --help
+
+}  // namespace sb::bench
