@@ -60,7 +60,9 @@ std::string PagedShape::name() const {
 
 std::vector<int64_t> PagedShape::lengths() const { return sequence_lengths(dist, dims.batch, dims.kv_len, 1); }
 
-std::vector<PagedShape> parse_paged_shapes(const std::string& spec) { return parse_shape_spec(spec, sets(), parse_one); }
+std::vector<PagedShape> parse_paged_shapes(const std::string& spec) {
+  return parse_shape_spec(spec, sets(), parse_one);
+}
 
 std::string paged_shapes_grammar() {
   return "                  Paged decode: <decode shape>_p<page_size>_<dist>, the decode shape as above\n"
