@@ -10,7 +10,8 @@ tests share, e.g. `rmsnorm/vectorized/bf16/t4096_h8192/cold`. Name grammar:
     bench_e2e's training steps: e2e/train_step/<impl>/<dtype>/<config>/<mode>, the workload `train_step`
                                  first and a named config (small, 1b) for the shape label, with no tokens
     shape tokens, joined by `_`: t=rows h=hidden b=batch hq=heads_q hkv=heads_kv d=head_dim
-                                 f=ffn q=q_len kv=kv_len, and the flag `causal`
+                                 f=ffn q=q_len kv=kv_len p=page_size, the flag `causal`, and
+                                 paged decode's length distribution (eq, unif, zipf, onelong: `lengths`)
 
 A case's time is the median of its per-repetition `real_time`s (Google Benchmark's `median`
 aggregate when the file holds aggregates only); its counters are those of the `median` aggregate.
@@ -54,9 +55,10 @@ DTYPES = ("fp32", "fp16", "bf16")
 WORKLOADS = ("prefill", "decode", "train_step")
 TRAIN_WORKLOAD = "train_step"  # the one workload named before the implementation (see the module docstring)
 SHAPE_TOKENS = {"t": "rows", "h": "hidden", "b": "batch", "hq": "heads_q", "hkv": "heads_kv",
-                "d": "head_dim", "f": "ffn", "q": "q_len", "kv": "kv_len"}
+                "d": "head_dim", "f": "ffn", "q": "q_len", "kv": "kv_len", "p": "page_size"}
+LENGTH_DISTS = ("eq", "unif", "zipf", "onelong")  # bench/paged_lengths.h, in that order
 SHAPE_FIELDS = ("rows", "hidden", "batch", "heads_q", "heads_kv", "head_dim", "ffn", "q_len", "kv_len",
-                "causal")
+                "causal", "page_size", "lengths")
 TORCH_PREFIX = "torch_"  # PyTorch: its ops, composites, torch.compile and FlexAttention (bench_torch's rows)
 TRITON_PREFIX = "triton"  # a hand-written Triton kernel (bench_torch's `triton` rows): neither ours nor PyTorch
 REF_PREFIX = "ref_"  # references that are not the op (ref_copy: a copy of the same bytes), not variants
@@ -151,6 +153,9 @@ def parse_shape(label: str) -> dict:
     for token in label.split("_"):
         if token == "causal":
             shape["causal"] = True
+            continue
+        if token in LENGTH_DISTS:
+            shape["lengths"] = token
             continue
         m = re.fullmatch(r"([a-z]+)(\d+)", token)
         if not m:

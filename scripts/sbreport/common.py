@@ -102,7 +102,12 @@ def impl_order(cases) -> list:
 
 
 def shape_key(case) -> tuple:
-    return tuple(case.shape.get(f, -1) for f in sbresults.SHAPE_FIELDS) + (case.shape_label,)
+    """Cases in shape order: each field's number (a length distribution by its place in LENGTH_DISTS), -1 where
+    the shape has no such field, then the label."""
+    def value(field):
+        v = case.shape.get(field, -1)
+        return sbresults.LENGTH_DISTS.index(v) if field == "lengths" and v != -1 else v
+    return tuple(value(f) for f in sbresults.SHAPE_FIELDS) + (case.shape_label,)
 
 
 def group_cases(cases) -> dict:

@@ -10,7 +10,8 @@ SCRIPTS = Path(__file__).resolve().parents[2] / "scripts"
 DATA = Path(__file__).resolve().parent / "data"
 
 COLUMNS = ["op", "impl", "dtype", "workload", "rows", "hidden", "batch", "heads_q", "heads_kv",
-           "head_dim", "ffn", "q_len", "kv_len", "causal", "mode", "median_us", "gbps", "tflops",
+           "head_dim", "ffn", "q_len", "kv_len", "causal", "page_size", "lengths", "mode", "median_us", "gbps",
+           "tflops",
            "sol_pct", "err", "splits", "sm_mhz", "repetitions", "error"]
 
 

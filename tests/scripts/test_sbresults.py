@@ -79,6 +79,13 @@ class LoadFixtures(unittest.TestCase):
         self.assertEqual((floor.op, floor.impl, floor.dtype, floor.shape, floor.mode),
                          ("floor", "empty_kernel", "", {}, "hot"))
 
+    def test_paged_decode_shape(self):
+        f = sbresults.parse_name("attention/paged_splitk/bf16/decode/b64_hq32_hkv8_d128_q1_kv16384_p16_zipf/cold")
+        self.assertEqual(f["shape"], {"batch": 64, "heads_q": 32, "heads_kv": 8, "head_dim": 128, "q_len": 1,
+                                      "kv_len": 16384, "page_size": 16, "lengths": "zipf", "causal": False})
+        with self.assertRaisesRegex(sbresults.ResultsError, "bad shape token 'normal'"):
+            sbresults.parse_name("attention/paged_splitk/bf16/decode/b64_hq32_hkv8_d128_q1_kv16384_p16_normal/cold")
+
     def test_context_is_the_first_files(self):
         self.assertEqual(self.results.context["gpu_name"], "NVIDIA H200")
         self.assertNotIn("json_schema_version", self.results.context)
