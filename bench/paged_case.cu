@@ -1,0 +1,104 @@
+#include "paged_case.h"
+
+#include <algorithm>
+#include <numeric>
+#include <random>
+#include <string>
+
+#include "common/check.h"
+
+namespace sb::bench {
+
+PagedData::PagedData(const PagedDims& s, DType dtype, const std::vector<int64_t>& lens, int64_t page_size,
+                     uint64_t seed, cudaStream_t stream)
+    : stream_(stream) {
+  const auto batch = static_cast<int64_t>(lens.size());
+  const std::size_t elem = size_bytes(dtype), row = static_cast<std::size_t>(s.heads_kv * s.head_dim) * elem;
+  const std::size_t q_seq = static_cast<std::size_t>(s.q_len * s.heads_q * s.head_dim) * elem;
+  int64_t max_pages = 0;
+  for (const int64_t len : lens) max_pages = std::max(max_pages, (len + page_size - 1) / page_size);
+  const int64_t num_pages = batch * max_pages + 3;  // spare pages no sequence owns
+  std::vector<int32_t> pages(static_cast<std::size_t>(num_pages));
+  std::iota(pages.begin(), pages.end(), 0);
+  std::mt19937 gen(static_cast<unsigned>(seed));
+  std::shuffle(pages.begin(), pages.end(), gen);
+  table_.assign(static_cast<std::size_t>(batch * max_pages), -1);  // entries past a sequence: never read
+  q_ = DeviceBuffer(static_cast<std::size_t>(batch) * q_seq);
+  o_ = DeviceBuffer(static_cast<std::size_t>(batch) * q_seq);
+  k_pool_ = DeviceBuffer(static_cast<std::size_t>(num_pages * page_size) * row);
+  v_pool_ = DeviceBuffer(static_cast<std::size_t>(num_pages * page_size) * row);
+  std::size_t next = 0;
+  for (int64_t b = 0; b < batch; ++b) {
+    lens_.push_back(static_cast<int32_t>(lens[b]));
+    const AttentionDims one_dims{1, s.heads_q, s.heads_kv, s.head_dim, s.q_len, lens[b], s.causal};
+    seqs_.push_back(std::make_unique<AttentionData>(one_dims, dtype, seed * 131 + b, stream));
+    const attention::Problem one = seqs_.back()->problem();
+    SB_CUDA_CHECK(cudaMemcpyAsync(q_.as<char>() + b * q_seq, one.q, q_seq, cudaMemcpyDeviceToDevice, stream));
+    for (int64_t j = 0; j * page_size < lens[b]; ++j) {
+      const int32_t page = pages[next++];
+      table_[static_cast<std::size_t>(b * max_pages + j)] = page;
+      const std::size_t rows = static_cast<std::size_t>(std::min(page_size, lens[b] - j * page_size));
+      const std::size_t dst = static_cast<std::size_t>(page * page_size) * row;
+      const std::size_t src = static_cast<std::size_t>(j * page_size) * row;
+      SB_CUDA_CHECK(cudaMemcpyAsync(k_pool_.as<char>() + dst, static_cast<const char*>(one.k) + src, rows * row,
+                                    cudaMemcpyDeviceToDevice, stream));
+      SB_CUDA_CHECK(cudaMemcpyAsync(v_pool_.as<char>() + dst, static_cast<const char*>(one.v) + src, rows * row,
+                                    cudaMemcpyDeviceToDevice, stream));
+    }
+  }
+  d_lens_ = DeviceBuffer(lens_.size() * sizeof(int32_t));
+  d_table_ = DeviceBuffer(table_.size() * sizeof(int32_t));
+  SB_CUDA_CHECK(cudaMemcpyAsync(d_lens_.get(), lens_.data(), d_lens_.bytes(), cudaMemcpyHostToDevice, stream));
+  SB_CUDA_CHECK(cudaMemcpyAsync(d_table_.get(), table_.data(), d_table_.bytes(), cudaMemcpyHostToDevice, stream));
+  poison_output();
+  SB_CUDA_CHECK(cudaStreamSynchronize(stream));
+  paged_attention::Problem& p = problem_;
+  p.batch = batch;
+  p.heads_q = s.heads_q;
+  p.heads_kv = s.heads_kv;
+  p.head_dim = s.head_dim;
+  p.q_len = s.q_len;
+  p.page_size = page_size;
+  p.num_pages = num_pages;
+  p.max_pages = max_pages;
+  p.causal = s.causal;
+  p.dtype = dtype;
+  p.seq_lens_host = lens_.data();
+  p.seq_lens = d_lens_.as<int32_t>();
+  p.block_table = d_table_.as<int32_t>();
+  p.q = q_.get();
+  p.k_pages = k_pool_.get();
+  p.v_pages = v_pool_.get();
+  p.o = o_.get();
+}
+
+void PagedData::reserve_workspace(std::size_t bytes) {
+  if (bytes > workspace_.bytes()) workspace_ = DeviceBuffer(bytes);
+  problem_.workspace = workspace_.get();
+  problem_.workspace_size = workspace_.bytes();
+}
+
+void PagedData::poison_output() {
+  SB_CUDA_CHECK(cudaMemsetAsync(o_.get(), 0xff, o_.bytes(), stream_));  // NaN in fp16 and bf16
+}
+
+Check PagedData::verify() {
+  const std::size_t q_seq = static_cast<std::size_t>(problem_.q_len * problem_.heads_q * problem_.head_dim) *
+                            size_bytes(problem_.dtype);
+  Check all;
+  for (std::size_t b = 0; b < seqs_.size(); ++b) {
+    seqs_[b]->poison_output();
+    SB_CUDA_CHECK(cudaMemcpyAsync(seqs_[b]->problem().o, o_.as<char>() + b * q_seq, q_seq, cudaMemcpyDeviceToDevice,
+                                  stream_));
+    SB_CUDA_CHECK(cudaStreamSynchronize(stream_));
+    const Check c = seqs_[b]->verify();
+    all.err = std::max(all.err, c.err);
+    if (!c.ok && all.ok) {
+      all.ok = false;
+      all.message = "sequence " + std::to_string(b) + " of " + std::to_string(lens_[b]) + " keys: " + c.message;
+    }
+  }
+  return all;
+}
+
+}  // namespace sb::bench
