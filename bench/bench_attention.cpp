@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <map>
 #include <memory>
+#include <regex>
 #include <utility>
 #include <vector>
 
@@ -17,6 +18,10 @@
 #include "attention_case.h"
 #include "attention_shapes.h"
 #include "common/check.h"
+#include "harness/cli.h"
+#include "paged_attention/paged_attention.h"
+#include "paged_case.h"
+#include "paged_shapes.h"
 #include "harness/gbench.h"
 #include "harness/resident.h"
 #ifdef SOLBENCH_HAVE_TORCH
@@ -203,8 +208,108 @@ void register_launch_floor(const AttentionShape& shape, DType dtype, const std::
   }
 }
 
+// Paged decode (kernels/paged_attention) at the --shapes items written as paged shapes (paged_shapes.h):
+// attention/<impl>/<dtype>/decode/<shape>_p<page>_<dist>/<mode>. The rows: every paged variant on the ragged
+// batch (bench/paged_case.h: each sequence checked against its own reference), and decode_splitk_padded, our
+// contiguous decode_splitk on the batch padded to its longest sequence (what an engine without ragged batches
+// reads), verified on its own inputs. Both are counted in the bytes and FLOPs of the sequences' own keys, so
+// GB/s and TFLOP/s compare the useful work.
+bool is_paged_item(const std::string& item) {
+  static const std::regex paged(R"(.*_p[0-9]+_[a-z]+)");
+  return item == "paged" || std::regex_match(item, paged);
+}
+
+// The inputs of one paged (shape, dtype) at a time.
+PagedData& paged_data_for(const PagedShape& shape, DType dtype) {
+  static std::string key;
+  static std::unique_ptr<PagedData> data;
+  const std::string k = shape.name() + std::string(name(dtype));
+  if (key != k) {
+    data.reset();
+    key.clear();
+    const AttentionShape& d = shape.dims;
+    data = std::make_unique<PagedData>(PagedDims{d.heads_q, d.heads_kv, d.head_dim, d.q_len, d.causal}, dtype,
+                                       shape.lengths(), shape.page_size, std::hash<std::string>{}(k),
+                                       env().stream.get());
+    std::size_t workspace = 0;
+    for (const paged_attention::Variant& v : paged_attention::variants())
+      if (v.supports(data->problem()).empty()) workspace = std::max(workspace, v.workspace_bytes(data->problem()));
+    data->reserve_workspace(workspace);
+    key = k;
+  }
+  return *data;
+}
+
+void register_paged(const std::vector<PagedShape>& shapes, const Options& opt, const std::vector<Impl>& impls,
+                    VerifiedCases& verified) {
+  const Impl* padded = nullptr;
+  for (const Impl& i : impls)
+    if (i.name == "decode_splitk") padded = &i;
+  for (const PagedShape& shape : shapes)
+    for (DType dtype : opt.dtypes) {
+      const std::string tail = "/" + std::string(name(dtype)) + "/decode/" + shape.name();
+      for (const paged_attention::Variant& v : paged_attention::variants()) {
+        const std::string base = "attention/" + std::string(v.name) + tail;
+        for (Mode mode : {Mode::cold, Mode::hot}) {
+          const std::string case_name = base + "/" + mode_name(mode);
+          register_case(case_name, [=, &v, &verified](benchmark::State& st) {
+            PagedData& data = paged_data_for(shape, dtype);
+            const paged_attention::Problem p = data.problem();
+            if (const std::string why = v.supports(p); !why.empty()) throw Unsupported(why);
+            const Check& c = verified.get(base, [&] {
+              data.poison_output();
+              paged_attention::run(v, p, env().stream.get());
+              return data.verify();
+            });
+            if (!c.ok) return fail_case(st, case_name, "verification failed: " + c.message);
+            run_timed(st, mode,
+                      Timed{case_name, [&v, p](cudaStream_t s) { paged_attention::run(v, p, s); }, capture_cuda_graph,
+                            static_cast<double>(p.kv_bytes()), p.flops(), c.err, Counters{}});
+          });
+        }
+      }
+      if (!padded) continue;
+      const std::string base = "attention/decode_splitk_padded" + tail;
+      for (Mode mode : {Mode::cold, Mode::hot}) {
+        const std::string case_name = base + "/" + mode_name(mode);
+        register_case(case_name, [=, &impls, &verified](benchmark::State& st) {
+          // The useful work: the ragged batch's own keys (computed from the lengths alone, no inputs).
+          const std::vector<int64_t> lens = shape.lengths();
+          paged_attention::Problem useful;
+          const std::vector<int32_t> lens32(lens.begin(), lens.end());
+          useful.batch = shape.dims.batch;
+          useful.heads_q = shape.dims.heads_q;
+          useful.heads_kv = shape.dims.heads_kv;
+          useful.head_dim = shape.dims.head_dim;
+          useful.q_len = shape.dims.q_len;
+          useful.causal = shape.dims.causal;
+          useful.dtype = dtype;
+          useful.seq_lens_host = lens32.data();
+          const double bytes = static_cast<double>(useful.kv_bytes()), flops = useful.flops();
+          AttentionData& data = data_for(shape.dims, dtype, impls, opt.keep_inputs_gib);
+          const attention::Problem p = data.problem();
+          if (const std::string why = padded->supports(p); !why.empty()) throw Unsupported(why);
+          const Check& c = verified.get(base, [&] {
+            data.poison_output();
+            padded->write_o(p, env().stream.get());
+            return data.verify();
+          });
+          if (!c.ok) return fail_case(st, case_name, "verification failed: " + c.message);
+          run_timed(st, mode,
+                    Timed{case_name, [launch = padded->launch, p](cudaStream_t s) { launch(p, s); }, padded->capture,
+                          bytes, flops, c.err, padded->counters ? padded->counters(p) : Counters{}});
+        });
+      }
+    }
+}
+
 void register_cases(const Options& opt) {
-  const std::vector<AttentionShape> shapes = parse_attention_shapes(opt.shapes.empty() ? "default" : opt.shapes);
+  std::string attention_spec, paged_spec;
+  for (const std::string& item : split_list(opt.shapes.empty() ? "default" : opt.shapes, "--shapes"))
+    (is_paged_item(item) ? paged_spec : attention_spec) += (item + ",");
+  const std::vector<AttentionShape> shapes =
+      attention_spec.empty() ? std::vector<AttentionShape>{} : parse_attention_shapes(attention_spec);
+  const std::vector<PagedShape> paged = paged_spec.empty() ? std::vector<PagedShape>{} : parse_paged_shapes(paged_spec);
   static const std::vector<Impl> impls = implementations();
   static VerifiedCases verified;
   const double keep_inputs_gib = opt.keep_inputs_gib;
@@ -242,6 +347,7 @@ void register_cases(const Options& opt) {
       if (shape.decode()) register_launch_floor(shape, dtype, impls, keep_inputs_gib);
     }
   }
+  register_paged(paged, opt, impls, verified);
 }
 
 }  // namespace
@@ -253,5 +359,7 @@ int main(int argc, char** argv) {
 #else
   const std::string torch_version;
 #endif
-  return sb::bench::bench_main(argc, argv, {"bench_attention", sb::bench::attention_shapes_grammar(), torch_version, sb::bench::register_cases, {}});
+  return sb::bench::bench_main(argc, argv,
+                               {"bench_attention", sb::bench::attention_shapes_grammar() + sb::bench::paged_shapes_grammar(),
+                                torch_version, sb::bench::register_cases, {}});
 }

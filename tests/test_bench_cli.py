@@ -132,6 +132,23 @@ class AttentionCli(unittest.TestCase):
         self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
         self.assertIn("--split-sweep is bench_attention's", r.stderr)
 
+    def test_paged_shapes_list_the_paged_variants_and_the_padded_baseline(self):
+        shape = "b4_hq32_hkv8_d128_q1_kv4096_p16_zipf"
+        r = self.run_attention("--benchmark_list_tests=true", f"--shapes=smoke,{shape}", "--dtypes=bf16")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        for impl in ("paged_splitk", "decode_splitk_padded"):
+            for mode in ("cold", "hot"):
+                self.assertIn(f"attention/{impl}/bf16/decode/{shape}/{mode}/manual_time", r.stdout)
+        self.assertFalse([n for n in r.stdout.split() if "_p16_zipf" in n and "paged_splitk" not in n
+                          and "decode_splitk_padded" not in n])  # no other row at a paged shape
+        r = self.run_attention("--benchmark_list_tests=true", "--shapes=paged", "--dtypes=bf16")
+        self.assertEqual(len([n for n in r.stdout.split() if n.startswith("attention/paged_splitk/")]), 25 * 2)
+        for spec, fragment in ((shape.replace("zipf", "normal"), "none of eq, unif, zipf, onelong"),
+                               (shape.replace("q1", "q16"), "is not a decode shape")):
+            r = self.run_attention(f"--shapes={spec}")
+            self.assertEqual(r.returncode, 2, f"{spec}: {r.stdout}{r.stderr}")
+            self.assertIn(fragment, r.stderr)
+
     def test_listing_names_workload_and_every_anchor(self):
         r = self.run_attention("--benchmark_list_tests=true", "--shapes=anchors",
                                "--benchmark_filter=attention/manual/bf16/.*/cold")
