@@ -22,7 +22,15 @@ namespace {
 using sb::DType;
 using sb::bench::LengthDist;
 using sb::bench::sequence_lengths;
-using sb::paged_attention::plan_splits;
+
+// plan_splits over a batch's lengths as the problem holds them (int32, on the host).
+sb::paged_attention::SplitPlan plan_splits(const std::vector<int64_t>& lens, int64_t units, int64_t tile,
+                                           int64_t slots, int64_t min_chunk, int64_t forced = 0) {
+  const std::vector<int32_t> lens32(lens.begin(), lens.end());
+  return sb::paged_attention::plan_splits(lens32.data(), static_cast<int64_t>(lens32.size()), units, tile, slots,
+                                          min_chunk, forced);
+}
+
 using sb::paged_attention::Problem;
 
 struct Problem3 {

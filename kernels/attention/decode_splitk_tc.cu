@@ -498,30 +498,47 @@ __global__ void __launch_bounds__(kTcThreads, 2) split_kernel_tc(const P p) {
   store_rows<T, D, R, kCluster>(p, smem, s_acc, s_m, s_l, tid, rb, kvh, b, split);
 }
 
-template <typename T, int D, int R>
-void launch_split_tc(unsigned blocks, const Params& prm, const Plan& plan, cudaStream_t stream) {
-  if (plan.cluster_combine) {
-    static_assert(tc::Shape<D>::kSmemBytes + kRecvOffset + 4 * cluster_recv_floats(R, D) <= kClusterSmemBytes,
-                  "the cluster variant needs the pipeline's memory, then cluster_merge's mbarrier and buffer");
-    static_assert(tc::Shape<D>::kSmemBytes % 16 == 0, "cluster_merge's mbarrier and buffer are 16-byte aligned");
-    launch_in_clusters<split_kernel_tc<T, D, R, true>>(blocks, cluster_blocks(plan), stream, prm);
-    return;
+// The split grid of a tensor-core plan: P = Params (the contiguous cache: plain, cluster-merge or paired
+// grids) or PagedParams (launch_paged's: plain only).
+template <typename T, int D, int R, typename P>
+void launch_split_tc(unsigned blocks, const P& prm, const Plan& plan, cudaStream_t stream) {
+  if constexpr (std::is_same_v<P, Params>) {
+    if (plan.cluster_combine) {
+      static_assert(tc::Shape<D>::kSmemBytes + kRecvOffset + 4 * cluster_recv_floats(R, D) <= kClusterSmemBytes,
+                    "the cluster variant needs the pipeline's memory, then cluster_merge's mbarrier and buffer");
+      static_assert(tc::Shape<D>::kSmemBytes % 16 == 0, "cluster_merge's mbarrier and buffer are 16-byte aligned");
+      launch_in_clusters<split_kernel_tc<T, D, R, true>>(blocks, cluster_blocks(plan), stream, prm);
+      return;
+    }
+    if (plan.paired_clusters) {  // kClusterSmemBytes too: one block an SM, so a pair is not packed onto one SM
+      launch_in_clusters<split_kernel_tc<T, D, R, false, true>>(blocks, cluster_blocks(plan), stream, prm);
+      return;
+    }
   }
-  if (plan.paired_clusters) {  // kClusterSmemBytes too: one block an SM, so a pair is not packed onto one SM
-    launch_in_clusters<split_kernel_tc<T, D, R, false, true>>(blocks, cluster_blocks(plan), stream, prm);
-    return;
-  }
-  opt_in_smem<split_kernel_tc<T, D, R>>(tc::Shape<D>::kSmemBytes);
-  split_kernel_tc<T, D, R><<<blocks, kTcThreads, tc::Shape<D>::kSmemBytes, stream>>>(prm);
-  SB_LAUNCH_CHECK();
-}
-
-template <typename T, int D, int R>
-void launch_split_tc_paged(unsigned blocks, const PagedParams& prm, cudaStream_t stream) {
-  constexpr auto kernel = split_kernel_tc<T, D, R, false, false, PagedParams>;
+  constexpr auto kernel = split_kernel_tc<T, D, R, false, false, P>;
   opt_in_smem<kernel>(tc::Shape<D>::kSmemBytes);
   kernel<<<blocks, kTcThreads, tc::Shape<D>::kSmemBytes, stream>>>(prm);
   SB_LAUNCH_CHECK();
+}
+
+// launch_split_tc at the plan's dtype, head_dim (64 or 128) and rows a block (2, 4 or 8).
+template <typename P>
+void launch_split_tc_for(const Problem& p, const Plan& plan, const P& prm, cudaStream_t stream) {
+  const unsigned blocks = split_blocks(p, plan);
+  dispatch_16bit(p, [&](auto tag, auto head_dim) {
+    using T = decltype(tag);
+    constexpr int D = decltype(head_dim)::value;
+    if constexpr (D <= 128) {
+      switch (plan.rows_per_block) {
+        case 2: launch_split_tc<T, D, 2>(blocks, prm, plan, stream); break;
+        case 4: launch_split_tc<T, D, 4>(blocks, prm, plan, stream); break;
+        case 8: launch_split_tc<T, D, 8>(blocks, prm, plan, stream); break;
+        default: throw std::logic_error("attention/decode_splitk: a tensor-core plan of one row a block");
+      }
+    } else {
+      throw std::logic_error("attention/decode_splitk: a tensor-core plan at head_dim 256");
+    }
+  });
 }
 
 // Clusters of `cluster` blocks of the tensor-core split kernel (dtype and head_dim of p, R rows a block) that
@@ -549,22 +566,7 @@ __global__ void __launch_bounds__(kCombineWarps * 32) empty_combine_kernel() {
 }  // namespace
 
 void launch_tc(const Problem& p, const Plan& plan, cudaStream_t stream) {
-  const Params prm = make_params(p, plan);
-  const unsigned blocks = split_blocks(p, plan);
-  dispatch_16bit(p, [&](auto tag, auto head_dim) {
-    using T = decltype(tag);
-    constexpr int D = decltype(head_dim)::value;
-    if constexpr (D <= 128) {
-      switch (plan.rows_per_block) {
-        case 2: launch_split_tc<T, D, 2>(blocks, prm, plan, stream); break;
-        case 4: launch_split_tc<T, D, 4>(blocks, prm, plan, stream); break;
-        case 8: launch_split_tc<T, D, 8>(blocks, prm, plan, stream); break;
-        default: throw std::logic_error("attention/decode_splitk: a tensor-core plan of one row a block");
-      }
-    } else {
-      throw std::logic_error("attention/decode_splitk: a tensor-core plan at head_dim 256");
-    }
-  });
+  launch_split_tc_for(p, plan, make_params(p, plan), stream);
 }
 
 void launch_tc_paged(const Problem& p, const Plan& plan, const PagedKv& kv, cudaStream_t stream) {
@@ -572,21 +574,7 @@ void launch_tc_paged(const Problem& p, const Plan& plan, const PagedKv& kv, cuda
     throw std::logic_error("attention/decode_splitk: a paged launch needs a tensor-core plan without clusters "
                            "and pages of a multiple of 16 keys");
   const PagedParams prm{make_params(p, plan), kv.seq_lens, kv.block_table, kv.page_size, kv.max_pages};
-  const unsigned blocks = split_blocks(p, plan);
-  dispatch_16bit(p, [&](auto tag, auto head_dim) {
-    using T = decltype(tag);
-    constexpr int D = decltype(head_dim)::value;
-    if constexpr (D <= 128) {
-      switch (plan.rows_per_block) {
-        case 2: launch_split_tc_paged<T, D, 2>(blocks, prm, stream); break;
-        case 4: launch_split_tc_paged<T, D, 4>(blocks, prm, stream); break;
-        case 8: launch_split_tc_paged<T, D, 8>(blocks, prm, stream); break;
-        default: throw std::logic_error("attention/decode_splitk: a tensor-core plan of one row a block");
-      }
-    } else {
-      throw std::logic_error("attention/decode_splitk: a tensor-core plan at head_dim 256");
-    }
-  });
+  launch_split_tc_for(p, plan, prm, stream);
 }
 
 std::string launch_floor_supports(const Problem& p) {

@@ -10,7 +10,6 @@
 // pages of a multiple of 16 keys, 16-byte aligned Q and pools.
 #include <string>
 #include <utility>
-#include <vector>
 
 #include "attention/decode_splitk.h"
 #include "common/device.h"
@@ -48,8 +47,7 @@ attention::Problem as_contiguous(const Problem& p) {
 attention::decode_splitk::Plan plan_for(const Problem& p, const attention::Problem& c, int sm_count) {
   namespace ds = attention::decode_splitk;
   ds::Plan plan = ds::make_plan(c, sm_count);
-  const std::vector<int64_t> lens(p.seq_lens_host, p.seq_lens_host + p.batch);
-  const SplitPlan split = plan_splits(lens, p.heads_kv * plan.row_blocks, plan.tile_keys,
+  const SplitPlan split = plan_splits(p.seq_lens_host, p.batch, p.heads_kv * plan.row_blocks, plan.tile_keys,
                                       static_cast<int64_t>(sm_count) * plan.blocks_per_sm, ds::kMinSplitKeys,
                                       p.num_splits);
   plan.chunk_keys = split.chunk_keys;

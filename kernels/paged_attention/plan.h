@@ -14,7 +14,6 @@
 #pragma once
 
 #include <cstdint>
-#include <vector>
 
 namespace sb::paged_attention {
 
@@ -27,12 +26,13 @@ struct SplitPlan {
   int64_t blocks = 0;       // non-empty split blocks: units_per_seq x sum over sequences of ceil(len / chunk)
 };
 
-// lens: the sequences' KV lengths (each >= 1); units_per_seq: blocks a sequence needs per chunk (kv heads x
+// lens: the batch's `batch` KV lengths (each >= 1; Problem::seq_lens_host, read in place: the plan runs on every
+// launch and allocates nothing); units_per_seq: blocks a sequence needs per chunk (kv heads x
 // row blocks); tile_keys: the kernel's key tile (chunks are multiples of it); slots: resident split blocks
 // on the GPU (SMs x blocks an SM); min_chunk_keys: no chunk shorter (except a whole sequence shorter than
 // it); forced_splits > 0: the longest sequence in that many chunks (the bench's split sweep), else the
 // makespan rule above. Throws std::invalid_argument for an empty batch, a length < 1 or a non-positive size.
-SplitPlan plan_splits(const std::vector<int64_t>& lens, int64_t units_per_seq, int64_t tile_keys, int64_t slots,
+SplitPlan plan_splits(const int32_t* lens, int64_t batch, int64_t units_per_seq, int64_t tile_keys, int64_t slots,
                       int64_t min_chunk_keys, int64_t forced_splits = 0);
 
 }  // namespace sb::paged_attention
