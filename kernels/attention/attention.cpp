@@ -85,14 +85,7 @@ void Problem::validate() const {
 }
 
 void run(const Variant& v, const Problem& p, cudaStream_t stream) {
-  p.validate();
-  if (std::string why = v.supports(p); !why.empty())
-    throw std::invalid_argument(std::string("attention/") + v.name + " does not support this problem: " + why);
-  const std::size_t need = v.workspace_bytes(p);
-  if (need > p.workspace_size || (need && !p.workspace))
-    throw std::invalid_argument(std::string("attention/") + v.name + ": workspace of " + std::to_string(p.workspace_size) +
-                                " bytes given, " + std::to_string(need) + " needed");
-  v.launch(p, stream);
+  run_with_workspace(v, p, stream, "attention");
 }
 
 }  // namespace sb::attention

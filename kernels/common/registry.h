@@ -5,6 +5,7 @@
 
 #include <cuda_runtime.h>
 
+#include <cstddef>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -44,6 +45,21 @@ const V& first_supporting(const std::vector<const V*>& order, const Problem& p, 
     reasons += std::string(reasons.empty() ? "" : "; ") + v->name + ": " + why;
   }
   throw std::invalid_argument(std::string(op) + ": no variant supports this problem (" + reasons + ")");
+}
+
+// The run() of an op whose variants take a workspace (attention, paged_attention): validate(), supports()
+// (unsupported: std::invalid_argument with the reason), the workspace the variant needs against the one
+// given, then launch().
+template <typename V, typename Problem>
+void run_with_workspace(const V& v, const Problem& p, cudaStream_t stream, const char* op) {
+  p.validate();
+  if (std::string why = v.supports(p); !why.empty())
+    throw std::invalid_argument(std::string(op) + "/" + v.name + " does not support this problem: " + why);
+  const std::size_t need = v.workspace_bytes(p);
+  if (need > p.workspace_size || (need && !p.workspace))
+    throw std::invalid_argument(std::string(op) + "/" + v.name + ": workspace of " +
+                                std::to_string(p.workspace_size) + " bytes given, " + std::to_string(need) + " needed");
+  v.launch(p, stream);
 }
 
 }  // namespace sb

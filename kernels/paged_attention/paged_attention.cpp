@@ -38,14 +38,7 @@ const Variant& best_variant(const Problem& p) {
 }
 
 void run(const Variant& v, const Problem& p, cudaStream_t stream) {
-  p.validate();
-  if (std::string why = v.supports(p); !why.empty())
-    throw std::invalid_argument(std::string("paged_attention/") + v.name + " does not support this problem: " + why);
-  const std::size_t need = v.workspace_bytes(p);
-  if (need > p.workspace_size || (need && !p.workspace))
-    throw std::invalid_argument(std::string("paged_attention/") + v.name + ": workspace of " +
-                                std::to_string(p.workspace_size) + " bytes given, " + std::to_string(need) + " needed");
-  v.launch(p, stream);
+  run_with_workspace(v, p, stream, "paged_attention");
 }
 
 double Problem::softmax_scale() const { return scale > 0 ? scale : 1.0 / std::sqrt(static_cast<double>(head_dim)); }
