@@ -210,7 +210,8 @@ void register_launch_floor(const AttentionShape& shape, DType dtype, const std::
 
 // Paged decode (kernels/paged_attention) at the --shapes items written as paged shapes (paged_shapes.h):
 // attention/<impl>/<dtype>/decode/<shape>_p<page>_<dist>/<mode>. The rows: every paged variant on the ragged
-// batch (bench/paged_case.h: each sequence checked against its own reference), and decode_splitk_padded, our
+// batch (bench/paged_case.h: each sequence checked against its own reference), ref_kv_read over the pages the
+// sequences own (the bytes floor: each page's owned rows read once, nothing computed), and decode_splitk_padded, our
 // contiguous decode_splitk on the batch padded to its longest sequence (what an engine without ragged batches
 // reads), verified on its own inputs. Both are counted in the bytes and FLOPs of the sequences' own keys, so
 // GB/s and TFLOP/s compare the useful work.
@@ -231,7 +232,7 @@ PagedData& paged_data_for(const PagedShape& shape, DType dtype) {
     data = std::make_unique<PagedData>(PagedDims{d.heads_q, d.heads_kv, d.head_dim, d.q_len, d.causal}, dtype,
                                        shape.lengths(), shape.page_size, std::hash<std::string>{}(k),
                                        env().stream.get());
-    std::size_t workspace = 0;
+    std::size_t workspace = paged_kv_read_workspace_bytes(data->problem());
     for (const paged_attention::Variant& v : paged_attention::variants())
       if (v.supports(data->problem()).empty()) workspace = std::max(workspace, v.workspace_bytes(data->problem()));
     data->reserve_workspace(workspace);
@@ -268,24 +269,25 @@ void register_paged(const std::vector<PagedShape>& shapes, const Options& opt, c
           });
         }
       }
+      const std::string read_base = "attention/ref_kv_read" + tail;
+      for (Mode mode : {Mode::cold, Mode::hot}) {
+        const std::string case_name = read_base + "/" + mode_name(mode);
+        register_case(case_name, [=, &verified](benchmark::State& st) {
+          PagedData& data = paged_data_for(shape, dtype);
+          const paged_attention::Problem p = data.problem();
+          const Check& c = verified.get(read_base, [&] { return data.check_kv_read(); });
+          if (!c.ok) return fail_case(st, case_name, "verification failed: " + c.message);
+          run_timed(st, mode,
+                    Timed{case_name, [p](cudaStream_t s) { launch_paged_kv_read(p, s); }, capture_cuda_graph,
+                          static_cast<double>(p.kv_bytes()), 0.0, c.err, Counters{}});
+        });
+      }
       if (!padded) continue;
       const std::string base = "attention/decode_splitk_padded" + tail;
       for (Mode mode : {Mode::cold, Mode::hot}) {
         const std::string case_name = base + "/" + mode_name(mode);
         register_case(case_name, [=, &impls, &verified](benchmark::State& st) {
-          // The useful work: the ragged batch's own keys (computed from the lengths alone, no inputs).
-          const std::vector<int64_t> lens = shape.lengths();
-          paged_attention::Problem useful;
-          const std::vector<int32_t> lens32(lens.begin(), lens.end());
-          useful.batch = shape.dims.batch;
-          useful.heads_q = shape.dims.heads_q;
-          useful.heads_kv = shape.dims.heads_kv;
-          useful.head_dim = shape.dims.head_dim;
-          useful.q_len = shape.dims.q_len;
-          useful.causal = shape.dims.causal;
-          useful.dtype = dtype;
-          useful.seq_lens_host = lens32.data();
-          const double bytes = static_cast<double>(useful.kv_bytes()), flops = useful.flops();
+          const auto [bytes, flops] = useful_work(shape, dtype);  // the ragged batch's own keys
           AttentionData& data = data_for(shape.dims, dtype, impls, opt.keep_inputs_gib);
           const attention::Problem p = data.problem();
           if (const std::string why = padded->supports(p); !why.empty()) throw Unsupported(why);

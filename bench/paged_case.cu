@@ -1,13 +1,28 @@
 #include "paged_case.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <numeric>
 #include <random>
+#include <stdexcept>
 #include <string>
 
 #include "common/check.h"
+#include "harness/fill.h"
 
 namespace sb::bench {
+
+std::size_t paged_kv_read_workspace_bytes(const paged_attention::Problem& p) {
+  return sizeof(unsigned) * static_cast<std::size_t>(p.batch * p.max_pages);
+}
+
+void launch_paged_kv_read(const paged_attention::Problem& p, cudaStream_t stream) {
+  if (p.workspace_size < paged_kv_read_workspace_bytes(p))
+    throw std::invalid_argument("ref_kv_read: the workspace holds fewer words than its blocks write");
+  paged_read_sum_kernel(p.k_pages, p.v_pages, p.block_table, p.seq_lens, p.batch, p.max_pages, p.page_size,
+                        static_cast<std::size_t>(p.heads_kv * p.head_dim) * size_bytes(p.dtype),
+                        static_cast<unsigned*>(p.workspace), stream);
+}
 
 PagedData::PagedData(const PagedDims& s, DType dtype, const std::vector<int64_t>& lens, int64_t page_size,
                      uint64_t seed, cudaStream_t stream)
@@ -99,6 +114,31 @@ Check PagedData::verify() {
     }
   }
   return all;
+}
+
+Check PagedData::check_kv_read() {
+  const std::size_t blocks = static_cast<std::size_t>(problem_.batch * problem_.max_pages);
+  // A block that writes nothing leaves 0xffffffff in its word, which the sum below does not expect.
+  SB_CUDA_CHECK(cudaMemsetAsync(problem_.workspace, 0xff, sizeof(unsigned) * blocks, stream_));
+  launch_paged_kv_read(problem_, stream_);
+  std::vector<unsigned> sums(blocks);
+  SB_CUDA_CHECK(cudaMemcpyAsync(sums.data(), problem_.workspace, sizeof(unsigned) * blocks, cudaMemcpyDeviceToHost,
+                                stream_));
+  SB_CUDA_CHECK(cudaStreamSynchronize(stream_));
+  unsigned got = 0, want = 0;
+  for (const unsigned x : sums) got += x;
+  for (const auto& seq : seqs_) {
+    const attention::Problem one = seq->problem();
+    want += word_sum(one.k, one.kv_bytes() / 2, stream_) + word_sum(one.v, one.kv_bytes() / 2, stream_);
+  }
+  Check c;
+  c.ok = got == want;
+  c.err = c.ok ? 0.0 : 2.0;  // exact or not: no tolerance
+  char msg[192];
+  std::snprintf(msg, sizeof msg, "the blocks' word sums add to 0x%08x, CUB's sum over the sequences' K and V is 0x%08x%s",
+                got, want, c.ok ? "" : ": some owned bytes were not read exactly once");
+  c.message = msg;
+  return c;
 }
 
 }  // namespace sb::bench

@@ -22,6 +22,11 @@ struct PagedDims {
   bool causal;
 };
 
+// ref_kv_read at a paged problem: harness/fill.h's paged_read_sum_kernel over the pages the sequences own, one
+// word a block into p.workspace (paged_kv_read_workspace_bytes of it). The bytes floor of a paged decode step.
+std::size_t paged_kv_read_workspace_bytes(const paged_attention::Problem& p);
+void launch_paged_kv_read(const paged_attention::Problem& p, cudaStream_t stream);
+
 class PagedData {
  public:
   // lens: each sequence's keys; pages of page_size tokens, the pool's pages shuffled by `seed`. Synchronizes.
@@ -37,6 +42,10 @@ class PagedData {
   // Every sequence against its own reference: the first failure's message and the largest error over the
   // tolerance. Synchronizes.
   Check verify();
+  // Runs launch_paged_kv_read once and checks that its blocks read every byte of every sequence's own K and V
+  // exactly once: the sum of their word sums against CUB's over each sequence's contiguous K and V (err 0 when
+  // equal). Synchronizes.
+  Check check_kv_read();
   const std::vector<int32_t>& lengths() const { return lens_; }
 
  private:

@@ -4,9 +4,11 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "attention_shapes.h"
+#include "paged_attention/paged_attention.h"
 #include "paged_lengths.h"
 
 namespace sb::bench {
@@ -21,6 +23,24 @@ struct PagedShape {
   std::vector<int64_t> lengths() const;
   bool operator==(const PagedShape& o) const { return dims == o.dims && page_size == o.page_size && dist == o.dist; }
 };
+
+// The bytes and FLOPs a paged case is counted in, by bench_attention and bench_torch alike: the K and V of the
+// batch's own keys and their FLOPs (paged_attention::Problem's kv_bytes and flops), not the pages' unused rows
+// nor a padded batch's.
+inline std::pair<double, double> useful_work(const PagedShape& shape, DType dtype) {
+  const std::vector<int64_t> lens = shape.lengths();
+  const std::vector<int32_t> lens32(lens.begin(), lens.end());
+  paged_attention::Problem p;
+  p.batch = shape.dims.batch;
+  p.heads_q = shape.dims.heads_q;
+  p.heads_kv = shape.dims.heads_kv;
+  p.head_dim = shape.dims.head_dim;
+  p.q_len = shape.dims.q_len;
+  p.causal = shape.dims.causal;
+  p.dtype = dtype;
+  p.seq_lens_host = lens32.data();
+  return {static_cast<double>(p.kv_bytes()), p.flops()};
+}
 
 // --shapes=SPEC for paged decode: named sets ("paged") and shapes written as name() writes them: an attention
 // decode shape (attention_shapes.h's grammar, q_len <= 8), then _p<page_size> (1 to 65536), then _<dist>

@@ -132,15 +132,16 @@ class AttentionCli(unittest.TestCase):
         self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
         self.assertIn("--split-sweep is bench_attention's", r.stderr)
 
-    def test_paged_shapes_list_the_paged_variants_and_the_padded_baseline(self):
+    def test_paged_shapes_list_the_paged_variants_and_the_baselines(self):
         shape = "b4_hq32_hkv8_d128_q1_kv4096_p16_zipf"
         r = self.run_attention("--benchmark_list_tests=true", f"--shapes=smoke,{shape}", "--dtypes=bf16")
         self.assertEqual(r.returncode, 0, r.stderr)
-        for impl in ("paged_splitk", "decode_splitk_padded"):
+        impls = ("paged_splitk", "ref_kv_read", "decode_splitk_padded")
+        for impl in impls:
             for mode in ("cold", "hot"):
                 self.assertIn(f"attention/{impl}/bf16/decode/{shape}/{mode}/manual_time", r.stdout)
-        self.assertFalse([n for n in r.stdout.split() if "_p16_zipf" in n and "paged_splitk" not in n
-                          and "decode_splitk_padded" not in n])  # no other row at a paged shape
+        self.assertFalse([n for n in r.stdout.split()  # no other row at a paged shape
+                          if "_p16_zipf" in n and n.split("/")[1] not in impls])
         r = self.run_attention("--benchmark_list_tests=true", "--shapes=paged", "--dtypes=bf16")
         self.assertEqual(len([n for n in r.stdout.split() if n.startswith("attention/paged_splitk/")]), 25 * 2)
         for spec, fragment in ((shape.replace("zipf", "normal"), "none of eq, unif, zipf, onelong"),

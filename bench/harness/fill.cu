@@ -80,11 +80,13 @@ __global__ void read_kernel_impl(const uint4* p, std::size_t n, unsigned never, 
 // of kThreads an SM, enough bytes in flight to stream at the DRAM's rate.
 constexpr int kReadSumUnroll = 8;
 
-// Plain loads, the range chosen by a pointer select: with __restrict__ the loads compile to ld.global.nc
-// with the range chosen by a branch, each load behind its own branch, which streams markedly slower.
-__global__ void read_sum_impl(const uint4* a, std::size_t na, const uint4* b, std::size_t nb, unsigned* block_sums) {
-  const std::size_t n = na + nb, stride = std::size_t{gridDim.x} * blockDim.x;
-  std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x;
+// The wrapping word sum of [a | b] (na and nb 16-byte vectors) over the indices i, i + stride, ... that a thread
+// of a grid-stride loop takes: kReadSumUnroll loads in flight, then the remainder one at a time. Plain loads,
+// the range chosen by a pointer select: with __restrict__ the loads compile to ld.global.nc with the range
+// chosen by a branch, each load behind its own branch, which streams markedly slower.
+__device__ __forceinline__ unsigned sum_two_ranges(const uint4* a, std::size_t na, const uint4* b, std::size_t nb,
+                                                   std::size_t i, std::size_t stride) {
+  const std::size_t n = na + nb;
   unsigned acc = 0;
   for (; i + (kReadSumUnroll - 1) * stride < n; i += kReadSumUnroll * stride) {
     uint4 v[kReadSumUnroll];
@@ -98,6 +100,27 @@ __global__ void read_sum_impl(const uint4* a, std::size_t na, const uint4* b, st
     for (int u = 0; u < kReadSumUnroll; ++u) acc += word_sum4(v[u]);
   }
   for (; i < n; i += stride) acc += word_sum4(*(i < na ? a + i : b + (i - na)));
+  return acc;
+}
+
+__global__ void read_sum_impl(const uint4* a, std::size_t na, const uint4* b, std::size_t nb, unsigned* block_sums) {
+  const unsigned acc = sum_two_ranges(a, na, b, nb, blockIdx.x * std::size_t{blockDim.x} + threadIdx.x,
+                                      std::size_t{gridDim.x} * blockDim.x);
+  write_block_word_sum<kThreads>(acc, block_sums + blockIdx.x);
+}
+
+// Block b * max_pages + j reads the rows of page slot j of sequence b that the sequence owns, in K then in V;
+// a slot past the sequence reads nothing and writes 0.
+__global__ void paged_read_sum_impl(const uint4* k, const uint4* v, const int32_t* block_table, const int32_t* seq_lens,
+                                    int max_pages, int page_size, std::size_t row_vecs, unsigned* block_sums) {
+  const int b = static_cast<int>(blockIdx.x / max_pages), j = static_cast<int>(blockIdx.x % max_pages);
+  const int rows = min(page_size, seq_lens[b] - j * page_size);
+  unsigned acc = 0;
+  if (rows > 0) {
+    const auto page = static_cast<std::size_t>(block_table[static_cast<std::size_t>(blockIdx.x)]);
+    const std::size_t offset = page * page_size * row_vecs, n = static_cast<std::size_t>(rows) * row_vecs;
+    acc = sum_two_ranges(k + offset, n, v + offset, n, threadIdx.x, blockDim.x);
+  }
   write_block_word_sum<kThreads>(acc, block_sums + blockIdx.x);
 }
 
@@ -167,6 +190,23 @@ void read_sum_kernel(const void* a, std::size_t a_bytes, const void* b, std::siz
   if (block_sums == nullptr) throw std::invalid_argument("read_sum_kernel: block_sums is null");
   read_sum_impl<<<read_sum_blocks(a_bytes + b_bytes), kThreads, 0, s>>>(
       static_cast<const uint4*>(a), a_bytes / 16, static_cast<const uint4*>(b), b_bytes / 16, block_sums);
+  SB_LAUNCH_CHECK();
+}
+
+void paged_read_sum_kernel(const void* k_pages, const void* v_pages, const int32_t* block_table,
+                           const int32_t* seq_lens, int64_t batch, int64_t max_pages, int64_t page_size,
+                           std::size_t row_bytes, unsigned* block_sums, cudaStream_t s) {
+  auto aligned = [](const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; };
+  if (k_pages == nullptr || v_pages == nullptr || block_table == nullptr || seq_lens == nullptr || block_sums == nullptr)
+    throw std::invalid_argument("paged_read_sum_kernel: a pool, the block table, the lengths or block_sums is null");
+  if (!aligned(k_pages) || !aligned(v_pages) || row_bytes == 0 || row_bytes % 16 != 0)
+    throw std::invalid_argument("paged_read_sum_kernel: the pools must be 16-byte aligned and a key row a multiple of 16 bytes");
+  if (batch < 1 || max_pages < 1 || page_size < 1 || batch * max_pages > INT32_MAX || page_size > INT32_MAX / 2)
+    throw std::invalid_argument("paged_read_sum_kernel: batch, max_pages and page_size must be positive, "
+                                "batch * max_pages at most 2^31 - 1");
+  paged_read_sum_impl<<<static_cast<unsigned>(batch * max_pages), kThreads, 0, s>>>(
+      static_cast<const uint4*>(k_pages), static_cast<const uint4*>(v_pages), block_table, seq_lens,
+      static_cast<int>(max_pages), static_cast<int>(page_size), row_bytes / 16, block_sums);
   SB_LAUNCH_CHECK();
 }
 

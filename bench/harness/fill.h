@@ -33,6 +33,14 @@ void read_kernel(const void* p, std::size_t bytes, bool evict_last, unsigned nev
 void read_sum_kernel(const void* a, std::size_t a_bytes, const void* b, std::size_t b_bytes, unsigned* block_sums,
                      cudaStream_t s);
 unsigned read_sum_blocks(std::size_t bytes);
+// ref_kv_read over a paged KV cache (paged_attention.h's pools and block table): the rows of K and V that each
+// sequence owns, read once in page order, nothing computed. Block b * max_pages + j reads rows
+// [j * page_size, min((j + 1) * page_size, seq_lens[b])) of page block_table[b][j], in K then in V (row_bytes
+// each, a multiple of 16; the pools 16-byte aligned), and writes their wrapping word sum to block_sums[b *
+// max_pages + j]; a slot past its sequence writes 0. The bytes floor of paged decode, with its scattered pages.
+void paged_read_sum_kernel(const void* k_pages, const void* v_pages, const int32_t* block_table,
+                           const int32_t* seq_lens, int64_t batch, int64_t max_pages, int64_t page_size,
+                           std::size_t row_bytes, unsigned* block_sums, cudaStream_t s);
 // The wrapping sum of the 32-bit words of `bytes` at p (a multiple of 4, 4-byte aligned), by CUB's
 // device reduction: the independent reference read_sum_kernel is checked against. Synchronizes.
 unsigned word_sum(const void* p, std::size_t bytes, cudaStream_t s);
