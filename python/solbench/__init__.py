@@ -5,6 +5,7 @@
     dx, dw = solbench.rms_norm_backward(dy, x, weight, 1e-6)  # torch.ops.solbench.rms_norm_backward
     solbench.fused_add_rms_norm(x, residual, weight, 1e-6)    # in place: residual += x; x = rms_norm(residual)
     o = solbench.attention(q, k, v, causal=True)              # torch.ops.solbench.attention, SDPA's layout
+    o = solbench.attention(q, k_pages, v_pages, block_table=t, seq_lens=n)  # decode over a paged KV cache
     norm = solbench.nn.RMSNorm(4096, eps=1e-6, device="cuda")  # a drop-in for torch.nn.RMSNorm, trains too
     solbench.variants("attention")                             # the names `variant=` takes besides "auto"
 

@@ -26,7 +26,7 @@ def _candidates():
     return [_PACKAGE / LIBRARY_NAME, _CHECKOUT_BUILD]
 
 
-_OPS = ("rms_norm", "rms_norm_backward", "fused_add_rms_norm", "attention")
+_OPS = ("rms_norm", "rms_norm_backward", "fused_add_rms_norm", "attention", "paged_attention")
 
 
 def _registered():
@@ -51,7 +51,8 @@ from . import _fake  # noqa: E402  (the fakes register against the schemas just 
 from . import _autograd  # noqa: E402  (rms_norm's backward, likewise)
 
 _VARIANTS = {"rmsnorm": "rmsnorm_variants", "rmsnorm_backward": "rmsnorm_backward_variants",
-             "fused_add_rmsnorm": "fused_add_rmsnorm_variants", "attention": "attention_variants"}
+             "fused_add_rmsnorm": "fused_add_rmsnorm_variants", "attention": "attention_variants",
+             "paged_attention": "paged_attention_variants"}
 
 
 def rms_norm(x, weight, eps=1e-6, variant="auto"):
@@ -78,17 +79,32 @@ def fused_add_rms_norm(x, residual, weight, eps=1e-6, variant="auto"):
     torch.ops.solbench.fused_add_rms_norm(x, residual, weight, eps, variant)
 
 
-def attention(q, k, v, causal=False, scale=None, variant="auto"):
+def attention(q, k, v, causal=False, scale=None, variant="auto", *, block_table=None, seq_lens=None,
+              seq_lens_cpu=None):
     """scaled_dot_product_attention(q, k, v, is_causal=causal, scale=scale, enable_gqa=True) by a solbench
     kernel: q [batch, heads_q, q_len, head_dim], k and v [batch, heads_kv, kv_len, head_dim] on CUDA, one dtype,
     heads_kv dividing heads_q. causal is bottom-right aligned when q_len != kv_len (SDPA's is top-left).
-    variant: a name from variants("attention"), or "auto" for the best kernel for the shape (decode or prefill)."""
-    return torch.ops.solbench.attention(q, k, v, causal, scale, variant)
+    variant: a name from variants("attention"), or "auto" for the best kernel for the shape (decode or prefill).
+
+    With block_table, decode over a paged KV cache (solbench::paged_attention): k and v are the page pools
+    [num_pages, page_size, heads_kv, head_dim] (vLLM's layout, contiguous), block_table [batch, max_pages] and
+    seq_lens [batch] int32 CUDA tensors (sequence b's token t is row t % page_size of page
+    block_table[b][t // page_size]; it has seq_lens[b] keys), q_len at most 8. seq_lens_cpu, the same lengths
+    in a CPU int32 tensor, spares the op a copy to the host that waits for the stream. variant: a name from
+    variants("paged_attention"), or "auto"."""
+    if block_table is None:
+        if seq_lens is not None or seq_lens_cpu is not None:
+            raise ValueError("solbench.attention: seq_lens and seq_lens_cpu describe a paged cache; pass block_table "
+                             "with them")
+        return torch.ops.solbench.attention(q, k, v, causal, scale, variant)
+    if seq_lens is None:
+        raise ValueError("solbench.attention: a paged cache (block_table) needs seq_lens, each sequence's length")
+    return torch.ops.solbench.paged_attention(q, k, v, block_table, seq_lens, seq_lens_cpu, causal, scale, variant)
 
 
 def variants(op):
-    """The variant names of an op ("rmsnorm", "rmsnorm_backward", "fused_add_rmsnorm" or "attention"), in its
-    registry's (teaching) order."""
+    """The variant names of an op ("rmsnorm", "rmsnorm_backward", "fused_add_rmsnorm", "attention" or
+    "paged_attention"), in its registry's (teaching) order."""
     if op not in _VARIANTS:
         raise ValueError(f"solbench.variants: unknown op {op!r} (known: {', '.join(_VARIANTS)})")
     return list(getattr(torch.ops.solbench, _VARIANTS[op])())

@@ -11,8 +11,9 @@ usage: test_ops.py [--ops-lib=PATH/TO/libsolbench_ops.so] [unittest arguments]
   and forward with backward).
 - GPU tests: opcheck; rms_norm against F.rms_norm in fp64 with the suite's per-element tolerance, its backward
   against autograd of F.rms_norm in fp64 with the suite's backward tolerances, fused_add_rms_norm against the
-  fp64 composite; attention against the fp64 reference with FlashAttention's rule; every variant by name; bad
-  inputs; torch.compile of a Llama-style block, inference and a training step.
+  fp64 composite; attention, and attention over a paged cache (ragged batches, page sizes 16 to 256), against
+  the fp64 reference with FlashAttention's rule; every variant by name; bad inputs; torch.compile of a
+  Llama-style block, inference and a training step.
 """
 import copy
 import inspect
@@ -199,6 +200,29 @@ def qkv(batch, heads_q, heads_kv, q_len, kv_len, head_dim, dtype, device="cuda")
             torch.randn(batch, heads_kv, kv_len, head_dim, device=device, dtype=dtype))
 
 
+def paged_cache(ks, vs, page_size, device="cuda"):
+    """K and V of sequences of their own lengths (ks[b], vs[b]: [heads_kv, len_b, head_dim]) in vLLM's page
+    pools [num_pages, page_size, heads_kv, head_dim], every sequence's pages scattered over the pool (2 pages
+    spare), and its block table [batch, max_pages] (-1 past a sequence) and lengths, int32. The rows no
+    sequence owns hold NaN: a kernel that reads them and lets them reach O fails."""
+    lens = [k.shape[1] for k in ks]
+    pages_of = [-(-n // page_size) for n in lens]
+    num_pages, max_pages = sum(pages_of) + 2, max(pages_of)
+    heads_kv, head_dim = ks[0].shape[0], ks[0].shape[2]
+    order = torch.randperm(num_pages, generator=torch.Generator().manual_seed(num_pages)).tolist()
+    k_cache = torch.full((num_pages, page_size, heads_kv, head_dim), math.nan, dtype=ks[0].dtype, device=device)
+    v_cache = torch.full_like(k_cache, math.nan)
+    table = torch.full((len(ks), max_pages), -1, dtype=torch.int32)
+    for b, (k, v) in enumerate(zip(ks, vs)):
+        for j in range(pages_of[b]):
+            page, rows = order.pop(), slice(j * page_size, min((j + 1) * page_size, lens[b]))
+            table[b, j] = page
+            n = rows.stop - rows.start
+            k_cache[page, :n] = k[:, rows].transpose(0, 1)
+            v_cache[page, :n] = v[:, rows].transpose(0, 1)
+    return k_cache, v_cache, table.to(device), torch.tensor(lens, dtype=torch.int32, device=device)
+
+
 # (batch, heads_q, heads_kv, q_len, kv_len, head_dim, causal): GQA, MQA, q_len != kv_len causal, decode.
 ATTENTION_SHAPES = [
     (1, 4, 4, 64, 64, 64, False),
@@ -227,12 +251,16 @@ class Registration(OpsTest):
         self.assertEqual(str(torch.ops.solbench.attention.default._schema),
                          'solbench::attention(Tensor q, Tensor k, Tensor v, bool causal, float? scale=None, '
                          'str variant="auto") -> Tensor')
-        for name in ("rmsnorm", "rmsnorm_backward", "fused_add_rmsnorm", "attention"):
+        self.assertEqual(str(torch.ops.solbench.paged_attention.default._schema),
+                         'solbench::paged_attention(Tensor q, Tensor k_cache, Tensor v_cache, Tensor block_table, '
+                         'Tensor seq_lens, Tensor? seq_lens_cpu=None, bool causal=True, float? scale=None, '
+                         'str variant="auto") -> Tensor')
+        for name in ("rmsnorm", "rmsnorm_backward", "fused_add_rmsnorm", "attention", "paged_attention"):
             self.assertEqual(str(getattr(torch.ops.solbench, f"{name}_variants").default._schema),
                              f"solbench::{name}_variants() -> str[]")
 
     def test_variants_are_the_registrys_in_variants_def_order(self):
-        for op in ("rmsnorm", "rmsnorm_backward", "fused_add_rmsnorm", "attention"):
+        for op in ("rmsnorm", "rmsnorm_backward", "fused_add_rmsnorm", "attention", "paged_attention"):
             with self.subTest(op=op):
                 self.assertEqual(solbench.variants(op), variants_def(op))
         with self.assertRaisesRegex(ValueError, "unknown op 'softmax'"):
@@ -250,6 +278,17 @@ class Registration(OpsTest):
         q, k, v = qkv(1, 2, 2, 8, 8, 64, torch.float16, device="cpu")
         with self.assertRaisesRegex(RuntimeError, r"solbench::attention: q is on cpu; the kernels need CUDA"):
             solbench.attention(q, k, v)
+        k_cache, v_cache, table, lens = paged_cache([k[0]], [v[0]], 4, device="cpu")
+        with self.assertRaisesRegex(RuntimeError, r"solbench::paged_attention: q is on cpu; the kernels need CUDA"):
+            solbench.attention(q, k_cache, v_cache, block_table=table, seq_lens=lens)
+
+    def test_paged_arguments_come_together(self):
+        q, k, v = qkv(1, 2, 2, 1, 8, 64, torch.float16, device="cpu")
+        lens = torch.tensor([8], dtype=torch.int32)
+        with self.assertRaisesRegex(ValueError, "seq_lens and seq_lens_cpu describe a paged cache; pass block_table"):
+            solbench.attention(q, k, v, seq_lens=lens)
+        with self.assertRaisesRegex(ValueError, "a paged cache \\(block_table\\) needs seq_lens"):
+            solbench.attention(q, k, v, block_table=torch.zeros(1, 2, dtype=torch.int32))
 
 
 class FakeKernels(OpsTest):
@@ -296,6 +335,17 @@ class FakeKernels(OpsTest):
             q, k, v = qkv(2, 8, 2, 33, 200, 64, torch.float16, device=device)
             o = solbench.attention(q, k, v, causal=True)
             bshd = torch.empty(2, 33, 8, 64, device="meta").transpose(1, 2)
+            self.assertEqual((o.shape, o.stride(), o.dtype, o.device.type), (q.shape, bshd.stride(), q.dtype, device))
+        self.check(make)
+
+    def test_paged_attention(self):
+        def make(device):
+            q = torch.empty(3, 8, 2, 128, dtype=torch.bfloat16, device=device)
+            k_cache = torch.empty(40, 16, 2, 128, dtype=torch.bfloat16, device=device)
+            table = torch.empty(3, 10, dtype=torch.int32, device=device)
+            lens = torch.empty(3, dtype=torch.int32, device=device)
+            o = solbench.attention(q, k_cache, k_cache, causal=True, block_table=table, seq_lens=lens)
+            bshd = torch.empty(3, 2, 8, 128, device="meta").transpose(1, 2)
             self.assertEqual((o.shape, o.stride(), o.dtype, o.device.type), (q.shape, bshd.stride(), q.dtype, device))
         self.check(make)
 
@@ -792,6 +842,75 @@ class AttentionGpu(GpuOpsTest):
             with self.subTest(message=message):
                 with self.assertRaisesRegex(RuntimeError, "solbench::attention: .*" + message):
                     solbench.attention(*args, **kwargs)
+
+
+class PagedAttentionGpu(GpuOpsTest):
+    """solbench.attention over a paged cache against the fp64 reference of each sequence's own K and V, with
+    FlashAttention's rule; the rows no sequence owns hold NaN."""
+
+    def run_batch(self, dtype, heads_q, heads_kv, q_len, lens, page_size, head_dim=128, causal=True, **kwargs):
+        q = torch.randn(len(lens), heads_q, q_len, head_dim, device="cuda", dtype=dtype)
+        ks = [torch.randn(heads_kv, n, head_dim, device="cuda", dtype=dtype) for n in lens]
+        vs = [torch.randn_like(k) for k in ks]
+        k_cache, v_cache, table, seq_lens = paged_cache(ks, vs, page_size)
+        o = solbench.attention(q, k_cache, v_cache, causal=causal, block_table=table, seq_lens=seq_lens, **kwargs)
+        self.assertEqual((o.shape, o.dtype), (q.shape, q.dtype))
+        for b in range(len(lens)):
+            with self.subTest(sequence=b, keys=lens[b]):
+                assert_attention_close(self, o[b:b + 1], q[b:b + 1], ks[b][None], vs[b][None], causal,
+                                       kwargs.get("scale"))
+        return q, k_cache, v_cache, table, seq_lens
+
+    def test_ragged_batches_against_the_fp64_reference(self):
+        for dtype in (torch.bfloat16, torch.float16):
+            for page_size in (16, 64, 256):
+                with self.subTest(dtype=dtype, page_size=page_size):
+                    self.run_batch(dtype, 32, 8, 1, [1, 17, 300, 4097, page_size, 2 * page_size + 1], page_size)
+
+    def test_speculative_decode_gqa_scale_and_host_lengths(self):
+        lens = [5, 1000, 77]
+        self.run_batch(torch.bfloat16, 8, 2, 4, lens, 16, causal=True, scale=0.2)
+        self.run_batch(torch.bfloat16, 8, 1, 1, lens, 64, head_dim=64,
+                       seq_lens_cpu=torch.tensor(lens, dtype=torch.int32))
+
+    def test_every_variant_by_name(self):
+        for name in solbench.variants("paged_attention"):
+            with self.subTest(variant=name):
+                self.run_batch(torch.bfloat16, 32, 8, 1, [3, 2000, 129], 16, variant=name)
+
+    def test_opcheck(self):
+        q = torch.randn(2, 8, 1, 128, device="cuda", dtype=torch.bfloat16)
+        ks = [torch.randn(2, n, 128, device="cuda", dtype=torch.bfloat16) for n in (40, 300)]
+        k_cache, v_cache, table, lens = paged_cache(ks, [torch.randn_like(k) for k in ks], 16)
+        k_cache, v_cache = k_cache.nan_to_num(0.0), v_cache.nan_to_num(0.0)  # opcheck compares outputs by value
+        torch.library.opcheck(torch.ops.solbench.paged_attention.default,
+                              (q, k_cache, v_cache, table, lens, lens.cpu(), True, None, "auto"))
+
+    def test_bad_inputs_raise_naming_what_is_wrong(self):
+        q = torch.randn(2, 8, 1, 128, device="cuda", dtype=torch.bfloat16)
+        ks = [torch.randn(2, n, 128, device="cuda", dtype=torch.bfloat16) for n in (40, 300)]
+        k_cache, v_cache, table, lens = paged_cache(ks, ks, 16)
+        good = dict(q=q, k=k_cache, v=v_cache, block_table=table, seq_lens=lens)
+        cases = [
+            ({"block_table": table.long()}, "block_table must be int32, got Long"),
+            ({"seq_lens": lens.cpu()}, "seq_lens is on cpu"),
+            ({"seq_lens": lens[:1]}, "q has batch 2 but block_table has 2 rows and seq_lens 1 entries"),
+            ({"k": k_cache.transpose(1, 2)}, "k_cache and v_cache must be 4-D .* of one shape"),
+            ({"k": k_cache[..., :64], "v": v_cache[..., :64]}, "k_cache must be contiguous"),
+            ({"v": v_cache.half()}, "v_cache has dtype Half but q has BFloat16"),
+            ({"q": q[:, :5]}, "q's 5 heads must be a multiple of the caches' 2"),
+            ({"seq_lens_cpu": torch.tensor([40, 400], dtype=torch.int32)}, "seq_lens"),
+            ({"seq_lens_cpu": lens}, "seq_lens_cpu is on cuda"),
+            ({"scale": -1.0}, "scale must be finite and > 0"),
+            ({"variant": "fastest"}, "unknown variant 'fastest'"),
+            ({"q": torch.randn(2, 8, 9, 128, device="cuda", dtype=torch.bfloat16)}, "q_len"),
+        ]
+        for change, message in cases:
+            with self.subTest(message=message):
+                args = {**good, **change}
+                q_, k_, v_ = args.pop("q"), args.pop("k"), args.pop("v")
+                with self.assertRaisesRegex(RuntimeError, "solbench::paged_attention: .*" + message):
+                    solbench.attention(q_, k_, v_, **args)
 
 
 class CompileGpu(GpuOpsTest):
