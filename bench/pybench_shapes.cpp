@@ -25,7 +25,7 @@ void add_unique(std::vector<Shape>& out, const std::vector<Shape>& shapes) {
 PyShapes parse_pybench_shapes(const std::string& spec) {
   PyShapes out;
   for (const std::string& item : split_list(spec, "--shapes")) {
-    std::string rmsnorm_why, attention_why;
+    std::string rmsnorm_why, attention_why, paged_why;
     try {
       add_unique(out.rmsnorm, parse_rmsnorm_shapes(item));
     } catch (const UsageError& e) {
@@ -36,9 +36,14 @@ PyShapes parse_pybench_shapes(const std::string& spec) {
     } catch (const UsageError& e) {
       attention_why = reason(e);
     }
-    if (!rmsnorm_why.empty() && !attention_why.empty())
-      throw UsageError("--shapes: '" + item + "' is read by neither grammar. RMSNorm: " + rmsnorm_why + ". Attention: " +
-                       attention_why);
+    try {
+      add_unique(out.paged, parse_paged_shapes(item));
+    } catch (const UsageError& e) {
+      paged_why = reason(e);
+    }
+    if (!rmsnorm_why.empty() && !attention_why.empty() && !paged_why.empty())
+      throw UsageError("--shapes: '" + item + "' is read by no grammar. RMSNorm: " + rmsnorm_why + ". Attention: " +
+                       attention_why + ". Paged attention: " + paged_why);
   }
   return out;
 }
@@ -51,13 +56,23 @@ std::string pybench_shapes_json(const PyShapes& shapes) {
     out += std::string(i ? ", " : "") + "{\"name\": \"" + s.name() + "\"" + field("rows", s.rows) +
            field("hidden", s.hidden) + "}";
   }
+  auto attention_fields = [&field](const AttentionShape& s) {
+    return ", \"workload\": \"" + s.workload() + "\"" + field("batch", s.batch) + field("heads_q", s.heads_q) +
+           field("heads_kv", s.heads_kv) + field("head_dim", s.head_dim) + field("q_len", s.q_len) +
+           field("kv_len", s.kv_len) + ", \"causal\": " + (s.causal ? "true" : "false");
+  };
   out += "], \"attention\": [";
-  for (std::size_t i = 0; i < shapes.attention.size(); ++i) {
-    const AttentionShape& s = shapes.attention[i];
-    out += std::string(i ? ", " : "") + "{\"name\": \"" + s.name() + "\", \"workload\": \"" + s.workload() + "\"" +
-           field("batch", s.batch) + field("heads_q", s.heads_q) + field("heads_kv", s.heads_kv) +
-           field("head_dim", s.head_dim) + field("q_len", s.q_len) + field("kv_len", s.kv_len) +
-           ", \"causal\": " + (s.causal ? "true" : "false") + "}";
+  for (std::size_t i = 0; i < shapes.attention.size(); ++i)
+    out += std::string(i ? ", " : "") + "{\"name\": \"" + shapes.attention[i].name() + "\"" +
+           attention_fields(shapes.attention[i]) + "}";
+  out += "], \"paged\": [";
+  for (std::size_t i = 0; i < shapes.paged.size(); ++i) {
+    const PagedShape& s = shapes.paged[i];
+    out += std::string(i ? ", " : "") + "{\"name\": \"" + s.name() + "\"" + attention_fields(s.dims) +
+           field("page_size", s.page_size) + ", \"lengths\": [";
+    const std::vector<int64_t> lens = s.lengths();
+    for (std::size_t j = 0; j < lens.size(); ++j) out += (j ? ", " : "") + std::to_string(lens[j]);
+    out += "]}";
   }
   return out + "]}";
 }

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "attention_shapes.h"
+#include "paged_shapes.h"
 #include "rmsnorm_shapes.h"
 
 namespace sb::bench {
@@ -13,19 +14,23 @@ namespace sb::bench {
 struct PyShapes {
   std::vector<RmsNormShape> rmsnorm;      // for rmsnorm, fused_add_rmsnorm and rmsnorm_backward
   std::vector<AttentionShape> attention;  // for attention
+  std::vector<PagedShape> paged;          // for attention over a paged KV cache (paged_shapes.h)
 };
 
-// Each comma-separated item of SPEC goes to the RMSNorm shapes if parse_rmsnorm_shapes reads it and to the
-// attention shapes if parse_attention_shapes reads it: a set both have (default, anchors, smoke, edge) goes to
-// both, "4096x8192" to RMSNorm only, "prefill" and "b1_hq32_hkv8_d128_q1_kv4096" to attention only. Each list
-// keeps the first of duplicates, in order. An item neither reads is a UsageError that gives both reasons; so is
-// an empty SPEC (empty items are dropped, as split_list drops them for the C++ binaries).
+// Each comma-separated item of SPEC goes to the RMSNorm shapes if parse_rmsnorm_shapes reads it, to the
+// attention shapes if parse_attention_shapes reads it and to the paged shapes if parse_paged_shapes reads it: a
+// set both of the first two have (default, anchors, smoke, edge) goes to both, "4096x8192" to RMSNorm only,
+// "prefill" and "b1_hq32_hkv8_d128_q1_kv4096" to attention only, "paged" and "b4_hq32_hkv8_d128_q1_kv4096_p16_zipf"
+// to the paged shapes only. Each list keeps the first of duplicates, in order. An item none reads is a
+// UsageError that gives every reason; so is an empty SPEC (empty items are dropped, as split_list drops them
+// for the C++ binaries).
 PyShapes parse_pybench_shapes(const std::string& spec);
 
 // The shapes as JSON, each with its case-name field and its dimensions (attention: its workload too):
 // {"rmsnorm": [{"name": "t1_h4096", "rows": 1, "hidden": 4096}, ...], "attention": [{"name": ..., "workload":
 // "decode", "batch": 1, "heads_q": 32, "heads_kv": 8, "head_dim": 128, "q_len": 1, "kv_len": 4096, "causal":
-// false}, ...]}.
+// false}, ...], "paged": [{"name": ..., the attention fields (kv_len: the longest sequence), "page_size": 16,
+// "lengths": [every sequence's keys, PagedShape::lengths()]}, ...]}.
 std::string pybench_shapes_json(const PyShapes& shapes);
 
 }  // namespace sb::bench

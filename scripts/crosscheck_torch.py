@@ -142,7 +142,11 @@ def python_rows() -> dict:
 
 
 def checkable(case, rows: dict) -> bool:
-    """A case this script can call: a PyTorch baseline of OPS, or a bench_torch row."""
+    """A case this script can call: a PyTorch baseline of OPS, or a bench_torch row. Not a case at a paged shape:
+    its batch's lengths come from the harness's C++ generator (bench/paged_lengths.h), which this script does not
+    load."""
+    if "page_size" in case.shape:
+        return False
     return (case.op in CHECKED_OPS and case.impl in OPS) or case.impl in rows.get(case.op, ())
 
 

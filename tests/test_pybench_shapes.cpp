@@ -1,7 +1,8 @@
-// CPU tests of bench_torch's --shapes (bench/pybench_shapes.h): one SPEC for the RMSNorm-family and the attention
-// cases, each item read by every grammar that reads it, and the JSON the Python driver reads.
+// CPU tests of bench_torch's --shapes (bench/pybench_shapes.h): one SPEC for the RMSNorm-family, the attention and
+// the paged attention cases, each item read by every grammar that reads it, and the JSON the Python driver reads.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 
 #include "expect.h"
@@ -39,11 +40,24 @@ TEST(PybenchShapes, DuplicatesAreDroppedInOrder) {
   EXPECT_EQ(s.attention, parse_attention_shapes("smoke"));
 }
 
-TEST(PybenchShapes, AnItemNeitherGrammarReadsIsAUsageErrorWithBothReasons) {
-  test::expect_throw_naming<UsageError>([] { parse_pybench_shapes("anchors,4096"); }, "'4096' is read by neither");
+TEST(PybenchShapes, PagedShapesGoToThePagedList) {
+  const PyShapes s = parse_pybench_shapes("paged,b1_hq32_hkv8_d128_q1_kv4096,b4_hq32_hkv8_d128_q1_kv4096_p16_zipf");
+  auto expected = parse_paged_shapes("paged");
+  const auto one = parse_paged_shapes("b4_hq32_hkv8_d128_q1_kv4096_p16_zipf");
+  if (std::find(expected.begin(), expected.end(), one[0]) == expected.end()) expected.push_back(one[0]);
+  EXPECT_EQ(s.paged, expected);
+  ASSERT_EQ(s.attention.size(), 1u);
+  EXPECT_TRUE(s.rmsnorm.empty());
+  EXPECT_TRUE(parse_pybench_shapes("default").paged.empty());
+}
+
+TEST(PybenchShapes, AnItemNoGrammarReadsIsAUsageErrorWithEveryReason) {
+  test::expect_throw_naming<UsageError>([] { parse_pybench_shapes("anchors,4096"); }, "'4096' is read by no grammar");
   test::expect_throw_naming<UsageError>([] { parse_pybench_shapes("4096"); }, "RMSNorm: '4096' is neither a shape");
   test::expect_throw_naming<UsageError>([] { parse_pybench_shapes("b1_hq3_hkv2_d64_q1_kv8"); },
                                         "not a multiple of heads_kv");
+  test::expect_throw_naming<UsageError>([] { parse_pybench_shapes("b4_hq32_hkv8_d128_q1_kv4096_p16_normal"); },
+                                        "Paged attention: ");
   test::expect_throw_naming<UsageError>([] { parse_pybench_shapes(""); }, "--shapes");
 }
 
@@ -52,8 +66,13 @@ TEST(PybenchShapes, JsonNamesEachShapeAsItsCasesDo) {
   EXPECT_EQ(json,
             "{\"rmsnorm\": [{\"name\": \"t3_h7\", \"rows\": 3, \"hidden\": 7}], \"attention\": [{\"name\": "
             "\"b2_hq4_hkv1_d128_q1_kv33\", \"workload\": \"decode\", \"batch\": 2, \"heads_q\": 4, \"heads_kv\": 1, "
-            "\"head_dim\": 128, \"q_len\": 1, \"kv_len\": 33, \"causal\": false}]}");
-  EXPECT_EQ(pybench_shapes_json(PyShapes{}), "{\"rmsnorm\": [], \"attention\": []}");
+            "\"head_dim\": 128, \"q_len\": 1, \"kv_len\": 33, \"causal\": false}], \"paged\": []}");
+  EXPECT_EQ(pybench_shapes_json(PyShapes{}), "{\"rmsnorm\": [], \"attention\": [], \"paged\": []}");
+  const PyShapes paged = parse_pybench_shapes("b2_hq4_hkv1_d128_q1_kv33_p16_eq");
+  EXPECT_EQ(pybench_shapes_json(paged),
+            "{\"rmsnorm\": [], \"attention\": [], \"paged\": [{\"name\": \"b2_hq4_hkv1_d128_q1_kv33_p16_eq\", "
+            "\"workload\": \"decode\", \"batch\": 2, \"heads_q\": 4, \"heads_kv\": 1, \"head_dim\": 128, "
+            "\"q_len\": 1, \"kv_len\": 33, \"causal\": false, \"page_size\": 16, \"lengths\": [33, 33]}]}");
 }
 
 }  // namespace

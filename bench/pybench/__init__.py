@@ -8,6 +8,7 @@ harness, through libsolbench_pybench.so.
     rows      what the rows share: Built, Unsupported, the allocator's NaN, the solbench and Triton loaders
     rmsnorm   the rows of rmsnorm, fused_add_rmsnorm and rmsnorm_backward
     attention the rows of attention
+    paged     the rows of attention at paged shapes (a ragged batch, a paged KV cache)
     compiled  what the torch.compile rows compile (a PyTorch user's whole implementation of each op)
     verify    the suite's verification rules, in torch (no GPU needed)
 """

@@ -24,8 +24,8 @@ from pathlib import Path
 
 import torch
 
-from . import attention, capi, rmsnorm, rows
-from .impls import IMPLEMENTATIONS
+from . import attention, capi, paged, rmsnorm, rows
+from .impls import IMPLEMENTATIONS, op_of
 from .rows import Built, Unsupported, synchronize
 from .verify import DTYPES, Check
 
@@ -33,10 +33,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
 import sbresults  # noqa: E402
 
 # op -> (its module, its implementations' builders)
-OPS = {op: (module, impls) for module in (rmsnorm, attention) for op, impls in module.IMPLS.items()}
+OPS = {op: (module, impls) for module in (rmsnorm, attention, paged) for op, impls in module.IMPLS.items()}
 if {op: tuple(impls) for op, (_, impls) in OPS.items()} != IMPLEMENTATIONS:
-    raise ImportError("bench/pybench: impls.py's IMPLEMENTATIONS and the builders of rmsnorm.py and attention.py "
-                      "name different rows")
+    raise ImportError("bench/pybench: impls.py's IMPLEMENTATIONS and the builders of rmsnorm.py, attention.py and "
+                      "paged.py name different rows")
 
 
 # The Python rows' launch floor: the harness's ctypes callback around one bare kernel launch from Python
@@ -143,8 +143,10 @@ class Runner:
         if self.key != key:
             self.key, self.inputs, self.built, self.launch_of = None, None, {}, None
             gc.collect()  # the previous shape's inputs, rows and autograd graphs, before this shape's are made
-            module = OPS[op][0]
-            self.inputs = module.inputs(op, fields["shape"], DTYPES[dtype], f"{op}/{dtype}/{fields['shape_label']}")
+            module, shape = OPS[op][0], fields["shape"]
+            if op == "paged_attention":  # the batch's lengths, as the C++ cases draw them (paged_lengths.h)
+                shape = {**shape, "lengths": self.harness.shapes(fields["shape_label"])["paged"][0]["lengths"]}
+            self.inputs = module.inputs(op, shape, DTYPES[dtype], f"{op}/{dtype}/{fields['shape_label']}")
             self.key = key
         return self.inputs
 
@@ -154,7 +156,7 @@ class Runner:
             self.counters.setdefault(base, {})
             return self.built.setdefault(base, Built(launch=python_launch_floor, check=Check))
         fields = sbresults.parse_name(name)
-        op, impl, dtype = fields["op"], fields["impl"], fields["dtype"]
+        op, impl, dtype = op_of(fields), fields["impl"], fields["dtype"]
         if op not in OPS or impl not in OPS[op][1] or dtype not in DTYPES:
             raise SetupError(f"{name}: no Python implementation {impl!r} of {op!r} at dtype {dtype!r}")
         inputs = self._inputs(op, fields, dtype)

@@ -25,14 +25,17 @@ Implementations:
   rmsnorm_backward   torch_compile (F.rms_norm's backward, through autograd), solbench_op (torch.ops.solbench.
                      rms_norm_backward)
   attention          torch_compile_composite (the manual composite), torch_flex_attention, solbench_op
+  attention at paged shapes (<decode shape>_p<page>_<dist>, the set paged): torch_sdpa_masked (SDPA over the
+                     batch padded to its longest sequence, each sequence's keys masked), torch_flex_attention (a
+                     block mask of each sequence's keys), solbench_op (solbench.attention over the page pools)
 A row that cannot run (an operator not built, PyTorch refusing) is skipped with its reason. Counters beside
 the harness's: compile_s (the row's first call, compilation included, seconds), graphs and recompiles (Dynamo's,
 torch.compile rows).
 
   --build-dir=DIR   the CMake build with libsolbench_pybench.so and libsolbench_ops.so (default build/release;
                     SOLBENCH_PYBENCH_LIB and SOLBENCH_OPS_LIB name the libraries themselves)
-Every other flag goes to the harness (its --help follows): --shapes=SPEC takes RMSNorm and attention shapes
-and sets alike, --dtypes, --benchmark_filter, --benchmark_repetitions, --benchmark_out, --profile.
+Every other flag goes to the harness (its --help follows): --shapes=SPEC takes RMSNorm, attention and paged
+shapes and sets alike, --dtypes, --benchmark_filter, --benchmark_repetitions, --benchmark_out, --profile.
 Exit status: 0, 1 when a case failed verification or raised, 2 for a bad flag or a missing library, 77 without
 a GPU.
 """

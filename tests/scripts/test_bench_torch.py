@@ -30,7 +30,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import gbfake  # noqa: E402
 import sbresults  # noqa: E402
-from pybench.impls import IMPLEMENTATIONS  # noqa: E402
+from pybench.impls import IMPLEMENTATIONS, op_of  # noqa: E402
 from sbreport import overhead, worth  # noqa: E402
 from sbreport.common import impl_order, is_ours  # noqa: E402
 
@@ -86,7 +86,7 @@ class CommandLine(unittest.TestCase):
         self.assertIn(fragment, r.stderr)
 
     def test_bad_flags_exit_2_with_the_reason(self):
-        self.assert_usage_error(["--shapes=4096"], "'4096' is read by neither grammar")
+        self.assert_usage_error(["--shapes=4096"], "'4096' is read by no grammar")
         self.assert_usage_error(["--shapes=b1_hq3_hkv2_d64_q1_kv8"], "not a multiple of heads_kv")
         self.assert_usage_error(["--shapes="], "--shapes= needs a value")
         self.assert_usage_error(["--no-such-flag"], "unrecognized command-line flag: --no-such-flag")
@@ -118,16 +118,18 @@ class CommandLine(unittest.TestCase):
             self.assertFalse(out.exists() and out.stat().st_size, "a run without a GPU wrote results")
 
     def test_every_case_name_parses_and_names_a_known_implementation(self):
-        names = listed("driver", "--shapes=smoke,edge")
+        names = listed("driver", "--shapes=smoke,edge,b3_hq8_hkv2_d128_q1_kv40_p16_unif")
         cases = [n for n in names if not n.startswith("floor/")]
         self.assertTrue(cases)
         self.assertLessEqual({"floor/python_launch/cold", "floor/python_launch/hot"}, set(names))
+        op_of_case = {n: op_of(sbresults.parse_name(n)) for n in cases}
         for name in cases:
             f = sbresults.parse_name(name)
-            self.assertIn(f["impl"], IMPLEMENTATIONS[f["op"]], name)
+            self.assertIn(f["impl"], IMPLEMENTATIONS[op_of_case[name]], name)
             self.assertIn(f["mode"], ("cold", "hot"), name)
         for op, impls in IMPLEMENTATIONS.items():  # every implementation at every shape, dtype and mode
-            per_impl = {impl: {without_impl(n) for n in cases if n.split("/")[:2] == [op, impl]} for impl in impls}
+            per_impl = {impl: {without_impl(n) for n in cases if op_of_case[n] == op and n.split("/")[1] == impl}
+                        for impl in impls}
             self.assertEqual(len({frozenset(s) for s in per_impl.values()}), 1, op)
             self.assertTrue(per_impl[impls[0]], op)
 
@@ -140,21 +142,24 @@ class CommandLine(unittest.TestCase):
         self.assertEqual(shapes["attention"][1], {"name": "b2_hq4_hkv1_d128_q1_kv33", "workload": "decode",
                                                   "batch": 2, "heads_q": 4, "heads_kv": 1, "head_dim": 128,
                                                   "q_len": 1, "kv_len": 33, "causal": False})
-        with self.assertRaisesRegex(ValueError, "read by neither grammar"):
+        with self.assertRaisesRegex(ValueError, "read by no grammar"):
             harness.shapes("4096")
         self.assertEqual(harness.torch_version, torch.__version__.split("+")[0])
 
     @unittest.skipIf(BENCH_RMSNORM is None or BENCH_ATTENTION is None, "no bench_rmsnorm and bench_attention built")
     def test_case_names_match_the_cpp_binaries(self):
         """For the same shapes and dtypes, each op's cases less their implementation are the C++ binary's."""
-        rmsnorm_spec, attention_spec = "smoke,anchors,3x7,t5_h5120", "smoke,anchors,b3_hq6_hkv3_d64_q3_kv17_causal"
+        rmsnorm_spec = "smoke,anchors,3x7,t5_h5120"
+        attention_spec = "smoke,anchors,b3_hq6_hkv3_d64_q3_kv17_causal,b3_hq8_hkv2_d128_q1_kv40_p16_unif"
         python = listed("driver", f"--shapes={rmsnorm_spec},{attention_spec}", "--dtypes=fp16,bf16")
         cpp = listed(BENCH_RMSNORM, f"--shapes={rmsnorm_spec}", "--dtypes=fp16,bf16") + \
             listed(BENCH_ATTENTION, f"--shapes={attention_spec}", "--dtypes=fp16,bf16")
+
+        def of(names, op):  # not decode_splitk's split sweep (impl decode_splitk_s<N>)
+            return {without_impl(n) for n in names if not n.startswith("floor/") and
+                    op_of(sbresults.parse_name(n)) == op and not re.search(r"_s\d+$", n.split("/")[1])}
         for op in IMPLEMENTATIONS:
-            mine = {without_impl(n) for n in python if n.startswith(op + "/")}
-            theirs = {without_impl(n) for n in cpp if n.startswith(op + "/") and
-                      not re.search(r"_s\d+$", n.split("/")[1])}  # not decode_splitk's split sweep
+            mine, theirs = of(python, op), of(cpp, op)
             self.assertTrue(mine, op)
             self.assertEqual(mine, theirs, op)
 
@@ -332,6 +337,11 @@ class RowsOnTheCpu(unittest.TestCase):
         def counter(self, name, value):
             self.counters[name] = value
 
+        def shapes(self, spec):
+            """Lengths for a paged shape, as bench_torch's library gives them: the batch's, the longest kv_len."""
+            f = sbresults.parse_name(f"attention/x/fp32/decode/{spec}/cold")["shape"]
+            return {"paged": [{"lengths": [f["kv_len"]] + [1 + 7 * i % f["kv_len"] for i in range(1, f["batch"])]}]}
+
     def setup(self, runner, name):
         """runner.setup called as the harness calls it: through a C function pointer of the library's type."""
         handle, err = ctypes.c_int64(-1), ctypes.c_double(-1.0)
@@ -368,6 +378,39 @@ class RowsOnTheCpu(unittest.TestCase):
                      "attention/torch_flex_attention/fp32/prefill/b1_hq2_hkv1_d16_q5_kv3_causal/cold"):
             counters = self.run_case(name)
             self.assertEqual((counters["graphs"], counters["recompiles"]), (1, 0), name)
+
+    def test_paged_rows(self):
+        for name in ("attention/torch_sdpa_masked/fp32/decode/b3_hq4_hkv2_d16_q1_kv40_p16_unif/cold",
+                     "attention/torch_sdpa_masked/fp32/decode/b3_hq4_hkv2_d16_q2_kv40_causal_p16_zipf/hot",
+                     # d64: inductor's CPU flex_attention gives wrong rows at head_dim 16 and kv_len 40 (compiled
+                     # against eager, PyTorch 2.11), which the GPU's Triton kernel does not
+                     "attention/torch_flex_attention/fp32/decode/b3_hq4_hkv2_d64_q1_kv40_p16_unif/cold"):
+            self.run_case(name)
+
+    def test_paged_inputs_pages_hold_each_sequences_keys(self):
+        from pybench import paged
+        shape = sbresults.parse_name("attention/x/fp32/decode/b3_hq4_hkv2_d16_q1_kv40_p16_unif/cold")["shape"]
+        inp = paged.Inputs(shape, [3, 40, 17], torch.float32, seed=1)
+        self.assertEqual(float(inp.k[0, :, 3:].abs().sum() + inp.v[2, :, 17:].abs().sum()), 0.0)  # zero padded
+        for pool, padded in zip(inp.pages()[:2], (inp.k, inp.v)):
+            table = inp.pages()[2]
+            self.assertEqual(table.tolist(), [[table[0, 0].item(), -1, -1], table[1].tolist(),
+                                              [table[2, 0].item(), table[2, 1].item(), -1]])
+            self.assertEqual(sorted(table[table >= 0].tolist()), list(range(pool.shape[0])))  # each page once
+            for b, n in enumerate(inp.lengths):
+                rows = torch.stack([pool[table[b, t // 16], t % 16] for t in range(n)])
+                self.assertTrue(torch.equal(rows, padded[b, :, :n].transpose(0, 1)), b)
+
+    def test_paged_rows_are_checked_sequence_by_sequence(self):
+        from pybench import paged
+        shape = sbresults.parse_name("attention/x/fp32/decode/b3_hq4_hkv2_d16_q1_kv40_p16_unif/cold")["shape"]
+        inp = paged.Inputs(shape, [3, 40, 17], torch.float32, seed=1)
+        o = paged._sdpa(inp, {}, "")()
+        self.assertTrue(paged.check_each_sequence(inp, o).ok)
+        unmasked = torch.nn.functional.scaled_dot_product_attention(inp.q, inp.k, inp.v, enable_gqa=True)
+        c = paged.check_each_sequence(inp, unmasked)  # the padding's zero keys counted: wrong for sequences 0, 2
+        self.assertFalse(c.ok)
+        self.assertIn("sequence 0 of 3 keys", c.message)
 
     def test_a_wrong_row_fails_and_an_exception_is_a_return_code(self):
         from pybench.verify import check_rmsnorm
