@@ -8,6 +8,7 @@ scripts/report.py is the command; the modules, each one part of the report:
     crosscheck   the PyTorch baselines timed again by triton's do_bench (RESULTS_DIR/crosscheck.json)
     splits       the split-count sweep of a split-KV variant
     floors       launch floors: a variant's launches with none of its work
+    paged        paged decode: the page-size and length-distribution sweeps against the read floor and padding
     e2e          the decoder layer, and what its norms and attention cost inside it
     worth        when a CUDA kernel is worth writing: ours against torch.compile, Triton, FlexAttention, eager
     overhead     what one call costs: the PyTorch operator layer's host time against a direct kernel launch

@@ -1,6 +1,6 @@
 """REPORT.md (summary, plots, every implementation at a glance, environment) and the detail pages under
-report/ (the per-shape tables of each op and workload, with their split sweeps, launch floors and layer
-costs; the cross-check)."""
+report/ (the per-shape tables of each op and workload, with their split sweeps, launch floors, paged decode
+sweeps and layer costs; the cross-check)."""
 from __future__ import annotations
 
 import sbresults
@@ -16,6 +16,7 @@ from .splits import split_sweep_section, split_sweeps
 from .tables import impl_table, summary_table, table
 from .training import TRAIN_WORKLOAD, training_section
 from .overhead import overhead_section
+from .paged import paged_section
 from .worth import worth_section
 
 CROSSCHECK_PAGE = "report/crosscheck.md"
@@ -56,6 +57,9 @@ def op_pages(run: sbresults.Run, command: str, plotter, anchors: dict, profiles:
     for page in dict.fromkeys(page_of(op_of.get(k[0], ""), k[1]) for k in floors):
         part = {k: v for k, v in floors.items() if page_of(op_of.get(k[0], ""), k[1]) == page}
         body.setdefault(page, []).extend(launch_floor_section(run.cases, part))
+    paged = paged_section(run.cases)
+    if paged:
+        body.setdefault(page_of("attention", "decode"), []).extend(paged)
     layers = e2e_rows(run.cases)
     for page in dict.fromkeys(page_of("e2e", w) for w, _ in layers):
         body.setdefault(page, []).extend(e2e_section({k: v for k, v in layers.items() if page_of("e2e", k[0]) == page}))

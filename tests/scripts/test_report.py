@@ -18,7 +18,7 @@ SCRIPTS = Path(__file__).resolve().parents[2] / "scripts"
 REPO = SCRIPTS.parent
 sys.path.insert(0, str(SCRIPTS))
 import gbfake  # noqa: E402
-from sbreport import anchors, common, crosscheck, environment, floors, plots, tables  # noqa: E402
+from sbreport import anchors, common, crosscheck, environment, floors, paged, plots, tables  # noqa: E402
 import sbresults  # noqa: E402
 
 FAILED = "rmsnorm/block_reduce/bf16/t4096_h8192/cold"
@@ -340,6 +340,35 @@ def lines_of(md, start, end="\n## "):
 
 @unittest.skipUnless(importlib.util.find_spec("matplotlib"),
                      "matplotlib is not installed: report plots not tested")
+class PagedSweeps(unittest.TestCase):
+    """The paged decode section on a synthetic run: one batch, two page sizes, two length distributions."""
+
+    def test_each_row_sets_our_kernel_against_the_floor_the_padding_and_pytorch(self):
+        base, full = "b4_hq32_hkv8_d128_q1_kv4096", 2 * 4 * 4096 * 8 * 128 * 2  # K and V of the padded batch
+        rows = []
+        for page, dist, useful, ours_us in ((16, "eq", full, 50.0), (64, "eq", full, 48.0),
+                                            (16, "zipf", full // 4, 20.0), (64, "zipf", full // 4, 16.0)):
+            label = f"{base}_p{page}_{dist}"
+            for impl, us in (("paged_splitk", ours_us), ("ref_kv_read", 40.0 * useful / full + 2.0),
+                             ("decode_splitk_padded", 50.0), ("torch_sdpa_masked", 200.0),
+                             ("torch_flex_attention", 100.0)):
+                rows.append({"name": f"attention/{impl}/bf16/decode/{label}/cold", "us": us, "bytes": useful,
+                             "flops": 1})
+        rows.append({"name": f"attention/decode_splitk/bf16/decode/{base}/cold", "us": 49.0, "bytes": full, "flops": 1})
+        with tempfile.NamedTemporaryFile("w", suffix=".json") as f:
+            json.dump(gbfake.run(rows, sigma={r["name"]: 0.0 for r in rows}, reps=3), f)
+            f.flush()
+            cases = sbresults.load(f.name).cases
+        md = "\n".join(paged.paged_section(cases))
+        self.assertIn(f"### `{base}`, bf16, cold", md)
+        self.assertIn("| eq | 16 | 0% | `paged_splitk` | 50.0 | 84% | 0% | 2.00× |", md)
+        self.assertIn("| zipf | 64 | 75% | `paged_splitk` | 16.0 | 75% | 68% | 6.25× |", md)
+        lines = [line for line in md.splitlines() if line.startswith("| ") and "`" in line]
+        self.assertEqual([line.split(" | ")[0:2] for line in lines], [["| eq", "16"], ["| eq", "64"], ["| zipf", "16"],
+                                                                      ["| zipf", "64"]])
+        self.assertEqual(paged.paged_section([c for c in cases if "page_size" not in c.shape]), [])
+
+
 class ReferenceLines(unittest.TestCase):
     def test_references_in_one_plot_are_told_apart(self):
         """The decode plots draw ref_kv_read and ref_kv_stream together: both thin and black, with their own dashes,
