@@ -20,15 +20,17 @@ void launch_paged_kv_read(const paged_attention::Problem& p, cudaStream_t stream
   if (p.workspace_size < paged_kv_read_workspace_bytes(p))
     throw std::invalid_argument("ref_kv_read: the workspace holds fewer words than its blocks write");
   paged_read_sum_kernel(p.k_pages, p.v_pages, p.block_table, p.seq_lens, p.batch, p.max_pages, p.page_size,
-                        static_cast<std::size_t>(p.heads_kv * p.head_dim) * size_bytes(p.dtype),
+                        static_cast<std::size_t>(p.heads_kv * p.head_dim) * p.kv_element_bytes(),
                         static_cast<unsigned*>(p.workspace), stream);
 }
 
 PagedData::PagedData(const PagedDims& s, DType dtype, const std::vector<int64_t>& lens, int64_t page_size,
-                     uint64_t seed, cudaStream_t stream)
+                     uint64_t seed, cudaStream_t stream, paged_attention::KvCache kv_cache)
     : stream_(stream) {
+  const bool fp8 = kv_cache == paged_attention::KvCache::fp8_e4m3;
   const auto batch = static_cast<int64_t>(lens.size());
-  const std::size_t elem = size_bytes(dtype), row = static_cast<std::size_t>(s.heads_kv * s.head_dim) * elem;
+  const std::size_t elem = size_bytes(dtype), row_elems = static_cast<std::size_t>(s.heads_kv * s.head_dim);
+  const std::size_t row = row_elems * (fp8 ? 1 : elem);  // a key row's bytes in the pools
   const std::size_t q_seq = static_cast<std::size_t>(s.q_len * s.heads_q * s.head_dim) * elem;
   int64_t max_pages = 0;
   for (const int64_t len : lens) max_pages = std::max(max_pages, (len + page_size - 1) / page_size);
@@ -49,17 +51,36 @@ PagedData::PagedData(const PagedDims& s, DType dtype, const std::vector<int64_t>
     seqs_.push_back(std::make_unique<AttentionData>(one_dims, dtype, seed * 131 + b, stream));
     const attention::Problem one = seqs_.back()->problem();
     SB_CUDA_CHECK(cudaMemcpyAsync(q_.as<char>() + b * q_seq, one.q, q_seq, cudaMemcpyDeviceToDevice, stream));
+    // The sequence's K and V as the pools hold them: its own (contiguous [len, heads_kv, head_dim]), or, over an
+    // FP8 cache, their e4m3 bytes after its own are rounded to the values those bytes hold.
+    const std::size_t n = static_cast<std::size_t>(lens[b]) * row_elems;
+    DeviceBuffer k8, v8;
+    const void* k_src = one.k;
+    const void* v_src = one.v;
+    if (fp8) {
+      k8 = DeviceBuffer(n);
+      v8 = DeviceBuffer(n);
+      // The inputs are this sequence's own AttentionData's: rounded in place, so its reference sees them.
+      round_through_e4m3(const_cast<void*>(one.k), n, dtype, kFp8KScale, stream);
+      round_through_e4m3(const_cast<void*>(one.v), n, dtype, kFp8VScale, stream);
+      to_e4m3(one.k, n, dtype, kFp8KScale, k8.get(), stream);
+      to_e4m3(one.v, n, dtype, kFp8VScale, v8.get(), stream);
+      k_src = k8.get();
+      v_src = v8.get();
+    }
+    owned_word_sum_ += word_sum(k_src, n * row / row_elems, stream) + word_sum(v_src, n * row / row_elems, stream);
     for (int64_t j = 0; j * page_size < lens[b]; ++j) {
       const int32_t page = pages[next++];
       table_[static_cast<std::size_t>(b * max_pages + j)] = page;
       const std::size_t rows = static_cast<std::size_t>(std::min(page_size, lens[b] - j * page_size));
       const std::size_t dst = static_cast<std::size_t>(page * page_size) * row;
       const std::size_t src = static_cast<std::size_t>(j * page_size) * row;
-      SB_CUDA_CHECK(cudaMemcpyAsync(k_pool_.as<char>() + dst, static_cast<const char*>(one.k) + src, rows * row,
+      SB_CUDA_CHECK(cudaMemcpyAsync(k_pool_.as<char>() + dst, static_cast<const char*>(k_src) + src, rows * row,
                                     cudaMemcpyDeviceToDevice, stream));
-      SB_CUDA_CHECK(cudaMemcpyAsync(v_pool_.as<char>() + dst, static_cast<const char*>(one.v) + src, rows * row,
+      SB_CUDA_CHECK(cudaMemcpyAsync(v_pool_.as<char>() + dst, static_cast<const char*>(v_src) + src, rows * row,
                                     cudaMemcpyDeviceToDevice, stream));
     }
+    SB_CUDA_CHECK(cudaStreamSynchronize(stream));  // k8 and v8 are read before they go
   }
   d_lens_ = DeviceBuffer(lens_.size() * sizeof(int32_t));
   d_table_ = DeviceBuffer(table_.size() * sizeof(int32_t));
@@ -78,6 +99,9 @@ PagedData::PagedData(const PagedDims& s, DType dtype, const std::vector<int64_t>
   p.max_pages = max_pages;
   p.causal = s.causal;
   p.dtype = dtype;
+  p.kv_cache = kv_cache;
+  p.k_scale = kFp8KScale;
+  p.v_scale = kFp8VScale;
   p.seq_lens_host = lens_.data();
   p.seq_lens = d_lens_.as<int32_t>();
   p.block_table = d_table_.as<int32_t>();
@@ -125,12 +149,9 @@ Check PagedData::check_kv_read() {
   SB_CUDA_CHECK(cudaMemcpyAsync(sums.data(), problem_.workspace, sizeof(unsigned) * blocks, cudaMemcpyDeviceToHost,
                                 stream_));
   SB_CUDA_CHECK(cudaStreamSynchronize(stream_));
-  unsigned got = 0, want = 0;
+  unsigned got = 0;
   for (const unsigned x : sums) got += x;
-  for (const auto& seq : seqs_) {
-    const attention::Problem one = seq->problem();
-    want += word_sum(one.k, one.kv_bytes() / 2, stream_) + word_sum(one.v, one.kv_bytes() / 2, stream_);
-  }
+  const unsigned want = owned_word_sum_;
   Check c;
   c.ok = got == want;
   c.err = c.ok ? 0.0 : 2.0;  // exact or not: no tolerance

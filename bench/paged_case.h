@@ -27,11 +27,19 @@ struct PagedDims {
 std::size_t paged_kv_read_workspace_bytes(const paged_attention::Problem& p);
 void launch_paged_kv_read(const paged_attention::Problem& p, cudaStream_t stream);
 
+// An FP8 cache's scales: powers of two, so the values it holds are exact in fp16 and bf16 (harness/fill.h's
+// round_through_e4m3) and the per-sequence references see them exactly. N(0, 1) keys and values span about
+// +-5: K / 2^-6 and V / 2^-5 use e4m3's range up to 320 and 160 (of 448), V at a scale of its own so that a
+// kernel that swaps the scales fails.
+inline constexpr float kFp8KScale = 0x1p-6f, kFp8VScale = 0x1p-5f;
+
 class PagedData {
  public:
-  // lens: each sequence's keys; pages of page_size tokens, the pool's pages shuffled by `seed`. Synchronizes.
+  // lens: each sequence's keys; pages of page_size tokens, the pool's pages shuffled by `seed`. kv_cache
+  // fp8_e4m3: each sequence's K and V are rounded through e4m3 at kFp8KScale and kFp8VScale (its reference sees
+  // those values), the pools hold their e4m3 bytes. Synchronizes.
   PagedData(const PagedDims& dims, DType dtype, const std::vector<int64_t>& lens, int64_t page_size, uint64_t seed,
-            cudaStream_t stream);
+            cudaStream_t stream, paged_attention::KvCache kv_cache = paged_attention::KvCache::dtype);
   PagedData(const PagedData&) = delete;
   PagedData& operator=(const PagedData&) = delete;
 
@@ -43,8 +51,8 @@ class PagedData {
   // tolerance. Synchronizes.
   Check verify();
   // Runs launch_paged_kv_read once and checks that its blocks read every byte of every sequence's own K and V
-  // exactly once: the sum of their word sums against CUB's over each sequence's contiguous K and V (err 0 when
-  // equal). Synchronizes.
+  // exactly once: the sum of their word sums against CUB's over each sequence's contiguous K and V, in the
+  // pools' element type (err 0 when equal). Synchronizes.
   Check check_kv_read();
   const std::vector<int32_t>& lengths() const { return lens_; }
 
@@ -52,6 +60,7 @@ class PagedData {
   cudaStream_t stream_;
   std::vector<std::unique_ptr<AttentionData>> seqs_;
   std::vector<int32_t> lens_, table_;
+  unsigned owned_word_sum_ = 0;  // of the bytes of every sequence's own K and V, as the pools hold them
   DeviceBuffer q_, o_, k_pool_, v_pool_, d_lens_, d_table_, workspace_;
   paged_attention::Problem problem_;
 };

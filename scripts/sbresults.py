@@ -12,6 +12,7 @@ tests share, e.g. `rmsnorm/vectorized/bf16/t4096_h8192/cold`. Name grammar:
     shape tokens, joined by `_`: t=rows h=hidden b=batch hq=heads_q hkv=heads_kv d=head_dim
                                  f=ffn q=q_len kv=kv_len p=page_size, the flag `causal`, and
                                  paged decode's length distribution (eq, unif, zipf, onelong: `lengths`)
+                                 and its FP8 cache (fp8: `kv_cache`)
 
 A case's time is the median of its per-repetition `real_time`s (Google Benchmark's `median`
 aggregate when the file holds aggregates only); its counters are those of the `median` aggregate.
@@ -57,8 +58,9 @@ TRAIN_WORKLOAD = "train_step"  # the one workload named before the implementatio
 SHAPE_TOKENS = {"t": "rows", "h": "hidden", "b": "batch", "hq": "heads_q", "hkv": "heads_kv",
                 "d": "head_dim", "f": "ffn", "q": "q_len", "kv": "kv_len", "p": "page_size"}
 LENGTH_DISTS = ("eq", "unif", "zipf", "onelong")  # bench/paged_lengths.h, in that order
+KV_CACHES = ("fp8",)  # a paged shape's cache other than the dtype's (bench/paged_shapes.h's _fp8): `kv_cache`
 SHAPE_FIELDS = ("rows", "hidden", "batch", "heads_q", "heads_kv", "head_dim", "ffn", "q_len", "kv_len",
-                "causal", "page_size", "lengths")
+                "causal", "page_size", "lengths", "kv_cache")
 TORCH_PREFIX = "torch_"  # PyTorch: its ops, composites, torch.compile and FlexAttention (bench_torch's rows)
 TRITON_PREFIX = "triton"  # a hand-written Triton kernel (bench_torch's `triton` rows): neither ours nor PyTorch
 REF_PREFIX = "ref_"  # references that are not the op (ref_copy: a copy of the same bytes), not variants
@@ -156,6 +158,9 @@ def parse_shape(label: str) -> dict:
             continue
         if token in LENGTH_DISTS:
             shape["lengths"] = token
+            continue
+        if token in KV_CACHES:
+            shape["kv_cache"] = token
             continue
         m = re.fullmatch(r"([a-z]+)(\d+)", token)
         if not m:

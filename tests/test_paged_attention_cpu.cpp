@@ -68,6 +68,15 @@ TEST(PagedProblem, BytesCountEachSequencesOwnKeysOnce) {
   EXPECT_EQ(t.p.unmasked_pairs(), 4 * 86);
 }
 
+TEST(PagedProblem, AnFp8CacheCountsOneByteAnElement) {
+  Problem3 t;
+  t.p.kv_cache = sb::paged_attention::KvCache::fp8_e4m3;
+  t.p.validate();
+  EXPECT_EQ(t.p.kv_element_bytes(), 1u);
+  EXPECT_EQ(t.p.kv_bytes(), 2u * 86 * 2 * 64);                       // K and V in e4m3
+  EXPECT_EQ(t.p.bytes(), t.p.kv_bytes() + 2u * 3 * 1 * 8 * 64 * 2);  // Q and O stay bf16
+}
+
 TEST(PagedProblem, ValidateNamesTheField) {
   auto expect_error = [](auto mutate, const char* needle) {
     Problem3 t;
@@ -87,6 +96,17 @@ TEST(PagedProblem, ValidateNamesTheField) {
   expect_error([](Problem3& t) { t.p.block_table = nullptr; }, "block_table is null");
   expect_error([](Problem3& t) { t.p.seq_lens_host = nullptr; }, "seq_lens_host is null");
   expect_error([](Problem3& t) { t.p.scale = -1; }, "scale must be finite");
+  auto fp8 = [](float k_scale, float v_scale) {
+    return [=](Problem3& t) {
+      t.p.kv_cache = sb::paged_attention::KvCache::fp8_e4m3;
+      t.p.k_scale = k_scale;
+      t.p.v_scale = v_scale;
+    };
+  };
+  expect_error(fp8(0.0f, 1.0f), "k_scale must be finite and > 0 for an FP8 cache, got 0");
+  expect_error(fp8(1.0f, std::nanf("")), "v_scale must be finite and > 0 for an FP8 cache");
+  expect_error([](Problem3& t) { t.p.kv_cache = static_cast<sb::paged_attention::KvCache>(7); },
+               "kv_cache: unsupported value 7");
 }
 
 TEST(PagedRegistry, PagedSplitkRefusesWhatItsKernelCannotRun) {
@@ -192,10 +212,21 @@ TEST(PagedShapes, NamesRoundTripAndBadItemsAreUsageErrors) {
   const auto spec = parse_paged_shapes("b3_hq8_hkv2_d64_q4_kv100_causal_p64_onelong")[0];
   EXPECT_TRUE(spec.dims.causal);
   EXPECT_EQ(spec.dims.q_len, 4);
+  const auto fp8 = parse_paged_shapes("b64_hq32_hkv8_d128_q1_kv16384_p16_zipf_fp8");
+  ASSERT_EQ(fp8.size(), 1u);
+  EXPECT_TRUE(fp8[0].fp8);
+  EXPECT_FALSE(one[0].fp8);
+  EXPECT_EQ(fp8[0].kv_cache(), sb::paged_attention::KvCache::fp8_e4m3);
+  EXPECT_EQ(fp8[0].lengths(), one[0].lengths());  // its 16-bit twin's
+  EXPECT_FALSE(fp8[0] == one[0]);
+  EXPECT_EQ(fp8[0].name(), "b64_hq32_hkv8_d128_q1_kv16384_p16_zipf_fp8");
+  EXPECT_EQ(sb::bench::useful_work(fp8[0], DType::bf16).first, sb::bench::useful_work(one[0], DType::bf16).first / 2);
   const auto set = parse_paged_shapes("paged");
-  EXPECT_EQ(set.size(), 25u);
+  EXPECT_EQ(set.size(), 33u);  // 24 + the long-context batch + 8 FP8 caches
+  EXPECT_EQ(std::count_if(set.begin(), set.end(), [](const auto& s) { return s.fp8; }), 8);
   for (const auto& s : set) EXPECT_EQ(parse_paged_shapes(s.name())[0], s) << s.name();
   for (const char* bad : {"b1_hq32_hkv8_d128_q1_kv4096", "b1_hq32_hkv8_d128_q1_kv4096_p16_normal",
+                          "b1_hq32_hkv8_d128_q1_kv4096_p16_eq_fp16", "b1_hq32_hkv8_d128_q1_kv4096_fp8",
                           "b1_hq32_hkv8_d128_q1_kv4096_p0_eq", "b1_hq32_hkv8_d128_q1_kv4096_px_eq",
                           "b1_hq32_hkv8_d128_q16_kv4096_p16_eq", "b1_hq32_hkv8_d128_q64_kv64_p16_eq", "paged2"})
     EXPECT_THROW(parse_paged_shapes(bad), UsageError) << bad;

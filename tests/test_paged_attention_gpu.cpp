@@ -1,15 +1,20 @@
 // GPU tests of paged decode (kernels/paged_attention): ragged batches (bench/paged_case.h: every sequence's
 // pages scattered over the pool, every sequence checked against its own fp64 reference) of each length
-// distribution and page size, with the plan's splits and 3 forced ones; one key and one long sequence among
-// short ones; the refusals through paged_attention::run.
+// distribution and page size, with the plan's splits and 3 forced ones; the same over an FP8 (e4m3) cache, and
+// the widening of every e4m3 byte on the device; one key and one long sequence among short ones; the refusals
+// through paged_attention::run.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <tuple>
 #include <vector>
 
+#include "common/fp8_bits.h"
 #include "expect.h"
+#include "fp8_probe.h"
 #include "gpu.h"
 #include "paged_attention/paged_attention.h"
 #include "paged_case.h"
@@ -39,6 +44,12 @@ const PagedDims kShapes[] = {
 
 using Param = std::tuple<DType, int, LengthDist, int64_t, int64_t>;  // dtype, shape, lengths, page, splits
 
+std::string batch_name(const ::testing::TestParamInfo<Param>& i) {
+  return std::string(name(std::get<0>(i.param))) + "_shape" + std::to_string(std::get<1>(i.param)) + "_" +
+         name(std::get<2>(i.param)) + "_p" + std::to_string(std::get<3>(i.param)) + "_splits" +
+         std::to_string(std::get<4>(i.param));
+}
+
 class PagedSplitk : public ::testing::TestWithParam<Param> {};
 
 TEST_P(PagedSplitk, EverySequenceMatchesItsReference) {
@@ -55,11 +66,71 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Combine(::testing::Values(DType::bf16, DType::f16), ::testing::Values(0, 1, 2),
                        ::testing::Values(LengthDist::eq, LengthDist::unif, LengthDist::zipf, LengthDist::onelong),
                        ::testing::Values<int64_t>(16, 64, 256), ::testing::Values<int64_t>(0, 3)),
-    [](const ::testing::TestParamInfo<Param>& i) {
-      return std::string(name(std::get<0>(i.param))) + "_shape" + std::to_string(std::get<1>(i.param)) + "_" +
-             name(std::get<2>(i.param)) + "_p" + std::to_string(std::get<3>(i.param)) + "_splits" +
-             std::to_string(std::get<4>(i.param));
-    });
+    batch_name);
+
+// An FP8 cache: each sequence's K and V rounded through e4m3 at the bench's scales, the pools holding the e4m3
+// bytes, each sequence against the fp64 reference of the values the cache holds (FlashAttention's rule against
+// the same-dtype computation on them).
+class PagedSplitkFp8 : public ::testing::TestWithParam<Param> {};
+
+TEST_P(PagedSplitkFp8, EverySequenceMatchesTheReferenceOfItsCache) {
+  SB_REQUIRE_GPU();
+  const auto [dtype, shape, dist, page, splits] = GetParam();
+  Stream stream;
+  const std::vector<int64_t> lens = sequence_lengths(dist, 5, 1500, 3 + page);
+  PagedData data(kShapes[shape], dtype, lens, page, 29 + page + shape, stream.get(),
+                 paged_attention::KvCache::fp8_e4m3);
+  run_and_verify(data, paged_attention::variant("paged_splitk"), splits, stream);
+  const Check read = data.check_kv_read();  // the read floor reads the e4m3 bytes the sequences own
+  EXPECT_TRUE(read.ok) << read.message;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Batches, PagedSplitkFp8,
+    ::testing::Combine(::testing::Values(DType::bf16, DType::f16), ::testing::Values(0, 1, 2),
+                       ::testing::Values(LengthDist::eq, LengthDist::zipf), ::testing::Values<int64_t>(16, 64),
+                       ::testing::Values<int64_t>(0, 3)),
+    batch_name);
+
+double fp16_value(uint16_t bits) {
+  const int e = (bits >> 10) & 31, m = bits & 1023;
+  const double magnitude = e == 31 ? (m ? NAN : INFINITY) : e == 0 ? std::ldexp(m, -24) : std::ldexp(1024 + m, e - 25);
+  return bits >> 15 ? -magnitude : magnitude;
+}
+
+// Every e4m3 byte, in both places of a pair and beside every other byte, widened on the device: the value the
+// host decodes (fp8_bits.h), exactly; NaN stays NaN in fp16 and reads as +-480 in bf16.
+TEST(Fp8Widening, EveryByteIsItsValue) {
+  SB_REQUIRE_GPU();
+  std::vector<uint8_t> bytes;
+  for (int a = 0; a < 256; ++a)
+    for (int b = 0; b < 256; ++b) {
+      bytes.push_back(static_cast<uint8_t>(a));
+      bytes.push_back(static_cast<uint8_t>(b));
+    }
+  for (const bool bf16 : {true, false}) {
+    const std::vector<uint16_t> got = test::widen_e4m3_on_device(bytes, bf16);
+    ASSERT_EQ(got.size(), bytes.size());
+    int wrong = 0;
+    for (std::size_t i = 0; i < bytes.size(); ++i) {
+      const double want = e4m3_value(bytes[i]);
+      double value;
+      if (bf16) {
+        const uint32_t f = static_cast<uint32_t>(got[i]) << 16;
+        float v;
+        std::memcpy(&v, &f, sizeof v);
+        value = v;
+      } else {
+        value = fp16_value(got[i]);
+      }
+      const bool ok = std::isnan(want) ? (bf16 ? std::fabs(value) == 480.0 : std::isnan(value)) : value == want;
+      if (!ok && wrong++ < 5)
+        ADD_FAILURE() << (bf16 ? "bf16" : "fp16") << ": byte 0x" << std::hex << int{bytes[i]} << " at " << std::dec
+                      << i << " widened to " << value << ", its value is " << want;
+    }
+    EXPECT_EQ(wrong, 0) << (bf16 ? "bf16" : "fp16");
+  }
+}
 
 // One sequence of one key, and a long one (the heuristic splits it, the short ones stay whole).
 TEST(PagedSplitkEdges, OneKeyAndOneLongSequence) {

@@ -1,10 +1,12 @@
 #include "harness/fill.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <stdexcept>
 
 #include <cub/device/device_reduce.cuh>
+#include <cuda_fp8.h>
 
 #include "common/check.h"
 #include "common/dispatch.cuh"
@@ -124,6 +126,25 @@ __global__ void paged_read_sum_impl(const uint4* k, const uint4* v, const int32_
   write_block_word_sum<kThreads>(acc, block_sums + blockIdx.x);
 }
 
+// x / scale rounded to e4m3 (to nearest, saturating at +-448).
+__device__ inline __nv_fp8_storage_t e4m3_of(float x, float inv_scale) {
+  return __nv_cvt_float_to_fp8(x * inv_scale, __NV_SATFINITE, __NV_E4M3);
+}
+
+template <typename T>
+__global__ void round_through_e4m3_kernel(T* p, std::size_t n, float scale, float inv_scale) {
+  for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < n; i += std::size_t{gridDim.x} * blockDim.x) {
+    const __half_raw h = __nv_cvt_fp8_to_halfraw(e4m3_of(to_float(p[i]), inv_scale), __NV_E4M3);
+    p[i] = from_float<T>(__half2float(__half(h)) * scale);
+  }
+}
+
+template <typename T>
+__global__ void to_e4m3_kernel(const T* src, __nv_fp8_storage_t* dst, std::size_t n, float inv_scale) {
+  for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < n; i += std::size_t{gridDim.x} * blockDim.x)
+    dst[i] = e4m3_of(to_float(src[i]), inv_scale);
+}
+
 template <typename T>
 __global__ void nan_kernel(T* p, std::size_t n) {
   for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < n; i += std::size_t{gridDim.x} * blockDim.x)
@@ -144,6 +165,26 @@ void fill_normal(void* p, std::size_t n, DType t, std::uint64_t seed, float mean
   dispatch(t, [&](auto tag) {
     using T = decltype(tag);
     normal_kernel<T><<<grid_for(n), kThreads, 0, s>>>(static_cast<T*>(p), n, seed, mean, stddev);
+  });
+  SB_LAUNCH_CHECK();
+}
+
+void round_through_e4m3(void* p, std::size_t n, DType t, float scale, cudaStream_t s) {
+  if (!(scale > 0) || !std::isfinite(scale))
+    throw std::invalid_argument("round_through_e4m3: scale must be finite and > 0");
+  dispatch(t, [&](auto tag) {
+    using T = decltype(tag);
+    round_through_e4m3_kernel<T><<<grid_for(n), kThreads, 0, s>>>(static_cast<T*>(p), n, scale, 1.0f / scale);
+  });
+  SB_LAUNCH_CHECK();
+}
+
+void to_e4m3(const void* src, std::size_t n, DType t, float scale, void* dst, cudaStream_t s) {
+  if (!(scale > 0) || !std::isfinite(scale)) throw std::invalid_argument("to_e4m3: scale must be finite and > 0");
+  dispatch(t, [&](auto tag) {
+    using T = decltype(tag);
+    to_e4m3_kernel<T><<<grid_for(n), kThreads, 0, s>>>(static_cast<const T*>(src),
+                                                       static_cast<__nv_fp8_storage_t*>(dst), n, 1.0f / scale);
   });
   SB_LAUNCH_CHECK();
 }

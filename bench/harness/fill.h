@@ -13,6 +13,12 @@ namespace sb::bench {
 // n values of N(mean, stddev^2), rounded to dtype. Deterministic in (seed, index): the same seed gives
 // the same data on any GPU and launch shape (counter-based hash + Box-Muller).
 void fill_normal(void* p, std::size_t n, DType t, std::uint64_t seed, float mean, float stddev, cudaStream_t s);
+// An FP8 (e4m3) cache's inputs. round_through_e4m3: each of n values x becomes e4m3(x / scale) * scale in its
+// dtype (e4m3: to nearest, saturating at +-448), which a power-of-two scale keeps exact in fp16 and bf16:
+// the values an FP8 cache holds, for the references to see. to_e4m3: the e4m3 bytes of x / scale into dst
+// (n bytes), of values round_through_e4m3 left, exactly.
+void round_through_e4m3(void* p, std::size_t n, DType t, float scale, cudaStream_t s);
+void to_e4m3(const void* src, std::size_t n, DType t, float scale, void* dst, cudaStream_t s);
 // NaN everywhere: an element that the kernel under test does not write fails verification.
 void fill_nan(void* p, std::size_t n, DType t, cudaStream_t s);
 // dst = src, `bytes` of them, by a kernel: 16-byte accesses (both pointers and bytes 16-byte aligned) or

@@ -75,6 +75,13 @@ struct PagedParams : Params {
   int64_t page_size, max_pages;
 };
 
+// The paged kernel over an FP8 (e4m3) cache: K and V are e4m3 bytes whose values are the cache's times
+// 1 / k_scale and 1 / v_scale. k_scale is folded into q_scale (scores are linear in K); v_scale multiplies
+// the accumulated output (linear in V) before the warps' merge.
+struct PagedFp8Params : PagedParams {
+  float v_scale;
+};
+
 // The kernels' parameters for a supported problem and its plan; part_o and part_lse point into the
 // workspace (laid out as workspace_bytes(plan, p) sizes it) when the plan has partials.
 inline Params make_params(const Problem& p, const Plan& plan) {

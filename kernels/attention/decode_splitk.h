@@ -53,6 +53,15 @@ constexpr int tc_warp_stage_bytes(int head_dim) { return 2 * kTcWarpKeys * head_
 constexpr int tc_smem_bytes(int head_dim) {
   return kTcThreads / 32 * tc_stages(head_dim) * tc_warp_stage_bytes(head_dim) + 16 * head_dim * 2;
 }
+// Over an FP8 cache: a warp's stages hold e4m3 bytes (half a 16-bit stage), widened a tile at a time into one
+// 16-bit tile of the warp's (the 16-bit stage layout the MMA loop reads). 16 KB of copies in flight a warp at
+// both head dims, and two blocks an SM.
+constexpr int tc_fp8_stages(int head_dim) { return head_dim == 128 ? 4 : 8; }
+constexpr int tc_fp8_warp_stage_bytes(int head_dim) { return 2 * kTcWarpKeys * head_dim; }  // K and V, e4m3
+constexpr int tc_fp8_smem_bytes(int head_dim) {
+  return kTcThreads / 32 * (tc_fp8_stages(head_dim) * tc_fp8_warp_stage_bytes(head_dim) +
+                            tc_warp_stage_bytes(head_dim)) + 16 * head_dim * 2;
+}
 
 // Keys a lane owns per tile (16 B of K and 16 B of V each): 2, so a tile stage is 256 threads x 2 keys x
 // 2 (K, V) x 16 B = 16 KB at every head_dim. The FMA kernel computes at most kFmaMaxRows rows a block
@@ -162,6 +171,10 @@ struct PagedKv {
   const int32_t* seq_lens = nullptr;     // [batch], device
   const int32_t* block_table = nullptr;  // [batch, max_pages], device
   int64_t page_size = 0, max_pages = 0;
+  // K and V as FP8 e4m3 bytes (the pools' rows heads_kv * head_dim bytes), each value the cache's value
+  // divided by its scale; Q and O stay in the problem's dtype.
+  bool fp8_e4m3 = false;
+  float k_scale = 1.0f, v_scale = 1.0f;
 };
 void launch_paged(const Problem& p, const Plan& plan, const PagedKv& kv, cudaStream_t stream);
 

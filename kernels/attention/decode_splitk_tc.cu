@@ -13,6 +13,7 @@
 #include "attention/tiled_flash.cuh"
 #include "common/device.h"
 #include "common/fastmath.cuh"
+#include "common/fp8.cuh"
 #include "common/mbarrier.cuh"
 #include "common/pdl.cuh"
 
@@ -50,6 +51,17 @@ struct Shape {
   static constexpr int kWarpStageVecs = tc_warp_stage_bytes(D) / 16;  // uint4 per warp-stage: K then V
   static constexpr int kSmemBytes = tc_smem_bytes(D);
   // Two blocks an SM (__launch_bounds__ below): dynamic + static shared memory + 1 KB reserved each.
+  static_assert(2 * (kSmemBytes + 2 * kTcWarps * 8 * 4 + 1024) <= 228 * 1024, "two blocks must fit an SM");
+};
+// Over an FP8 cache: a warp's kStages e4m3 stages (K then V, [16 keys][D bytes] each, unswizzled), then its
+// 16-bit tile (Shape's stage layout), which the MMA loop reads.
+template <int D>
+struct Fp8Shape {
+  static constexpr int kStages = tc_fp8_stages(D);
+  static constexpr int kWarpStageVecs = tc_fp8_warp_stage_bytes(D) / 16;
+  static constexpr int kWarpVecs = kStages * kWarpStageVecs + Shape<D>::kWarpStageVecs;
+  static constexpr int kSmemBytes = tc_fp8_smem_bytes(D);
+  static_assert(kSmemBytes == kTcWarps * kWarpVecs * 16 + 16 * D * 2, "the warps' memory, then Q");
   static_assert(2 * (kSmemBytes + 2 * kTcWarps * 8 * 4 + 1024) <= 228 * 1024, "two blocks must fit an SM");
 };
 // Row `row` (< 16), 16-byte chunk `chunk` of a [rows][D] 16-bit tile, XOR-swizzled over 8 chunks so that
@@ -322,15 +334,22 @@ __device__ __forceinline__ void store_rows(const Params& p, uint4* smem, const f
 // Plan::paired_clusters' (a cluster of kPairBlocks unsplit blocks, adjacent kv heads of one sequence, that
 // pass a cluster barrier every tile: arrive after tile i's wait, wait before tile i + 1's, so no block of the
 // pair gets more than two tiles ahead; every block of the pair has the same ntiles). P = PagedParams:
-// launch_paged's (a paged cache, each sequence of its own length), without clusters.
+// launch_paged's (a paged cache, each sequence of its own length), without clusters; P = PagedFp8Params: the
+// same over an FP8 cache (each tile's e4m3 bytes widened into the warp's 16-bit tile before the MMA loop reads
+// it, v_scale applied to the output).
 template <typename T, int D, int R, bool kCluster = false, bool kPaired = false, typename P = Params>
 __global__ void __launch_bounds__(kTcThreads, 2) split_kernel_tc(const P p) {
-  constexpr bool kPagedKv = std::is_same_v<P, PagedParams>;
+  constexpr bool kFp8 = std::is_same_v<P, PagedFp8Params>;
+  constexpr bool kPagedKv = std::is_same_v<P, PagedParams> || kFp8;
   static_assert(R <= 8, "the query rows are the MMA's 8 columns: at most 8");
   using namespace tc;
-  constexpr int S = Shape<D>::kStages, kChunks = D / 8, kOTiles = D / 16;  // O^T's m16 tiles of head dims
+  constexpr int S = kFp8 ? Fp8Shape<D>::kStages : Shape<D>::kStages, kChunks = D / 8;
+  constexpr int kOTiles = D / 16;  // O^T's m16 tiles of head dims
+  // A warp's stage, and all of a warp's memory (its stages; over an FP8 cache, its 16-bit tile after them).
+  constexpr int kStageVecs = kFp8 ? Fp8Shape<D>::kWarpStageVecs : Shape<D>::kWarpStageVecs;
+  constexpr int kWarpVecs = kFp8 ? Fp8Shape<D>::kWarpVecs : S * Shape<D>::kWarpStageVecs;
   extern __shared__ uint4 smem[];
-  uint4* qs = smem + kTcWarps * S * Shape<D>::kWarpStageVecs;  // [16 rows][D] (16-byte chunks)
+  uint4* qs = smem + kTcWarps * kWarpVecs;  // [16 rows][D] (16-byte chunks)
   auto& s_acc = *reinterpret_cast<float (*)[kTcWarps][R][D]>(smem);  // after the loop, over the pipeline
   __shared__ float s_m[kTcWarps][R], s_l[kTcWarps][R];
 
@@ -359,7 +378,7 @@ __global__ void __launch_bounds__(kTcThreads, 2) split_kernel_tc(const P p) {
   const T* kbase = static_cast<const T*>(p.k) + (b * p.kv_len * p.heads_kv + kvh) * D;
   const T* vbase = static_cast<const T*>(p.v) + (b * p.kv_len * p.heads_kv + kvh) * D;
   const int ntiles = key_end > key_begin ? (key_end - key_begin + kTileKeys - 1) / kTileKeys : 0;
-  uint4* wstage = smem + warp * S * Shape<D>::kWarpStageVecs;  // this warp's stages: [stage][K, V][16][D]
+  uint4* wstage = smem + warp * kWarpVecs;  // this warp's stages: [stage][K, V][16][D]
   // K and V copies, the address arithmetic out of the kSteps warp-wide steps. Lane (cq, cc) = (lane / kChunks, lane % kChunks) copies
   // chunk cc of tile rows s + kSteps cq, s < kSteps. Then
   // - the source is a per-lane base (key_begin's row, chunk cc: always a valid address) plus the row's
@@ -371,14 +390,24 @@ __global__ void __launch_bounds__(kTcThreads, 2) split_kernel_tc(const P p) {
   //   the same for every tile.
   // tests/scripts/test_decode_tc_fragments.py checks that the steps write every slot of a stage once with
   // the chunk swz() puts there.
-  constexpr int kSteps = kWarpKeys * kChunks / 32;
-  static_assert(32 % kChunks == 0 && (kSteps == 4 || kSteps == 8), "whole rows a step; row & 7 splits as above");
-  const int cq = lane / kChunks, cc = lane % kChunks;
+  // Over an FP8 cache a key row is D / 16 chunks of e4m3 bytes, staged unswizzled ([row][chunk]: the widening
+  // reads them with plain loads), so a lane copies chunk cc of rows kSteps cq + s to slot (kSteps cq + s)
+  // kInChunks + cc.
+  constexpr int kInChunks = kFp8 ? D / 16 : kChunks;  // 16-byte chunks of a key row as copied
+  constexpr int kSteps = kWarpKeys * kInChunks / 32;
+  static_assert(32 % kInChunks == 0 && (kFp8 ? (kSteps == 2 || kSteps == 4) : (kSteps == 4 || kSteps == 8)),
+                "whole rows a step; row & 7 splits as above; a lane's rows never cross a page of 16k keys");
+  const int cq = lane / kInChunks, cc = lane % kInChunks;
   const unsigned lane_slot = 16u * static_cast<unsigned>(kSteps * cq * kChunks + (cc ^ ((kSteps * cq) & 7)));
-  const int64_t row_bytes = key_stride * static_cast<int64_t>(sizeof(T));
+  const unsigned lane_slot_fp8 = 16u * static_cast<unsigned>(kSteps * cq * kInChunks + cc);
+  constexpr int64_t kElemBytes = kFp8 ? 1 : static_cast<int64_t>(sizeof(T));
+  const int64_t row_bytes = key_stride * kElemBytes;
   const char* klane = reinterpret_cast<const char*>(kbase + static_cast<int64_t>(key_begin) * key_stride + cc * 8);
   const char* vlane = reinterpret_cast<const char*>(vbase + static_cast<int64_t>(key_begin) * key_stride + cc * 8);
-  if constexpr (kPagedKv) {  // the lane's piece of kv head kvh in the pool's row 0: copy_tile adds a key's page
+  if constexpr (kFp8) {  // the lane's piece of kv head kvh in the pool's row 0: copy_tile adds a key's page
+    klane = static_cast<const char*>(p.k) + (kvh * D + cc * 16);
+    vlane = static_cast<const char*>(p.v) + (kvh * D + cc * 16);
+  } else if constexpr (kPagedKv) {
     klane = reinterpret_cast<const char*>(static_cast<const T*>(p.k) + kvh * D + cc * 8);
     vlane = reinterpret_cast<const char*>(static_cast<const T*>(p.v) + kvh * D + cc * 8);
   }
@@ -401,14 +430,20 @@ __global__ void __launch_bounds__(kTcThreads, 2) split_kernel_tc(const P p) {
           off = (page * p.page_size + row % page_size) * row_bytes;
         }
       }
-      const unsigned stage = stage0 + 16u * static_cast<unsigned>(st * Shape<D>::kWarpStageVecs);
+      const unsigned stage = stage0 + 16u * static_cast<unsigned>(st * kStageVecs);
 #pragma unroll
       for (int s = 0; s < kSteps; ++s) {
         const bool valid = s < left;
         const int64_t o = valid ? off : 0;
-        const unsigned dst = stage + ((lane_slot ^ (16u * s)) + 16u * s * kChunks);
-        cp_async_16_zfill(dst, kl + o, valid);
-        cp_async_16_zfill(dst + 16u * kWarpKeys * kChunks, vl + o, valid);
+        if constexpr (!kFp8) {
+          const unsigned dst = stage + ((lane_slot ^ (16u * s)) + 16u * s * kChunks);
+          cp_async_16_zfill(dst, kl + o, valid);
+          cp_async_16_zfill(dst + 16u * kWarpKeys * kChunks, vl + o, valid);
+        } else {
+          const unsigned dst = stage + (lane_slot_fp8 + 16u * s * kInChunks);
+          cp_async_16_zfill(dst, kl + o, valid);
+          cp_async_16_zfill(dst + 16u * kWarpKeys * kInChunks, vl + o, valid);
+        }
         off += row_bytes;
       }
     }
@@ -459,7 +494,25 @@ __global__ void __launch_bounds__(kTcThreads, 2) split_kernel_tc(const P p) {
     }
     cp_async_wait<S - 1>();
     __syncwarp();  // every lane's copies of tile i are visible to the warp
-    const uint4* kt = wstage + st * Shape<D>::kWarpStageVecs;
+    if constexpr (kFp8) {
+      // Widen the stage's e4m3 K and V into the warp's 16-bit tile, chunk ci = lane + 32 u of each: row
+      // ci / kInChunks, e4m3 chunk c8 = ci % kInChunks (dims 16 c8 ..) to the tile's chunks 2 c8 and 2 c8 + 1.
+      const uint4* in = wstage + st * kStageVecs;
+      uint4* tile = wstage + S * kStageVecs;
+#pragma unroll
+      for (int kv = 0; kv < 2; ++kv)
+#pragma unroll
+        for (int u = 0; u < D / 32; ++u) {
+          const int ci = lane + 32 * u, row = ci / kInChunks, c8 = ci % kInChunks;
+          uint4 lo, hi;
+          e4m3x16_to<T>(in[kv * kWarpKeys * kInChunks + ci], lo, hi);
+          tile[kv * kWarpKeys * kChunks + swz<D>(row, 2 * c8)] = lo;
+          tile[kv * kWarpKeys * kChunks + swz<D>(row, 2 * c8 + 1)] = hi;
+        }
+      __syncwarp();  // the tile is complete, and stage st is read: refill it now
+      issue(i + S, st);
+    }
+    const uint4* kt = kFp8 ? wstage + S * kStageVecs : wstage + st * Shape<D>::kWarpStageVecs;
     const unsigned k_addr = smem_addr(kt), v_addr = smem_addr(kt + kWarpKeys * kChunks);
     // S^T = K Q^T over this warp's 16 keys: lane holds keys g (sc[0], sc[1]) and g + 8 (sc[2], sc[3]) of
     // rows 2 t4 and 2 t4 + 1.
@@ -485,13 +538,19 @@ __global__ void __launch_bounds__(kTcThreads, 2) split_kernel_tc(const P p) {
       ldmatrix_x4_trans(va, v_addr + 16 * swz<D>(row, chunk));
       mma_16816<T>(o[n], va, pb0, pb1);
     }
-    __syncwarp();  // every lane is done reading stage st
-    issue(i + S, st);
+    __syncwarp();  // every lane is done reading stage st (over an FP8 cache, the 16-bit tile)
+    if constexpr (!kFp8) issue(i + S, st);
     st = st + 1 == S ? 0 : st + 1;
   }
   if constexpr (kPaired)
     if (ntiles > 0) cluster_wait();  // the last arrival's wait
   cp_async_wait<0>();
+  if constexpr (kFp8) {  // V's scale, on the output it scales linearly (before any merge)
+#pragma unroll
+    for (int n = 0; n < kOTiles; ++n)
+#pragma unroll
+      for (int e = 0; e < 4; ++e) o[n][e] *= p.v_scale;
+  }
   // The warps merge through shared memory.
   stage_warp_rows<D, R>(s_acc, s_m, s_l, m, l, o, warp, g, t4);
   __syncthreads();
@@ -516,8 +575,9 @@ void launch_split_tc(unsigned blocks, const P& prm, const Plan& plan, cudaStream
     }
   }
   constexpr auto kernel = split_kernel_tc<T, D, R, false, false, P>;
-  opt_in_smem<kernel>(tc::Shape<D>::kSmemBytes);
-  kernel<<<blocks, kTcThreads, tc::Shape<D>::kSmemBytes, stream>>>(prm);
+  constexpr int kSmem = std::is_same_v<P, PagedFp8Params> ? tc::Fp8Shape<D>::kSmemBytes : tc::Shape<D>::kSmemBytes;
+  opt_in_smem<kernel>(kSmem);
+  kernel<<<blocks, kTcThreads, kSmem, stream>>>(prm);
   SB_LAUNCH_CHECK();
 }
 
@@ -574,7 +634,13 @@ void launch_tc_paged(const Problem& p, const Plan& plan, const PagedKv& kv, cuda
     throw std::logic_error("attention/decode_splitk: a paged launch needs a tensor-core plan without clusters "
                            "and pages of a multiple of 16 keys");
   const PagedParams prm{make_params(p, plan), kv.seq_lens, kv.block_table, kv.page_size, kv.max_pages};
-  launch_split_tc_for(p, plan, prm, stream);
+  if (!kv.fp8_e4m3) {
+    launch_split_tc_for(p, plan, prm, stream);
+    return;
+  }
+  PagedFp8Params fp8{prm, kv.v_scale};
+  fp8.q_scale *= kv.k_scale;  // S = (Q . K8) k_scale: the scale rides on the softmax scale
+  launch_split_tc_for(p, plan, fp8, stream);
 }
 
 std::string launch_floor_supports(const Problem& p) {

@@ -69,8 +69,10 @@ double Problem::flops() const {
   return 4.0 * static_cast<double>(head_dim) * static_cast<double>(heads_q) * static_cast<double>(unmasked_pairs());
 }
 
+std::size_t Problem::kv_element_bytes() const { return kv_cache == KvCache::fp8_e4m3 ? 1 : size_bytes(dtype); }
+
 std::size_t Problem::kv_bytes() const {
-  return static_cast<std::size_t>(2 * total_keys() * heads_kv * head_dim) * size_bytes(dtype);
+  return static_cast<std::size_t>(2 * total_keys() * heads_kv * head_dim) * kv_element_bytes();
 }
 
 std::size_t Problem::bytes() const {
@@ -92,6 +94,12 @@ void Problem::validate() const {
     fail("scale must be finite and >= 0 (0 = 1/sqrt(head_dim)), got " + std::to_string(scale));
   if (dtype != DType::f32 && dtype != DType::f16 && dtype != DType::bf16)
     fail("dtype: unsupported value " + std::to_string(static_cast<int>(dtype)));
+  if (kv_cache != KvCache::dtype && kv_cache != KvCache::fp8_e4m3)
+    fail("kv_cache: unsupported value " + std::to_string(static_cast<int>(kv_cache)));
+  if (kv_cache == KvCache::fp8_e4m3)
+    for (const auto& [name, value] : {std::pair<const char*, float>{"k_scale", k_scale}, {"v_scale", v_scale}})
+      if (!std::isfinite(value) || value <= 0)
+        fail(std::string(name) + " must be finite and > 0 for an FP8 cache, got " + std::to_string(value));
   const std::pair<const char*, const void*> pointers[] = {
       {"seq_lens_host", seq_lens_host}, {"seq_lens", seq_lens}, {"block_table", block_table}, {"q", q},
       {"k_pages", k_pages},             {"v_pages", v_pages},   {"o", o}};

@@ -4,7 +4,8 @@
 //
 // Memory layout:
 //   Q, O:        [batch, q_len, heads_q, head_dim], contiguous (attention.h's layout)
-//   K, V pools:  [num_pages, page_size, heads_kv, head_dim], contiguous: vLLM's paged cache. A page holds
+//   K, V pools:  [num_pages, page_size, heads_kv, head_dim], contiguous, in dtype or FP8 e4m3 (kv_cache):
+//                vLLM's paged cache. A page holds
 //                page_size tokens, each token's heads side by side, so a key row is laid out as in the
 //                contiguous cache (attention.h's [batch, kv_len, heads_kv, head_dim]): a contiguous cache
 //                is a paged one whose pages of one sequence are adjacent, and the paged kernel's loads of
@@ -31,6 +32,11 @@ namespace sb::paged_attention {
 
 inline constexpr int64_t kMaxQLen = 8;  // query tokens a sequence (decode, or speculative decoding)
 
+// How the pools store K and V: in the problem's dtype, or as FP8 e4m3 bytes (OCP E4M3FN, vLLM's
+// kv_cache_dtype="fp8") whose values times k_scale and v_scale (per tensor) are the cache's. Q and O stay in
+// the problem's dtype either way.
+enum class KvCache { dtype, fp8_e4m3 };
+
 struct Problem {
   int64_t batch = 0;
   int64_t heads_q = 0;
@@ -43,6 +49,8 @@ struct Problem {
   bool causal = true;
   double scale = 0;         // softmax scale; 0 means 1 / sqrt(head_dim)
   DType dtype = DType::bf16;
+  KvCache kv_cache = KvCache::dtype;
+  float k_scale = 1.0f, v_scale = 1.0f;    // an FP8 cache's dequantization scales (unused otherwise)
   const int32_t* seq_lens_host = nullptr;  // [batch], host
   const int32_t* seq_lens = nullptr;       // [batch], device: the same values
   const int32_t* block_table = nullptr;    // [batch, max_pages], device
@@ -61,6 +69,8 @@ struct Problem {
   int64_t unmasked_pairs() const;
   // 4 * head_dim FLOPs per unmasked pair and query head (Q K^T and P V).
   double flops() const;
+  // Bytes of one element of K or V in the pools: 1 for an FP8 cache, else the dtype's.
+  std::size_t kv_element_bytes() const;
   // The K and V a decode step must read: every sequence's own keys, once (not the pages' unused rows, not
   // a padded batch's).
   std::size_t kv_bytes() const;

@@ -6,6 +6,8 @@
 // is cut and the short ones are not; the grid has the longest sequence's chunk count, and a shorter
 // sequence's last splits find no key and write an empty partial, which decode_splitk's combine ignores.
 // Traffic: each sequence's own K and V once (not a padded batch's), Q and O once, partials where split.
+// Over an FP8 (e4m3) cache the same kernel copies e4m3 bytes (half the traffic) and widens each tile to the
+// dtype in shared memory before the MMAs; k_scale rides on the softmax scale, v_scale on the output.
 // Constraints: fp16/bf16, head_dim 64 or 128, GQA with 2 to 8 query rows a kv head (the tensor-core plans),
 // pages of a multiple of 16 keys, 16-byte aligned Q and pools.
 #include <string>
@@ -85,7 +87,10 @@ std::size_t workspace_bytes(const Problem& p) {
 void launch(const Problem& p, cudaStream_t stream) {
   const attention::Problem c = as_contiguous(p);
   const auto plan = plan_for(p, c, device_sm_count());
-  attention::decode_splitk::launch_paged(c, plan, {p.seq_lens, p.block_table, p.page_size, p.max_pages}, stream);
+  attention::decode_splitk::launch_paged(
+      c, plan,
+      {p.seq_lens, p.block_table, p.page_size, p.max_pages, p.kv_cache == KvCache::fp8_e4m3, p.k_scale, p.v_scale},
+      stream);
 }
 
 }  // namespace sb::paged_attention::paged_splitk

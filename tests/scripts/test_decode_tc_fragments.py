@@ -15,7 +15,8 @@ import numpy as np
 SOURCE = Path(__file__).resolve().parents[2] / "kernels" / "attention" / "decode_splitk_tc.cu"
 
 
-NAMES = {"lane", "m4", "j", "kk", "n", "row", "chunk", "D", "kSteps", "kChunks", "cq", "cc", "s", "lane_slot"}
+NAMES = {"lane", "m4", "j", "kk", "n", "row", "chunk", "D", "kSteps", "kChunks", "cq", "cc", "s", "lane_slot",
+         "kInChunks", "lane_slot_fp8", "ci"}
 
 
 def c_to_python(expr):
@@ -55,6 +56,19 @@ def copy_formulas():
     if slot is None or dst is None:
         return None
     return "16 * (" + c_to_python(slot.group(1)) + ")", c_to_python(dst.group(1).replace("16u", "16"))
+
+
+def fp8_formulas():
+    """Over an FP8 cache: (lane_slot_fp8, the step's byte offset in a stage, the widening's (row, e4m3 chunk) of
+    chunk index ci) as Python expressions from the kernel's source; None where it has none."""
+    text = SOURCE.read_text()
+    slot = re.search(r"const unsigned lane_slot_fp8 = 16u \* static_cast<unsigned>\((.+?)\);", text)
+    dst = re.search(r"const unsigned dst = stage \+ \((lane_slot_fp8 .+?)\);", text)
+    widen = re.search(r"const int ci = lane \+ 32 \* u, row = (.+?), c8 = (.+?);", text)
+    if slot is None or dst is None or widen is None:
+        return None
+    return ("16 * (" + c_to_python(slot.group(1)) + ")", c_to_python(dst.group(1).replace("16u", "16")),
+            c_to_python(widen.group(1)), c_to_python(widen.group(2)))
 
 
 class Model:
@@ -220,6 +234,31 @@ class TensorCoreFragments(unittest.TestCase):
                     self.assertEqual(dst // 16, model.swz(s + steps * cq, cc), f"d{d} lane {lane} step {s}")
                     seen.add(dst // 16)
             self.assertEqual(seen, set(range(16 * chunks)), f"d{d}")
+
+    def test_fp8_copy_steps_and_widening_cover_the_stage_once(self):
+        # Over an FP8 cache a key row is D / 16 e4m3 chunks, staged [row][chunk] unswizzled: lane (cq, cc) copies
+        # chunk cc of row s + kSteps cq to slot row kInChunks + cc, and the widening's chunk ci = lane + 32 u must
+        # read back every slot once, as (row, chunk) = (ci / kInChunks, ci % kInChunks).
+        formulas = fp8_formulas()
+        self.assertIsNotNone(formulas, "decode_splitk_tc.cu: the FP8 copy or widening formulas not found")
+        slot_expr, dst_expr, row_expr, chunk_expr = formulas
+        for d in (64, 128):
+            in_chunks = d // 16
+            steps = 16 * in_chunks // 32
+            copied, widened = {}, {}
+            for lane in range(32):
+                cq, cc = lane // in_chunks, lane % in_chunks
+                lane_slot_fp8 = evaluate(slot_expr, kSteps=steps, kInChunks=in_chunks, cq=cq, cc=cc)
+                for s in range(steps):
+                    dst = evaluate(dst_expr, lane_slot_fp8=lane_slot_fp8, s=s, kInChunks=in_chunks)
+                    self.assertEqual(dst % 16, 0)
+                    copied[dst // 16] = (s + steps * cq, cc)
+                for u in range(d // 32):
+                    ci = lane + 32 * u
+                    widened[ci] = (evaluate(row_expr, ci=ci, kInChunks=in_chunks),
+                                   evaluate(chunk_expr, ci=ci, kInChunks=in_chunks))
+            self.assertEqual(sorted(copied), list(range(16 * in_chunks)), f"d{d}: every slot copied once")
+            self.assertEqual(copied, widened, f"d{d}: the widening reads each slot as the row and chunk copied there")
 
     def test_non_c_expressions_are_refused(self):
         for bad in ("__import__('os')", "__import__(os)", "row + x"):

@@ -10,7 +10,7 @@ SCRIPTS = Path(__file__).resolve().parents[2] / "scripts"
 DATA = Path(__file__).resolve().parent / "data"
 
 COLUMNS = ["op", "impl", "dtype", "workload", "rows", "hidden", "batch", "heads_q", "heads_kv",
-           "head_dim", "ffn", "q_len", "kv_len", "causal", "page_size", "lengths", "mode", "median_us", "gbps",
+           "head_dim", "ffn", "q_len", "kv_len", "causal", "page_size", "lengths", "kv_cache", "mode", "median_us", "gbps",
            "tflops",
            "sol_pct", "err", "splits", "sm_mhz", "repetitions", "error"]
 

@@ -355,17 +355,22 @@ class PagedSweeps(unittest.TestCase):
                 rows.append({"name": f"attention/{impl}/bf16/decode/{label}/cold", "us": us, "bytes": useful,
                              "flops": 1})
         rows.append({"name": f"attention/decode_splitk/bf16/decode/{base}/cold", "us": 49.0, "bytes": full, "flops": 1})
+        for impl, us in (("paged_splitk", 27.0), ("ref_kv_read", 22.0)):  # an FP8 cache: half the bytes
+            rows.append({"name": f"attention/{impl}/bf16/decode/{base}_p16_eq_fp8/cold", "us": us, "bytes": full // 2,
+                         "flops": 1})
         with tempfile.NamedTemporaryFile("w", suffix=".json") as f:
             json.dump(gbfake.run(rows, sigma={r["name"]: 0.0 for r in rows}, reps=3), f)
             f.flush()
             cases = sbresults.load(f.name).cases
         md = "\n".join(paged.paged_section(cases))
         self.assertIn(f"### `{base}`, bf16, cold", md)
-        self.assertIn("| eq | 16 | 0% | `paged_splitk` | 50.0 | 84% | 0% | 2.00× |", md)
-        self.assertIn("| zipf | 64 | 75% | `paged_splitk` | 16.0 | 75% | 68% | 6.25× |", md)
+        self.assertIn("| eq | 16 | bf16 | 0% | `paged_splitk` | 50.0 | 84% | 0% | 2.00× | – |", md)
+        self.assertIn("| eq | 16 | fp8 | 0% | `paged_splitk` | 27.0 | 81% | – | – | 1.85× |", md)
+        self.assertIn("| zipf | 64 | bf16 | 75% | `paged_splitk` | 16.0 | 75% | 68% | 6.25× | – |", md)
         lines = [line for line in md.splitlines() if line.startswith("| ") and "`" in line]
-        self.assertEqual([line.split(" | ")[0:2] for line in lines], [["| eq", "16"], ["| eq", "64"], ["| zipf", "16"],
-                                                                      ["| zipf", "64"]])
+        self.assertEqual([line.split(" | ")[0:3] for line in lines], [["| eq", "16", "bf16"], ["| eq", "16", "fp8"],
+                                                                      ["| eq", "64", "bf16"], ["| zipf", "16", "bf16"],
+                                                                      ["| zipf", "64", "bf16"]])
         self.assertEqual(paged.paged_section([c for c in cases if "page_size" not in c.shape]), [])
 
 

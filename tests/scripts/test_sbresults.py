@@ -83,6 +83,8 @@ class LoadFixtures(unittest.TestCase):
         f = sbresults.parse_name("attention/paged_splitk/bf16/decode/b64_hq32_hkv8_d128_q1_kv16384_p16_zipf/cold")
         self.assertEqual(f["shape"], {"batch": 64, "heads_q": 32, "heads_kv": 8, "head_dim": 128, "q_len": 1,
                                       "kv_len": 16384, "page_size": 16, "lengths": "zipf", "causal": False})
+        f = sbresults.parse_name("attention/paged_splitk/bf16/decode/b64_hq32_hkv8_d128_q1_kv16384_p16_eq_fp8/cold")
+        self.assertEqual((f["shape"]["lengths"], f["shape"]["kv_cache"]), ("eq", "fp8"))
         with self.assertRaisesRegex(sbresults.ResultsError, "bad shape token 'normal'"):
             sbresults.parse_name("attention/paged_splitk/bf16/decode/b64_hq32_hkv8_d128_q1_kv16384_p16_normal/cold")
 
