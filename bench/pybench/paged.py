@@ -5,6 +5,9 @@ batch padded to its longest sequence (zeros past each sequence) for the rows tha
 the solbench operator, scattered over vLLM's page pools through a block table. scale 1 / sqrt(head_dim); causal
 masking (q_len > 1) bottom-right aligned per sequence. Every row is checked sequence by sequence against that
 sequence's own keys (verify.py's check_attention), and counted in the bytes and FLOPs of those keys.
+At an FP8 shape (_fp8) K and V are rounded through e4m3 at bench/paged_case.h's power-of-two scales (the
+padded batch holds the values the cache holds), the pools hold the e4m3 bytes, and only solbench_op runs:
+PyTorch's SDPA and FlexAttention read no FP8 cache.
 
 The rows:
 - torch_sdpa_masked: SDPA over the padded batch with a boolean mask of each sequence's keys (what PyTorch
@@ -22,6 +25,9 @@ from .rows import Built, Unsupported, generator, kept, nbytes, normal, poison, s
 from .verify import Check, check_attention
 
 
+FP8_K_SCALE, FP8_V_SCALE = 2.0 ** -6, 2.0 ** -5  # bench/paged_case.h's kFp8KScale, kFp8VScale
+
+
 class Inputs:
     def __init__(self, shape: dict, lengths: list, dtype: torch.dtype, seed: int):
         if len(lengths) != shape["batch"] or max(lengths) != shape["kv_len"]:
@@ -35,6 +41,10 @@ class Inputs:
         owned = torch.arange(self.kv_len, device=rows.DEVICE)[None, :] < torch.tensor(lengths, device=rows.DEVICE)[:, None]
         k = normal((b, self.kv_len, hkv, d), dtype, g) * owned[:, :, None, None]
         v = normal((b, self.kv_len, hkv, d), dtype, g) * owned[:, :, None, None]
+        self.fp8 = shape.get("kv_cache") == "fp8"
+        if self.fp8:  # the values an e4m3 cache holds (exact in the dtype: power-of-two scales)
+            k = (k / FP8_K_SCALE).to(torch.float8_e4m3fn).to(dtype) * FP8_K_SCALE
+            v = (v / FP8_V_SCALE).to(torch.float8_e4m3fn).to(dtype) * FP8_V_SCALE
         self.k, self.v = k.transpose(1, 2), v.transpose(1, 2)  # [batch, heads_kv, kv_len, head_dim], zero padded
         self.owned = owned                                     # [batch, kv_len]: key j is sequence b's own
         self.seq_lens = torch.tensor(lengths, dtype=torch.int32, device=rows.DEVICE)
@@ -42,8 +52,8 @@ class Inputs:
 
     def pages(self):
         """(k_pages, v_pages, block_table): the padded batch's own keys in pools [num_pages, page_size, heads_kv,
-        head_dim], every sequence's pages scattered over the pool in the order of a generator seeded by the
-        shape, the table -1 past a sequence."""
+        head_dim] (an FP8 shape's: their e4m3 bytes, float8_e4m3fn), every sequence's pages scattered over the
+        pool in the order of a generator seeded by the shape, the table -1 past a sequence."""
         p, batch = self.page_size, len(self.lengths)
         pages_of = [-(-n // p) for n in self.lengths]
         num_pages, max_pages = sum(pages_of), max(pages_of)
@@ -56,10 +66,14 @@ class Inputs:
         dest = (table[:, t // p].long() * p + t % p)[self.owned]
         shape = (num_pages * p, self.k.shape[1], self.k.shape[3])
         pools = []
-        for x in (self.k, self.v):
-            pool = torch.zeros(shape, dtype=x.dtype, device=rows.DEVICE)
-            pool[dest] = x.transpose(1, 2)[self.owned]
-            pools.append(pool.view(num_pages, p, *shape[1:]))
+        for x, fp8_scale in ((self.k, FP8_K_SCALE), (self.v, FP8_V_SCALE)):
+            owned = x.transpose(1, 2)[self.owned]
+            if self.fp8:  # exact: the values are e4m3's times the scale
+                owned = (owned / fp8_scale).to(torch.float8_e4m3fn).view(torch.uint8)
+            pool = torch.zeros(shape, dtype=owned.dtype, device=rows.DEVICE)
+            pool[dest] = owned
+            pool = pool.view(num_pages, p, *shape[1:])
+            pools.append(pool.view(torch.float8_e4m3fn) if self.fp8 else pool)
         return pools[0], pools[1], table
 
 
@@ -99,7 +113,13 @@ def key_mask(inp: Inputs) -> torch.Tensor:
     return seen
 
 
+def refuse_fp8(inp: Inputs, who: str) -> None:
+    if inp.fp8:
+        raise Unsupported(f"{who} reads no FP8 cache")
+
+
 def _sdpa(inp, keep, tag):
+    refuse_fp8(inp, "PyTorch's SDPA")
     if inp.causal and min(inp.lengths) < inp.q_len:
         raise Unsupported("a sequence shorter than q_len leaves causal query rows that see no key, and SDPA's "
                           "softmax over an all-masked row is NaN, not 0")
@@ -122,6 +142,7 @@ def block_mask_of(inp: Inputs):
 
 
 def _flex(inp, keep, tag):
+    refuse_fp8(inp, "FlexAttention")
     # The block mask depends on the lengths alone, which are the shape's: it is kept with the compiled function
     # (its first inputs' seq_lens with it), so rebuilt inputs of the shape reuse both.
     f = kept(keep, "fn", lambda: compiled.compile_fresh(compiled.flex_for(block_mask_of(inp), inp.scale), tag))
@@ -131,8 +152,9 @@ def _flex(inp, keep, tag):
 def _op(inp, keep, tag):
     attention = solbench().attention
     k_pages, v_pages, table = inp.pages()
+    scales = {"k_scale": FP8_K_SCALE, "v_scale": FP8_V_SCALE} if inp.fp8 else {}
     return lambda: attention(inp.q, k_pages, v_pages, causal=inp.causal, block_table=table, seq_lens=inp.seq_lens,
-                             seq_lens_cpu=inp.seq_lens_cpu)
+                             seq_lens_cpu=inp.seq_lens_cpu, **scales)
 
 
 IMPLS = {"paged_attention": {

@@ -1,7 +1,8 @@
 // solbench::paged_attention: decode over a paged KV cache (kernels/paged_attention) as a PyTorch operator.
 //   q            [batch, heads_q, q_len, head_dim], SDPA's layout as solbench::attention (q_len <= 8)
-//   k_cache,     [num_pages, page_size, heads_kv, head_dim], contiguous: vLLM's paged cache
-//   v_cache
+//   k_cache,     [num_pages, page_size, heads_kv, head_dim], contiguous: vLLM's paged cache, in q's dtype or
+//   v_cache      in torch.float8_e4m3fn (vLLM's kv_cache_dtype="fp8"), whose values times k_scale and v_scale
+//                are the cache's (per-tensor scales; 1 for a cache in q's dtype)
 //   block_table  [batch, max_pages] int32 on the device: token t of sequence b is row t % page_size of page
 //                block_table[b][t / page_size]
 //   seq_lens     [batch] int32 on the device: each sequence's KV length
@@ -20,6 +21,7 @@
 #include <cmath>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "ops.h"
@@ -60,11 +62,24 @@ void check_shapes(const at::Tensor& q, const at::Tensor& k_cache, const at::Tens
 at::Tensor paged_attention(const at::Tensor& q, const at::Tensor& k_cache, const at::Tensor& v_cache,
                            const at::Tensor& block_table, const at::Tensor& seq_lens,
                            const std::optional<at::Tensor>& seq_lens_cpu, bool causal, std::optional<double> scale,
-                           const std::string& variant) {
+                           double k_scale, double v_scale, const std::string& variant) {
   check_cuda(q, kOp, "q");
   const DType dtype = dtype_of(q, kOp, "q");
-  check_like(k_cache, q, kOp, "k_cache", "q");
-  check_like(v_cache, q, kOp, "v_cache", "q");
+  const bool fp8 = k_cache.scalar_type() == at::kFloat8_e4m3fn;
+  if (fp8) {  // an FP8 cache: both caches e4m3 on q's device; q's dtype is checked by the kernel's supports()
+    for (const auto& [t, arg] : {std::pair<const at::Tensor&, const char*>{k_cache, "k_cache"}, {v_cache, "v_cache"}}) {
+      check_cuda(t, kOp, arg);
+      TORCH_CHECK(t.device() == q.device(), "solbench::paged_attention: ", arg, " is on ", t.device(), " but q is on ",
+                  q.device());
+      TORCH_CHECK(t.scalar_type() == at::kFloat8_e4m3fn, "solbench::paged_attention: k_cache is float8_e4m3fn but ",
+                  arg, " is ", t.scalar_type(), "; an FP8 cache holds both K and V in e4m3");
+    }
+  } else {
+    check_like(k_cache, q, kOp, "k_cache", "q");
+    check_like(v_cache, q, kOp, "v_cache", "q");
+    TORCH_CHECK(k_scale == 1.0 && v_scale == 1.0, "solbench::paged_attention: k_scale and v_scale scale an FP8 "
+                "cache (float8_e4m3fn); a cache in q's dtype takes 1, got ", k_scale, " and ", v_scale);
+  }
   check_cuda(block_table, kOp, "block_table");
   check_cuda(seq_lens, kOp, "seq_lens");
   TORCH_CHECK(block_table.device() == q.device() && seq_lens.device() == q.device(),
@@ -103,6 +118,11 @@ at::Tensor paged_attention(const at::Tensor& q, const at::Tensor& k_cache, const
   p.causal = causal;
   p.scale = scale.value_or(0.0);
   p.dtype = dtype;
+  if (fp8) {
+    p.kv_cache = paged_attention::KvCache::fp8_e4m3;
+    p.k_scale = static_cast<float>(k_scale);
+    p.v_scale = static_cast<float>(v_scale);
+  }
   p.seq_lens_host = lens_host.data_ptr<int32_t>();
   p.seq_lens = seq_lens.data_ptr<int32_t>();
   p.block_table = block_table.data_ptr<int32_t>();
@@ -132,7 +152,8 @@ std::vector<std::string> paged_attention_variants() { return names(paged_attenti
 
 TORCH_LIBRARY_FRAGMENT(solbench, m) {
   m.def("paged_attention(Tensor q, Tensor k_cache, Tensor v_cache, Tensor block_table, Tensor seq_lens, "
-        "Tensor? seq_lens_cpu=None, bool causal=True, float? scale=None, str variant=\"auto\") -> Tensor");
+        "Tensor? seq_lens_cpu=None, bool causal=True, float? scale=None, float k_scale=1.0, float v_scale=1.0, "
+        "str variant=\"auto\") -> Tensor");
   m.def("paged_attention_variants() -> str[]", &sb::ops::paged_attention_variants);
 }
 

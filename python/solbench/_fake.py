@@ -28,6 +28,6 @@ def _attention(q, k, v, causal, scale=None, variant="auto"):
 
 @torch.library.register_fake("solbench::paged_attention")
 def _paged_attention(q, k_cache, v_cache, block_table, seq_lens, seq_lens_cpu=None, causal=True, scale=None,
-                     variant="auto"):
+                     k_scale=1.0, v_scale=1.0, variant="auto"):
     batch, heads_q, q_len, head_dim = q.shape
     return q.new_empty((batch, q_len, heads_q, head_dim)).transpose(1, 2)  # as solbench::attention's

@@ -80,7 +80,7 @@ def fused_add_rms_norm(x, residual, weight, eps=1e-6, variant="auto"):
 
 
 def attention(q, k, v, causal=False, scale=None, variant="auto", *, block_table=None, seq_lens=None,
-              seq_lens_cpu=None):
+              seq_lens_cpu=None, k_scale=1.0, v_scale=1.0):
     """scaled_dot_product_attention(q, k, v, is_causal=causal, scale=scale, enable_gqa=True) by a solbench
     kernel: q [batch, heads_q, q_len, head_dim], k and v [batch, heads_kv, kv_len, head_dim] on CUDA, one dtype,
     heads_kv dividing heads_q. causal is bottom-right aligned when q_len != kv_len (SDPA's is top-left).
@@ -90,16 +90,18 @@ def attention(q, k, v, causal=False, scale=None, variant="auto", *, block_table=
     [num_pages, page_size, heads_kv, head_dim] (vLLM's layout, contiguous), block_table [batch, max_pages] and
     seq_lens [batch] int32 CUDA tensors (sequence b's token t is row t % page_size of page
     block_table[b][t // page_size]; it has seq_lens[b] keys), q_len at most 8. seq_lens_cpu, the same lengths
-    in a CPU int32 tensor, spares the op a copy to the host that waits for the stream. variant: a name from
-    variants("paged_attention"), or "auto"."""
+    in a CPU int32 tensor, spares the op a copy to the host that waits for the stream. The pools may be an FP8
+    cache (torch.float8_e4m3fn, vLLM's kv_cache_dtype="fp8"): its values times k_scale and v_scale (per
+    tensor) are K and V; q stays fp16 or bf16. variant: a name from variants("paged_attention"), or "auto"."""
     if block_table is None:
-        if seq_lens is not None or seq_lens_cpu is not None:
-            raise ValueError("solbench.attention: seq_lens and seq_lens_cpu describe a paged cache; pass block_table "
-                             "with them")
+        if seq_lens is not None or seq_lens_cpu is not None or k_scale != 1.0 or v_scale != 1.0:
+            raise ValueError("solbench.attention: seq_lens, seq_lens_cpu, k_scale and v_scale describe a paged cache; "
+                             "pass block_table with them")
         return torch.ops.solbench.attention(q, k, v, causal, scale, variant)
     if seq_lens is None:
         raise ValueError("solbench.attention: a paged cache (block_table) needs seq_lens, each sequence's length")
-    return torch.ops.solbench.paged_attention(q, k, v, block_table, seq_lens, seq_lens_cpu, causal, scale, variant)
+    return torch.ops.solbench.paged_attention(q, k, v, block_table, seq_lens, seq_lens_cpu, causal, scale, k_scale,
+                                              v_scale, variant)
 
 
 def variants(op):

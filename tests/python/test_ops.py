@@ -200,18 +200,18 @@ def qkv(batch, heads_q, heads_kv, q_len, kv_len, head_dim, dtype, device="cuda")
             torch.randn(batch, heads_kv, kv_len, head_dim, device=device, dtype=dtype))
 
 
-def paged_cache(ks, vs, page_size, device="cuda"):
+def paged_cache(ks, vs, page_size, device="cuda", unowned=math.nan):
     """K and V of sequences of their own lengths (ks[b], vs[b]: [heads_kv, len_b, head_dim]) in vLLM's page
     pools [num_pages, page_size, heads_kv, head_dim], every sequence's pages scattered over the pool (2 pages
     spare), and its block table [batch, max_pages] (-1 past a sequence) and lengths, int32. The rows no
-    sequence owns hold NaN: a kernel that reads them and lets them reach O fails."""
+    sequence owns hold `unowned` (NaN: a kernel that reads them and lets them reach O fails)."""
     lens = [k.shape[1] for k in ks]
     pages_of = [-(-n // page_size) for n in lens]
     num_pages, max_pages = sum(pages_of) + 2, max(pages_of)
     heads_kv, head_dim = ks[0].shape[0], ks[0].shape[2]
     order = torch.randperm(num_pages, generator=torch.Generator().manual_seed(num_pages)).tolist()
-    k_cache = torch.full((num_pages, page_size, heads_kv, head_dim), math.nan, dtype=ks[0].dtype, device=device)
-    v_cache = torch.full_like(k_cache, math.nan)
+    k_cache = torch.full((num_pages, page_size, heads_kv, head_dim), unowned, dtype=ks[0].dtype, device=device)
+    v_cache = torch.full_like(k_cache, unowned)
     table = torch.full((len(ks), max_pages), -1, dtype=torch.int32)
     for b, (k, v) in enumerate(zip(ks, vs)):
         for j in range(pages_of[b]):
@@ -254,7 +254,7 @@ class Registration(OpsTest):
         self.assertEqual(str(torch.ops.solbench.paged_attention.default._schema),
                          'solbench::paged_attention(Tensor q, Tensor k_cache, Tensor v_cache, Tensor block_table, '
                          'Tensor seq_lens, Tensor? seq_lens_cpu=None, bool causal=True, float? scale=None, '
-                         'str variant="auto") -> Tensor')
+                         'float k_scale=1., float v_scale=1., str variant="auto") -> Tensor')
         for name in ("rmsnorm", "rmsnorm_backward", "fused_add_rmsnorm", "attention", "paged_attention"):
             self.assertEqual(str(getattr(torch.ops.solbench, f"{name}_variants").default._schema),
                              f"solbench::{name}_variants() -> str[]")
@@ -285,8 +285,10 @@ class Registration(OpsTest):
     def test_paged_arguments_come_together(self):
         q, k, v = qkv(1, 2, 2, 1, 8, 64, torch.float16, device="cpu")
         lens = torch.tensor([8], dtype=torch.int32)
-        with self.assertRaisesRegex(ValueError, "seq_lens and seq_lens_cpu describe a paged cache; pass block_table"):
+        with self.assertRaisesRegex(ValueError, "seq_lens, seq_lens_cpu, k_scale and v_scale describe a paged cache"):
             solbench.attention(q, k, v, seq_lens=lens)
+        with self.assertRaisesRegex(ValueError, "describe a paged cache; pass block_table"):
+            solbench.attention(q, k, v, k_scale=0.5)
         with self.assertRaisesRegex(ValueError, "a paged cache \\(block_table\\) needs seq_lens"):
             solbench.attention(q, k, v, block_table=torch.zeros(1, 2, dtype=torch.int32))
 
@@ -872,6 +874,29 @@ class PagedAttentionGpu(GpuOpsTest):
         self.run_batch(torch.bfloat16, 8, 2, 4, lens, 16, causal=True, scale=0.2)
         self.run_batch(torch.bfloat16, 8, 1, 1, lens, 64, head_dim=64,
                        seq_lens_cpu=torch.tensor(lens, dtype=torch.int32))
+
+    def test_an_fp8_cache(self):
+        """An e4m3 cache (bytes as uint8 views, the unowned rows e4m3 NaN) against the fp64 reference of its
+        values, K / 2^-6 and V / 2^-5 rounded to e4m3 (powers of two: the dequantized values are exact in the
+        dtype, the reference sees them exactly)."""
+        k_scale, v_scale = 2.0 ** -6, 2.0 ** -5
+        for dtype in (torch.bfloat16, torch.float16):
+            for page_size in (16, 64):
+                with self.subTest(dtype=dtype, page_size=page_size):
+                    lens = [1, 300, 4097, 2 * page_size + 1]
+                    q = torch.randn(len(lens), 32, 1, 128, device="cuda", dtype=dtype)
+                    k8 = [(torch.randn(8, n, 128, device="cuda") / k_scale).to(torch.float8_e4m3fn) for n in lens]
+                    v8 = [(torch.randn(8, n, 128, device="cuda") / v_scale).to(torch.float8_e4m3fn) for n in lens]
+                    k_cache, v_cache, table, seq_lens = paged_cache([k.view(torch.uint8) for k in k8],
+                                                                    [v.view(torch.uint8) for v in v8], page_size,
+                                                                    unowned=0x7f)
+                    o = solbench.attention(q, k_cache.view(torch.float8_e4m3fn), v_cache.view(torch.float8_e4m3fn),
+                                           block_table=table, seq_lens=seq_lens, k_scale=k_scale, v_scale=v_scale)
+                    for b in range(len(lens)):
+                        k, v = k8[b].to(dtype) * k_scale, v8[b].to(dtype) * v_scale
+                        assert_attention_close(self, o[b:b + 1], q[b:b + 1], k[None], v[None], True)
+        with self.assertRaisesRegex(RuntimeError, "k_scale and v_scale scale an FP8 cache"):
+            self.run_batch(torch.bfloat16, 8, 2, 1, [20], 16, k_scale=0.5)
 
     def test_every_variant_by_name(self):
         for name in solbench.variants("paged_attention"):

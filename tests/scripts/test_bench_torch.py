@@ -401,6 +401,20 @@ class RowsOnTheCpu(unittest.TestCase):
                 rows = torch.stack([pool[table[b, t // 16], t % 16] for t in range(n)])
                 self.assertTrue(torch.equal(rows, padded[b, :, :n].transpose(0, 1)), b)
 
+    def test_an_fp8_shapes_inputs_are_its_caches_values(self):
+        from pybench import paged
+        shape = sbresults.parse_name("attention/x/fp32/decode/b3_hq4_hkv2_d16_q1_kv40_p16_unif_fp8/cold")["shape"]
+        inp = paged.Inputs(shape, [3, 40, 17], torch.bfloat16, seed=1)
+        k_pages, v_pages, table = inp.pages()
+        self.assertEqual((k_pages.dtype, v_pages.dtype), (torch.float8_e4m3fn, torch.float8_e4m3fn))
+        for b, n in enumerate(inp.lengths):
+            rows = torch.stack([k_pages[table[b, t // 16], t % 16] for t in range(n)])
+            self.assertTrue(torch.equal(rows.to(torch.bfloat16) * paged.FP8_K_SCALE, inp.k[b, :, :n].transpose(0, 1)))
+        with self.assertRaisesRegex(self.rows.Unsupported, "PyTorch's SDPA reads no FP8 cache"):
+            paged._sdpa(inp, {}, "")
+        with self.assertRaisesRegex(self.rows.Unsupported, "FlexAttention reads no FP8 cache"):
+            paged._flex(inp, {}, "")
+
     def test_paged_rows_are_checked_sequence_by_sequence(self):
         from pybench import paged
         shape = sbresults.parse_name("attention/x/fp32/decode/b3_hq4_hkv2_d16_q1_kv40_p16_unif/cold")["shape"]
