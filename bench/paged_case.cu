@@ -121,14 +121,16 @@ void PagedData::poison_output() {
   SB_CUDA_CHECK(cudaMemsetAsync(o_.get(), 0xff, o_.bytes(), stream_));  // NaN in fp16 and bf16
 }
 
-Check PagedData::verify() {
+Check PagedData::verify() { return verify_output(o_.get()); }
+
+Check PagedData::verify_output(const void* o) {
   const std::size_t q_seq = static_cast<std::size_t>(problem_.q_len * problem_.heads_q * problem_.head_dim) *
                             size_bytes(problem_.dtype);
   Check all;
   for (std::size_t b = 0; b < seqs_.size(); ++b) {
     seqs_[b]->poison_output();
-    SB_CUDA_CHECK(cudaMemcpyAsync(seqs_[b]->problem().o, o_.as<char>() + b * q_seq, q_seq, cudaMemcpyDeviceToDevice,
-                                  stream_));
+    SB_CUDA_CHECK(cudaMemcpyAsync(seqs_[b]->problem().o, static_cast<const char*>(o) + b * q_seq, q_seq,
+                                  cudaMemcpyDeviceToDevice, stream_));
     SB_CUDA_CHECK(cudaStreamSynchronize(stream_));
     const Check c = seqs_[b]->verify();
     all.err = std::max(all.err, c.err);

@@ -50,6 +50,10 @@ class PagedData {
   // Every sequence against its own reference: the first failure's message and the largest error over the
   // tolerance. Synchronizes.
   Check verify();
+  // The same for another output of this batch's shape (device memory): an FP8 cache's output against this
+  // batch's references when this batch is its 16-bit twin (the same seed, unquantized).
+  Check verify_output(const void* o);
+  const void* output() const { return o_.get(); }
   // Runs launch_paged_kv_read once and checks that its blocks read every byte of every sequence's own K and V
   // exactly once: the sum of their word sums against CUB's over each sequence's contiguous K and V, in the
   // pools' element type (err 0 when equal). Synchronizes.

@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <string>
 #include <tuple>
@@ -96,6 +97,35 @@ double fp16_value(uint16_t bits) {
   const int e = (bits >> 10) & 31, m = bits & 1023;
   const double magnitude = e == 31 ? (m ? NAN : INFINITY) : e == 0 ? std::ldexp(m, -24) : std::ldexp(1024 + m, e - 25);
   return bits >> 15 ? -magnitude : magnitude;
+}
+
+// What the FP8 cache costs in accuracy, stated in the 16-bit kernel's terms: the FP8 output against the fp64
+// reference of the unquantized inputs (the 16-bit twin: same seed, no rounding through e4m3), as a multiple of
+// FlashAttention's tolerance there (2 x the same-dtype error + 1e-5), beside the 16-bit kernel's own multiple.
+// e4m3 keeps 3 mantissa bits to bf16's 7 and fp16's 10: each K and V element is off by up to 2^-4 of itself, and
+// the output, a weighted mean, by less. The same computation modelled in fp64 on the CPU (these lengths, Q, K, V
+// ~ N(0, 1), the suite's scales) puts the FP8 output at 2-3.5x the bf16 tolerance and 20-26x the fp16 one (fp16's
+// is 8x tighter); the bounds, 16x and 128x, leave room for the sequences' spread and fail a kernel that loses
+// more than the quantization does (a wrong scale, a dropped tile).
+TEST(PagedSplitkFp8Accuracy, TheQuantizationErrorInUnitsOfTheDtypesTolerance) {
+  SB_REQUIRE_GPU();
+  Stream stream;
+  const auto& v = paged_attention::variant("paged_splitk");
+  for (const DType dtype : {DType::bf16, DType::f16}) {
+    const std::vector<int64_t> lens = sequence_lengths(LengthDist::unif, 6, 3000, 11);
+    PagedData exact(kShapes[0], dtype, lens, 16, 41, stream.get());
+    PagedData fp8(kShapes[0], dtype, lens, 16, 41, stream.get(), paged_attention::KvCache::fp8_e4m3);
+    run_and_verify(exact, v, 0, stream);
+    run_and_verify(fp8, v, 0, stream);  // right for the values its cache holds
+    const Check exact_err = exact.verify();
+    const Check fp8_err = exact.verify_output(fp8.output());
+    RecordProperty(std::string(name(dtype)) + "_fp8_err_over_tolerance", std::to_string(fp8_err.err));
+    std::printf("%s: FP8 cache %.1fx the tolerance of the unquantized reference, the %s cache %.2fx\n",
+                std::string(name(dtype)).c_str(), fp8_err.err, std::string(name(dtype)).c_str(), exact_err.err);
+    EXPECT_LE(exact_err.err, 1.0);
+    EXPECT_GT(fp8_err.err, exact_err.err) << "an FP8 cache cannot be more accurate than the unquantized one";
+    EXPECT_LT(fp8_err.err, dtype == DType::bf16 ? 16.0 : 128.0) << fp8_err.message;
+  }
 }
 
 // Every e4m3 byte, in both places of a pair and beside every other byte, widened on the device: the value the
