@@ -38,6 +38,11 @@ const std::vector<LayerShape> kPrefill = {
     prefill(kLlama3_8B, 1, 16384),
     prefill(kLlama3_70B, 1, 4096),
 };
+// The layers bench_torch compiles by default (its "default" item): one request's and a batch's decode and one
+// prompt of Llama-3-8B. A torch.compile of a layer takes tens of seconds a shape and dtype, so the Python rows
+// run at these 3 of default's 12 (bench_e2e's C++ rows, which compile nothing, at all 12).
+const std::vector<LayerShape> kCompiled = {decode(kLlama3_8B, 1, 4096), decode(kLlama3_8B, 64, 4096),
+                                           prefill(kLlama3_8B, 1, 4096)};
 // Tiny layers for the ctest smoke run: odd lengths (tails of every tile), GQA 2:1.
 constexpr Model kTiny = {256, 4, 2, 64, 512};
 const std::vector<LayerShape> kSmoke = {decode(kTiny, 2, 33), prefill(kTiny, 1, 17)};
@@ -51,7 +56,7 @@ const NamedSets<LayerShape>& sets() {
   static const NamedSets<LayerShape> s = [] {
     std::vector<std::pair<std::string, NamedSets<LayerShape>::Parts>> all = {
         {"default", {&kDecode, &kPrefill}}, {"decode", {&kDecode}}, {"prefill", {&kPrefill}}, {"smoke", {&kSmoke}},
-        {"train", {}}};
+        {"compiled", {&kCompiled}}, {"train", {}}};
     for (const TrainConfig& c : train_configs()) all.push_back({"train_" + c.name, {}});
     return NamedSets<LayerShape>(std::move(all));
   }();

@@ -60,7 +60,7 @@ struct LayerShape {
 // multiple of heads_kv; q_len 1 (decode) or equal to kv_len (prefill). Throws UsageError naming the bad
 // item and what is wrong.
 std::vector<LayerShape> parse_layer_shapes(const std::string& spec);
-// The named sets: "decode", "prefill", "default" (both), "smoke".
+// The named sets: "decode", "prefill", "default" (both), "smoke", "compiled" (3 of default's: bench_torch's).
 std::vector<LayerShape> layer_shape_set(const std::string& name);
 std::string layer_shapes_grammar();  // the paragraph for --help
 

@@ -59,7 +59,7 @@ std::vector<std::pair<std::string, std::string>> g_context;  // the driver's run
 Counters* g_setup_counters = nullptr;                        // the counters of the setup call in progress
 
 // The ops a Python implementation can join, each with the shape grammar its C++ bench reads.
-const char* const kOps[] = {"rmsnorm", "fused_add_rmsnorm", "rmsnorm_backward", "attention", "paged_attention"};
+const char* const kOps[] = {"rmsnorm", "fused_add_rmsnorm", "rmsnorm_backward", "attention", "paged_attention", "e2e"};
 
 void write_message(const std::string& what, char* msg, size_t len) {
   if (msg && len) std::snprintf(msg, len, "%s", what.c_str());
@@ -183,6 +183,24 @@ void register_paged_attention(const std::vector<PagedShape>& shapes, const std::
       }
 }
 
+// As bench_e2e names and counts its layer cases: e2e/<impl>/<dtype>/<prefill|decode>/<shape>/<mode>, the layer's
+// least bytes and FLOPs (layer_shapes.h).
+void register_layer(const std::vector<LayerShape>& shapes, const std::vector<DType>& dtypes) {
+  for (const LayerShape& shape : shapes)
+    for (DType dtype : dtypes) {
+      for (const PyImpl& impl : impls_of("e2e")) {
+        const double bytes = static_cast<double>(shape.bytes(dtype)), flops = shape.flops();
+        const std::string base =
+            "e2e/" + impl.name + "/" + std::string(sb::name(dtype)) + "/" + shape.workload() + "/" + shape.name();
+        for (Mode mode : {Mode::cold, Mode::hot}) {
+          const std::string case_name = base + "/" + mode_name(mode);
+          register_case(case_name,
+                        [=](benchmark::State& st) { run_python_case(st, mode, case_name, bytes, flops); });
+        }
+      }
+    }
+}
+
 void register_cases(const Options& opt) {
   if (opt.split_sweep_all) throw UsageError("--split-sweep is bench_attention's (decode_splitk's split counts)");
   if (opt.keep_inputs_gib >= 0)
@@ -197,23 +215,25 @@ void register_cases(const Options& opt) {
     register_rmsnorm_family(op, shapes.rmsnorm, opt.dtypes);
   register_attention(shapes.attention, opt.dtypes);
   register_paged_attention(shapes.paged, opt.dtypes);
+  register_layer(shapes.layer, opt.dtypes);
 }
 
 std::string shapes_grammar() {
   return "                  bench_torch reads every grammar: each item of SPEC is an RMSNorm shape or set\n"
          "                  (for the rmsnorm, fused_add_rmsnorm and rmsnorm_backward cases), an attention\n"
          "                  shape or set (for the attention cases), or both (the sets both have: default,\n"
-         "                  anchors, smoke, edge), or a paged decode shape or set (the paged_attention\n"
-         "                  rows). An item none reads is an error.\n"
+         "                  anchors, smoke, edge), a paged decode shape or set (the paged_attention\n"
+         "                  rows), a decoder-layer shape or set (the e2e rows). An item none reads is an\n"
+         "                  error.\n"
          "                  RMSNorm:\n" +
          rmsnorm_shapes_grammar() + "                  Attention:\n" + attention_shapes_grammar() +
-         paged_shapes_grammar();
+         paged_shapes_grammar() + "                  Decoder layer (the e2e cases):\n" + layer_shapes_grammar();
 }
 
 }  // namespace
 
 // Adds implementation `impl` to op `op` (rmsnorm, fused_add_rmsnorm, rmsnorm_backward, attention,
-// paged_attention: the rows at paged shapes, named attention/<impl>/...): its cases are
+// paged_attention: the rows at paged shapes, named attention/<impl>/...; e2e: the decoder layer): its cases are
 // registered for every shape and dtype of the run. Before solbench_pybench_main. Returns 0, or 2 for an unknown op,
 // an empty name or one with '/' (the reason in msg).
 SB_EXPORT int solbench_pybench_add_impl(const char* op, const char* impl, char* msg, size_t msg_len) {

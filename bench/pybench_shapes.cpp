@@ -25,7 +25,7 @@ void add_unique(std::vector<Shape>& out, const std::vector<Shape>& shapes) {
 PyShapes parse_pybench_shapes(const std::string& spec) {
   PyShapes out;
   for (const std::string& item : split_list(spec, "--shapes")) {
-    std::string rmsnorm_why, attention_why, paged_why;
+    std::string rmsnorm_why, attention_why, paged_why, layer_why;
     try {
       add_unique(out.rmsnorm, parse_rmsnorm_shapes(item));
     } catch (const UsageError& e) {
@@ -41,9 +41,14 @@ PyShapes parse_pybench_shapes(const std::string& spec) {
     } catch (const UsageError& e) {
       paged_why = reason(e);
     }
-    if (!rmsnorm_why.empty() && !attention_why.empty() && !paged_why.empty())
+    try {  // default: the layers compiled by default (layer_shapes.h's "compiled"), not bench_e2e's 12
+      add_unique(out.layer, parse_layer_shapes(item == "default" ? "compiled" : item));
+    } catch (const UsageError& e) {
+      layer_why = reason(e);
+    }
+    if (!rmsnorm_why.empty() && !attention_why.empty() && !paged_why.empty() && !layer_why.empty())
       throw UsageError("--shapes: '" + item + "' is read by no grammar. RMSNorm: " + rmsnorm_why + ". Attention: " +
-                       attention_why + ". Paged attention: " + paged_why);
+                       attention_why + ". Paged attention: " + paged_why + ". Layer: " + layer_why);
   }
   return out;
 }
@@ -73,6 +78,14 @@ std::string pybench_shapes_json(const PyShapes& shapes) {
     const std::vector<int64_t> lens = s.lengths();
     for (std::size_t j = 0; j < lens.size(); ++j) out += (j ? ", " : "") + std::to_string(lens[j]);
     out += "]}";
+  }
+  out += "], \"layer\": [";
+  for (std::size_t i = 0; i < shapes.layer.size(); ++i) {
+    const LayerShape& s = shapes.layer[i];
+    out += std::string(i ? ", " : "") + "{\"name\": \"" + s.name() + "\", \"workload\": \"" + s.workload() + "\"" +
+           field("hidden", s.hidden) + field("heads_q", s.heads_q) + field("heads_kv", s.heads_kv) +
+           field("head_dim", s.head_dim) + field("ffn", s.ffn) + field("batch", s.batch) + field("q_len", s.q_len) +
+           field("kv_len", s.kv_len) + "}";
   }
   return out + "]}";
 }

@@ -42,8 +42,10 @@ TEST(LayerShapes, NamedSets) {
   const auto prefill = layer_shape_set("prefill");
   def.insert(def.end(), prefill.begin(), prefill.end());
   EXPECT_EQ(layer_shape_set("default"), def);
-  for (const char* set : {"default", "decode", "prefill", "smoke"})
+  for (const char* set : {"default", "decode", "prefill", "smoke", "compiled"})
     EXPECT_EQ(parse_layer_shapes(set), layer_shape_set(set)) << set;
+  for (const auto& s : layer_shape_set("compiled"))  // bench_torch's: a subset of default's
+    EXPECT_NE(std::find(def.begin(), def.end(), s), def.end()) << s.name();
   // Llama-3-8B at every ANCHORS.md decode shape (batch, KV).
   const auto decode = layer_shape_set("decode");
   for (const auto& [b, kv] : std::vector<std::pair<int64_t, int64_t>>{

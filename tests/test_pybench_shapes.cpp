@@ -40,6 +40,18 @@ TEST(PybenchShapes, DuplicatesAreDroppedInOrder) {
   EXPECT_EQ(s.attention, parse_attention_shapes("smoke"));
 }
 
+TEST(PybenchShapes, LayerShapesAndSetsGoToTheLayerList) {
+  const PyShapes s = parse_pybench_shapes("smoke,h256_hq4_hkv2_d64_f512_b3_q1_kv40,train");
+  auto expected = parse_layer_shapes("smoke");
+  expected.push_back(parse_layer_shapes("h256_hq4_hkv2_d64_f512_b3_q1_kv40")[0]);
+  EXPECT_EQ(s.layer, expected);
+  EXPECT_EQ(s.attention, parse_attention_shapes("smoke"));
+  EXPECT_EQ(parse_pybench_shapes("default").layer, parse_layer_shapes("compiled"));  // 3 of default's 12
+  EXPECT_EQ(parse_layer_shapes("compiled").size(), 3u);
+  EXPECT_EQ(parse_pybench_shapes("decode").layer, parse_layer_shapes("decode"));
+  EXPECT_TRUE(parse_pybench_shapes("anchors").layer.empty());
+}
+
 TEST(PybenchShapes, PagedShapesGoToThePagedList) {
   const PyShapes s = parse_pybench_shapes("paged,b1_hq32_hkv8_d128_q1_kv4096,b4_hq32_hkv8_d128_q1_kv4096_p16_zipf");
   auto expected = parse_paged_shapes("paged");
@@ -66,13 +78,17 @@ TEST(PybenchShapes, JsonNamesEachShapeAsItsCasesDo) {
   EXPECT_EQ(json,
             "{\"rmsnorm\": [{\"name\": \"t3_h7\", \"rows\": 3, \"hidden\": 7}], \"attention\": [{\"name\": "
             "\"b2_hq4_hkv1_d128_q1_kv33\", \"workload\": \"decode\", \"batch\": 2, \"heads_q\": 4, \"heads_kv\": 1, "
-            "\"head_dim\": 128, \"q_len\": 1, \"kv_len\": 33, \"causal\": false}], \"paged\": []}");
-  EXPECT_EQ(pybench_shapes_json(PyShapes{}), "{\"rmsnorm\": [], \"attention\": [], \"paged\": []}");
+            "\"head_dim\": 128, \"q_len\": 1, \"kv_len\": 33, \"causal\": false}], \"paged\": [], \"layer\": []}");
+  EXPECT_EQ(pybench_shapes_json(PyShapes{}), "{\"rmsnorm\": [], \"attention\": [], \"paged\": [], \"layer\": []}");
   const PyShapes paged = parse_pybench_shapes("b2_hq4_hkv1_d128_q1_kv33_p16_eq");
   EXPECT_EQ(pybench_shapes_json(paged),
             "{\"rmsnorm\": [], \"attention\": [], \"paged\": [{\"name\": \"b2_hq4_hkv1_d128_q1_kv33_p16_eq\", "
             "\"workload\": \"decode\", \"batch\": 2, \"heads_q\": 4, \"heads_kv\": 1, \"head_dim\": 128, "
-            "\"q_len\": 1, \"kv_len\": 33, \"causal\": false, \"page_size\": 16, \"lengths\": [33, 33]}]}");
+            "\"q_len\": 1, \"kv_len\": 33, \"causal\": false, \"page_size\": 16, \"lengths\": [33, 33]}], \"layer\": []}");
+  EXPECT_EQ(pybench_shapes_json(parse_pybench_shapes("h256_hq4_hkv2_d64_f512_b2_q1_kv33")),
+            "{\"rmsnorm\": [], \"attention\": [], \"paged\": [], \"layer\": [{\"name\": "
+            "\"h256_hq4_hkv2_d64_f512_b2_q1_kv33\", \"workload\": \"decode\", \"hidden\": 256, \"heads_q\": 4, "
+            "\"heads_kv\": 2, \"head_dim\": 64, \"ffn\": 512, \"batch\": 2, \"q_len\": 1, \"kv_len\": 33}]}");
 }
 
 }  // namespace

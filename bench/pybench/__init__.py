@@ -9,6 +9,7 @@ harness, through libsolbench_pybench.so.
     rmsnorm   the rows of rmsnorm, fused_add_rmsnorm and rmsnorm_backward
     attention the rows of attention
     paged     the rows of attention at paged shapes (a ragged batch, a paged KV cache)
+    layer     the rows of the decoder layer (bench_e2e's): the stock layer compiled, and with our operators
     compiled  what the torch.compile rows compile (a PyTorch user's whole implementation of each op)
     verify    the suite's verification rules, in torch (no GPU needed)
 """

@@ -24,7 +24,7 @@ from pathlib import Path
 
 import torch
 
-from . import attention, capi, paged, rmsnorm, rows
+from . import attention, capi, layer, paged, rmsnorm, rows
 from .impls import IMPLEMENTATIONS, op_of
 from .rows import Built, Unsupported, synchronize
 from .verify import DTYPES, Check
@@ -33,10 +33,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
 import sbresults  # noqa: E402
 
 # op -> (its module, its implementations' builders)
-OPS = {op: (module, impls) for module in (rmsnorm, attention, paged) for op, impls in module.IMPLS.items()}
+OPS = {op: (module, impls) for module in (rmsnorm, attention, paged, layer) for op, impls in module.IMPLS.items()}
 if {op: tuple(impls) for op, (_, impls) in OPS.items()} != IMPLEMENTATIONS:
-    raise ImportError("bench/pybench: impls.py's IMPLEMENTATIONS and the builders of rmsnorm.py, attention.py and "
-                      "paged.py name different rows")
+    raise ImportError("bench/pybench: impls.py's IMPLEMENTATIONS and the builders of rmsnorm.py, attention.py, "
+                      "paged.py and layer.py name different rows")
 
 
 # The Python rows' launch floor: the harness's ctypes callback around one bare kernel launch from Python

@@ -16,7 +16,7 @@ Times PyTorch-side implementations with the suite's harness (libsolbench_pybench
 hot protocols, counters and run context as bench_rmsnorm and bench_attention), after verifying each against the
 suite's fp64 reference and tolerance, and names its cases as those binaries do:
   rmsnorm/<impl>/<dtype>/t<rows>_h<hidden>/<mode>                  (also fused_add_rmsnorm/, rmsnorm_backward/)
-  attention/<impl>/<dtype>/<prefill|decode>/<shape>/<mode>
+  attention/<impl>/<dtype>/<prefill|decode>/<shape>/<mode>               (also e2e/, bench_e2e's layer)
 Implementations:
   rmsnorm            torch_compile, torch_compile_max_autotune (F.rms_norm), torch_compile_composite,
                      torch_compile_composite_max_autotune (Hugging Face's composite), triton, solbench_op
@@ -25,6 +25,8 @@ Implementations:
   rmsnorm_backward   torch_compile (F.rms_norm's backward, through autograd), solbench_op (torch.ops.solbench.
                      rms_norm_backward)
   attention          torch_compile_composite (the manual composite), torch_flex_attention, solbench_op
+  e2e (bench_e2e's decoder layer, fp16 and bf16): torch_compile (the stock layer compiled), solbench_op (the layer
+                     compiled with solbench.rms_norm and solbench.attention in it)
   attention at paged shapes (<decode shape>_p<page>_<dist>, the set paged): torch_sdpa_masked (SDPA over the
                      batch padded to its longest sequence, each sequence's keys masked), torch_flex_attention (a
                      block mask of each sequence's keys), solbench_op (solbench.attention over the page pools)
@@ -34,8 +36,8 @@ torch.compile rows).
 
   --build-dir=DIR   the CMake build with libsolbench_pybench.so and libsolbench_ops.so (default build/release;
                     SOLBENCH_PYBENCH_LIB and SOLBENCH_OPS_LIB name the libraries themselves)
-Every other flag goes to the harness (its --help follows): --shapes=SPEC takes RMSNorm, attention and paged
-shapes and sets alike, --dtypes, --benchmark_filter, --benchmark_repetitions, --benchmark_out, --profile.
+Every other flag goes to the harness (its --help follows): --shapes=SPEC takes RMSNorm, attention, paged and
+layer shapes and sets alike, --dtypes, --benchmark_filter, --benchmark_repetitions, --benchmark_out, --profile.
 Exit status: 0, 1 when a case failed verification or raised, 2 for a bad flag or a missing library, 77 without
 a GPU.
 """

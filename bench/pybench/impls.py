@@ -9,6 +9,7 @@ IMPLEMENTATIONS = {
     "rmsnorm_backward": ("torch_compile", "solbench_op"),
     "attention": ("torch_compile_composite", "torch_flex_attention", "solbench_op"),
     "paged_attention": ("torch_sdpa_masked", "torch_flex_attention", "solbench_op"),
+    "e2e": ("torch_compile", "solbench_op"),
 }
 
 

@@ -53,6 +53,7 @@ BENCH_RMSNORM = found("SOLBENCH_BENCH_RMSNORM", ROOT / "build/release/bench/benc
                       ROOT / "build/ci/bench/bench_rmsnorm")
 BENCH_ATTENTION = found("SOLBENCH_BENCH_ATTENTION", ROOT / "build/release/bench/bench_attention",
                         ROOT / "build/ci/bench/bench_attention")
+BENCH_E2E = found("SOLBENCH_BENCH_E2E", ROOT / "build/release/bench/bench_e2e")  # built with libtorch only
 needs_lib = unittest.skipIf(torch is None or LIB is None or not LIB.is_file(),
                             "needs PyTorch and libsolbench_pybench.so (a build with libtorch)")
 
@@ -151,14 +152,20 @@ class CommandLine(unittest.TestCase):
         """For the same shapes and dtypes, each op's cases less their implementation are the C++ binary's."""
         rmsnorm_spec = "smoke,anchors,3x7,t5_h5120"
         attention_spec = "smoke,anchors,b3_hq6_hkv3_d64_q3_kv17_causal,b3_hq8_hkv2_d128_q1_kv40_p16_unif"
-        python = listed("driver", f"--shapes={rmsnorm_spec},{attention_spec}", "--dtypes=fp16,bf16")
+        layer_spec = "smoke,h256_hq4_hkv2_d64_f512_b3_q1_kv40"
+        python = listed("driver", f"--shapes={rmsnorm_spec},{attention_spec},{layer_spec}", "--dtypes=fp16,bf16")
         cpp = listed(BENCH_RMSNORM, f"--shapes={rmsnorm_spec}", "--dtypes=fp16,bf16") + \
             listed(BENCH_ATTENTION, f"--shapes={attention_spec}", "--dtypes=fp16,bf16")
+        if BENCH_E2E is not None:  # built with libtorch only: without it, the layer's cases are not compared
+            cpp += listed(BENCH_E2E, f"--shapes={layer_spec}", "--dtypes=fp16,bf16")
 
-        def of(names, op):  # not decode_splitk's split sweep (impl decode_splitk_s<N>)
+        def of(names, op):  # not decode_splitk's split sweep (impl decode_splitk_s<N>), nor bench_e2e's training steps
             return {without_impl(n) for n in names if not n.startswith("floor/") and
-                    op_of(sbresults.parse_name(n)) == op and not re.search(r"_s\d+$", n.split("/")[1])}
+                    op_of(sbresults.parse_name(n)) == op and not re.search(r"_s\d+$", n.split("/")[1]) and
+                    sbresults.parse_name(n)["workload"] != sbresults.TRAIN_WORKLOAD}
         for op in IMPLEMENTATIONS:
+            if op == "e2e" and BENCH_E2E is None:
+                continue
             mine, theirs = of(python, op), of(cpp, op)
             self.assertTrue(mine, op)
             self.assertEqual(mine, theirs, op)
@@ -378,6 +385,28 @@ class RowsOnTheCpu(unittest.TestCase):
                      "attention/torch_flex_attention/fp32/prefill/b1_hq2_hkv1_d16_q5_kv3_causal/cold"):
             counters = self.run_case(name)
             self.assertEqual((counters["graphs"], counters["recompiles"]), (1, 0), name)
+
+    def test_layer_rows(self):
+        # bf16: the CPU's inductor compiles the stock layer; solbench_op needs the operator library (a GPU's).
+        for name in ("e2e/torch_compile/bf16/decode/h256_hq4_hkv2_d64_f512_b2_q1_kv33/cold",
+                     "e2e/torch_compile/bf16/prefill/h256_hq4_hkv2_d64_f512_b1_q17_kv17/hot"):
+            counters = self.run_case(name)
+            self.assertEqual((counters["graphs"], counters["recompiles"]), (1, 0), name)
+        with contextlib.redirect_stderr(io.StringIO()):
+            rc, _, _, msg = self.setup(self.cases.Runner(self.Harness()),
+                                       "e2e/torch_compile/fp32/decode/h256_hq4_hkv2_d64_f512_b2_q1_kv33/cold")
+        self.assertEqual((rc, "fp16 and bf16" in msg), (self.capi.UNSUPPORTED, True), msg)
+
+    def test_the_layer_check_fails_a_wrong_layer(self):
+        from pybench import compiled, layer
+        shape = sbresults.parse_name("e2e/x/bf16/prefill/h256_hq4_hkv2_d64_f512_b1_q17_kv17/cold")["shape"]
+        inp = layer.Inputs(shape, torch.bfloat16, seed=3)
+        right = inp.call(compiled.decoder_layer_for(True, compiled.rms_norm, compiled.sdpa))
+        self.assertTrue(layer.check_layer(inp, right).ok)
+        wrong = inp.call(compiled.decoder_layer_for(False, compiled.rms_norm, compiled.sdpa))  # no causal mask
+        c = layer.check_layer(inp, wrong)
+        self.assertFalse(c.ok)
+        self.assertIn("max |out - ref32|", c.message)
 
     def test_paged_rows(self):
         for name in ("attention/torch_sdpa_masked/fp32/decode/b3_hq4_hkv2_d16_q1_kv40_p16_unif/cold",
