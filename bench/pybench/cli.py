@@ -22,8 +22,8 @@ Implementations:
                      torch_compile_composite_max_autotune (Hugging Face's composite), triton, solbench_op
   fused_add_rmsnorm  torch_compile (the in-place eager composite), triton, solbench_op (torch.ops.solbench.
                      fused_add_rms_norm)
-  rmsnorm_backward   torch_compile (F.rms_norm's backward, through autograd), solbench_op (torch.ops.solbench.
-                     rms_norm_backward)
+  rmsnorm_backward   torch_compile (F.rms_norm's backward, through autograd), triton (two kernels: dx and the
+                     dw partials, then their sum), solbench_op (torch.ops.solbench.rms_norm_backward)
   attention          torch_compile_composite (the manual composite), torch_flex_attention, solbench_op
   e2e (bench_e2e's decoder layer, fp16 and bf16): torch_compile (the stock layer compiled), solbench_op (the layer
                      compiled with solbench.rms_norm and solbench.attention in it)

@@ -2,9 +2,10 @@
 lines are that implementation's lines of code (scripts/sbreport/worth.py counts them from this file). The eager
 functions mirror the C++ baselines of the same name: rms_norm_composite is torch_composite (ref/torch/
 torch_rmsnorm.cpp), fused_add_rms_norm is torch_eager_composite, attention_composite is torch_manual_composite
-(ref/torch/torch_attention.cpp); decoder_layer is bench/layer.h's layer. The attention functions take the problem's
-constants (causal, the scale, the block mask) from a closure, which Dynamo reads as constants. Each row compiles its own copy (fresh()) with dynamic=False:
-one compiled function per shape and dtype, none recompiled for another.
+(ref/torch/torch_attention.cpp); decoder_layer is bench/layer.h's layer. The attention functions take the
+problem's constants (causal, the scale, the block mask) from a closure, which Dynamo reads as constants. Each row
+compiles its own copy (fresh()) with dynamic=False: one compiled function per shape and dtype, none recompiled for
+another.
 """
 import types
 

@@ -6,7 +6,7 @@ IMPLEMENTATIONS = {
     "rmsnorm": ("torch_compile", "torch_compile_max_autotune", "torch_compile_composite",
                 "torch_compile_composite_max_autotune", "triton", "solbench_op"),
     "fused_add_rmsnorm": ("torch_compile", "triton", "solbench_op"),
-    "rmsnorm_backward": ("torch_compile", "solbench_op"),
+    "rmsnorm_backward": ("torch_compile", "triton", "solbench_op"),
     "attention": ("torch_compile_composite", "torch_flex_attention", "solbench_op"),
     "paged_attention": ("torch_sdpa_masked", "torch_flex_attention", "solbench_op"),
     "e2e": ("torch_compile", "solbench_op"),

@@ -38,7 +38,8 @@ class Inputs:
         self.page_size, self.lengths, self.scale = shape["page_size"], list(lengths), d ** -0.5
         g = generator(seed)
         self.q = normal((b, self.q_len, hq, d), dtype, g).transpose(1, 2)
-        owned = torch.arange(self.kv_len, device=rows.DEVICE)[None, :] < torch.tensor(lengths, device=rows.DEVICE)[:, None]
+        lens = torch.tensor(lengths, device=rows.DEVICE)
+        owned = torch.arange(self.kv_len, device=rows.DEVICE)[None, :] < lens[:, None]
         k = normal((b, self.kv_len, hkv, d), dtype, g) * owned[:, :, None, None]
         v = normal((b, self.kv_len, hkv, d), dtype, g) * owned[:, :, None, None]
         self.fp8 = shape.get("kv_cache") == "fp8"

@@ -201,8 +201,14 @@ def _op_backward(inp, keep, tag):
     return lambda: op(**kwargs)
 
 
+def _triton_backward(inp, keep, tag):
+    backward = triton_module("rmsnorm_backward_triton").rms_norm_backward
+    return lambda: backward(inp.dy, inp.x, inp.w, inp.rstd)
+
+
 BACKWARD = {
     "torch_compile": lambda inp, keep, tag: _backward(_compiled_backward)(inp, keep, tag, compiled_row=True),
+    "triton": _backward(_triton_backward),
     "solbench_op": _backward(_op_backward),
 }
 

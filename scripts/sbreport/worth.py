@@ -37,6 +37,7 @@ SOURCES = {
     ("attention", "FlexAttention"): [(COMPILED, "flex_for"), ("bench/pybench/attention.py", "block_mask_of")],
     ("rmsnorm", "Triton"): [("bench/triton_kernels/rmsnorm_triton.py", None)],
     ("fused_add_rmsnorm", "Triton"): [("bench/triton_kernels/fused_add_rmsnorm_triton.py", None)],
+    ("rmsnorm_backward", "Triton"): [("bench/triton_kernels/rmsnorm_backward_triton.py", None)],
 }
 
 
