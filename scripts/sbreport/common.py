@@ -102,11 +102,15 @@ def impl_order(cases) -> list:
 
 
 def shape_key(case) -> tuple:
-    """Cases in shape order: each field's number (a length distribution by its place in LENGTH_DISTS), -1 where
-    the shape has no such field, then the label."""
+    """Cases in shape order: each field's number (a length distribution by its place in LENGTH_DISTS, a KV cache by
+    its place in KV_CACHES), -1 where the shape has no such field, then the label."""
     def value(field):
         v = case.shape.get(field, -1)
-        return sbresults.LENGTH_DISTS.index(v) if field == "lengths" and v != -1 else v
+        if v == -1:
+            return v
+        if field == "lengths":
+            return sbresults.LENGTH_DISTS.index(v)
+        return sbresults.KV_CACHES.index(v) if field == "kv_cache" else v
     return tuple(value(f) for f in sbresults.SHAPE_FIELDS) + (case.shape_label,)
 
 

@@ -8,7 +8,7 @@ import sbresults
 from .anchors import ANCHORS_FILE
 from .common import group_cases, headline_metric, page_of, title
 from .crosscheck import crosscheck_section, crosscheck_summary, stale_rows
-from .e2e import e2e_rows, e2e_section
+from .e2e import compiled_rows, compiled_section, e2e_rows, e2e_section
 from .environment import commands, environment, warnings
 from .floors import launch_floor_section, launch_floors, ops_of
 from .plots import group_plots, rooflines
@@ -63,6 +63,10 @@ def op_pages(run: sbresults.Run, command: str, plotter, anchors: dict, profiles:
     layers = e2e_rows(run.cases)
     for page in dict.fromkeys(page_of("e2e", w) for w, _ in layers):
         body.setdefault(page, []).extend(e2e_section({k: v for k, v in layers.items() if page_of("e2e", k[0]) == page}))
+    compiled_layers = compiled_rows(run.cases)
+    for page in dict.fromkeys(page_of("e2e", w) for w, _ in compiled_layers):
+        body.setdefault(page, []).extend(
+            compiled_section({k: v for k, v in compiled_layers.items() if page_of("e2e", k[0]) == page}))
     training = training_section(run.cases, profiles, detail=True)
     if training:
         body.setdefault(page_of("e2e", TRAIN_WORKLOAD), []).extend(training)

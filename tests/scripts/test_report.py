@@ -18,7 +18,7 @@ SCRIPTS = Path(__file__).resolve().parents[2] / "scripts"
 REPO = SCRIPTS.parent
 sys.path.insert(0, str(SCRIPTS))
 import gbfake  # noqa: E402
-from sbreport import anchors, common, crosscheck, environment, floors, paged, plots, tables  # noqa: E402
+from sbreport import anchors, common, crosscheck, e2e, environment, floors, paged, plots, tables  # noqa: E402
 import sbresults  # noqa: E402
 
 FAILED = "rmsnorm/block_reduce/bf16/t4096_h8192/cold"
@@ -340,6 +340,27 @@ def lines_of(md, start, end="\n## "):
 
 @unittest.skipUnless(importlib.util.find_spec("matplotlib"),
                      "matplotlib is not installed: report plots not tested")
+class CompiledLayers(unittest.TestCase):
+    """bench_torch's compiled layers get a table of their own and stay out of the eager layers' comparison."""
+
+    def test_compiled_layers_beside_the_eager_ones(self):
+        label = "h4096_hq32_hkv8_d128_f14336_b1_q1_kv4096"
+        us = {"torch_eager": 400.0, "solbench": 380.0, "ref_rest_of_layer": 300.0, "torch_compile": 350.0,
+              "solbench_op": 320.0}
+        rows = [{"name": f"e2e/{impl}/bf16/decode/{label}/cold", "us": t, "bytes": 1, "flops": 1}
+                for impl, t in us.items()]
+        with tempfile.NamedTemporaryFile("w", suffix=".json") as f:
+            json.dump(gbfake.run(rows, sigma={r["name"]: 0.0 for r in rows}, reps=3), f)
+            f.flush()
+            cases = sbresults.load(f.name).cases
+        eager = e2e.e2e_rows(cases)[("decode", "bf16")]
+        self.assertIn("`torch_eager`", eager[0])  # the compiled layer is not the eager table's PyTorch layer
+        md = "\n".join(e2e.compiled_section(e2e.compiled_rows(cases)))
+        self.assertIn("### e2e compiled · decode · bf16 · cold", md)
+        self.assertIn(f"| `{label}` | 400 µs | 380 µs | 350 µs | 320 µs | **1.094×** |", md)
+        self.assertEqual(e2e.compiled_rows([c for c in cases if c.impl != "solbench_op"]), {})
+
+
 class PagedSweeps(unittest.TestCase):
     """The paged decode section on a synthetic run: one batch, two page sizes, two length distributions."""
 
@@ -372,6 +393,9 @@ class PagedSweeps(unittest.TestCase):
                                                                       ["| eq", "64", "bf16"], ["| zipf", "16", "bf16"],
                                                                       ["| zipf", "64", "bf16"]])
         self.assertEqual(paged.paged_section([c for c in cases if "page_size" not in c.shape]), [])
+        ordered = [c.shape_label for c in sorted(cases, key=common.shape_key) if c.impl == "paged_splitk"]
+        self.assertEqual(ordered, [f"{base}_p16_eq", f"{base}_p16_eq_fp8", f"{base}_p16_zipf", f"{base}_p64_eq",
+                                   f"{base}_p64_zipf"])
 
 
 class ReferenceLines(unittest.TestCase):
