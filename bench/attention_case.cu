@@ -1,12 +1,17 @@
 #include "attention_case.h"
 
 #include <algorithm>
+#include <atomic>
 #include <climits>
 #include <cmath>
 #include <cstdio>
+#include <exception>
 #include <limits>
+#include <mutex>
 #include <optional>
 #include <stdexcept>
+#include <thread>
+#include <utility>
 
 #include "attention/decode_splitk.h"
 #include "common/check.h"
@@ -135,26 +140,58 @@ void AttentionData::compute_reference() {
   const attention::Problem p = problem();
   const double scale = p.softmax_scale();
   const int64_t group = d_.heads_q / d_.heads_kv, dim = d_.head_dim;
-  int64_t cached_b = -1, cached_kvh = -1;
-  std::vector<double> k, v;
-  for (int64_t r : picks) {  // r enumerates (b, h, i) with i fastest: rows of one head share K and V
-    const int64_t i = r % d_.q_len, h = r / d_.q_len % d_.heads_q, b = r / (d_.q_len * d_.heads_q);
-    if (b != cached_b || h / group != cached_kvh) {
-      cached_b = b;
-      cached_kvh = h / group;
-      k = fetch_rows(k_.get(), dtype_, b, cached_kvh, d_.heads_kv, d_.kv_len, dim, 0, d_.kv_len, stream_);
-      v = fetch_rows(v_.get(), dtype_, b, cached_kvh, d_.heads_kv, d_.kv_len, dim, 0, d_.kv_len, stream_);
-    }
-    const std::vector<double> q = fetch_rows(q_.get(), dtype_, b, h, d_.heads_q, d_.q_len, dim, i, 1, stream_);
-    // fp64 reference of this one row: a single-head problem whose query sits at the same position.
-    AttentionRefRow row{b, h, i, std::vector<double>(dim), {}};
-    const int64_t visible =
-        d_.causal ? std::clamp<int64_t>(i + d_.kv_len - d_.q_len + 1, 0, d_.kv_len) : d_.kv_len;
-    const ref::AttentionRefShape one{1, 1, 1, dim, 1, visible ? visible : 1, false, scale};
-    if (visible > 0) ref::attention_row(one, q.data(), k.data(), v.data(), 0, 0, 0, row.ref.data());
-    row.same = same_dtype_row(dtype_, q, k, v, dim, visible, scale);
-    rows_.push_back(std::move(row));
+  // The picks of one (batch, kv head) share its K and V: r enumerates (b, h, i) with i fastest, so they are
+  // runs. The runs go to a few host threads (each fetches its run's K and V, then computes its rows); every
+  // row lands at its pick's place, so the result is the one a single thread computes, in the same order.
+  std::vector<std::pair<std::size_t, std::size_t>> runs;  // [first, last) picks
+  auto kv_of = [&](int64_t r) {
+    return std::pair<int64_t, int64_t>{r / (d_.q_len * d_.heads_q), r / d_.q_len % d_.heads_q / group};
+  };
+  for (std::size_t a = 0; a < picks.size();) {
+    std::size_t e = a + 1;
+    while (e < picks.size() && kv_of(picks[e]) == kv_of(picks[a])) ++e;
+    runs.emplace_back(a, e);
+    a = e;
   }
+  std::vector<AttentionRefRow> rows(picks.size());
+  std::atomic<std::size_t> next{0};
+  std::exception_ptr failure;
+  std::mutex failure_lock;
+  auto worker = [&] {
+    try {
+      for (std::size_t n; (n = next.fetch_add(1)) < runs.size();) {
+        const auto [b, kvh] = kv_of(picks[runs[n].first]);
+        const std::vector<double> k =
+            fetch_rows(k_.get(), dtype_, b, kvh, d_.heads_kv, d_.kv_len, dim, 0, d_.kv_len, stream_);
+        const std::vector<double> v =
+            fetch_rows(v_.get(), dtype_, b, kvh, d_.heads_kv, d_.kv_len, dim, 0, d_.kv_len, stream_);
+        for (std::size_t at = runs[n].first; at < runs[n].second; ++at) {
+          const int64_t r = picks[at], i = r % d_.q_len, h = r / d_.q_len % d_.heads_q;
+          const std::vector<double> q = fetch_rows(q_.get(), dtype_, b, h, d_.heads_q, d_.q_len, dim, i, 1, stream_);
+          // fp64 reference of this one row: a single-head problem whose query sits at the same position.
+          AttentionRefRow row{b, h, i, std::vector<double>(dim), {}};
+          const int64_t visible =
+              d_.causal ? std::clamp<int64_t>(i + d_.kv_len - d_.q_len + 1, 0, d_.kv_len) : d_.kv_len;
+          const ref::AttentionRefShape one{1, 1, 1, dim, 1, visible ? visible : 1, false, scale};
+          if (visible > 0) ref::attention_row(one, q.data(), k.data(), v.data(), 0, 0, 0, row.ref.data());
+          row.same = same_dtype_row(dtype_, q, k, v, dim, visible, scale);
+          rows[at] = std::move(row);
+        }
+      }
+    } catch (...) {
+      const std::lock_guard<std::mutex> lock(failure_lock);
+      if (!failure) failure = std::current_exception();
+      next = runs.size();  // the others stop at their next run
+    }
+  };
+  const std::size_t threads =
+      std::min<std::size_t>({runs.size(), std::max(1u, std::thread::hardware_concurrency()), kReferenceThreads});
+  std::vector<std::thread> pool;
+  for (std::size_t t = 1; t < threads; ++t) pool.emplace_back(worker);
+  worker();
+  for (std::thread& t : pool) t.join();
+  if (failure) std::rethrow_exception(failure);
+  rows_ = std::move(rows);
 }
 
 std::string kv_read_supports(const attention::Problem& p) {

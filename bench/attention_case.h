@@ -108,6 +108,7 @@ class AttentionData {
 
   static constexpr int64_t kFullCheckRows = 512;
   static constexpr int64_t kSampledRows = 32;
+  static constexpr std::size_t kReferenceThreads = 16;  // host threads computing the reference rows
 
   // verify()'s fp64 reference, with what identifies the inputs it was computed from: the softmax scale,
   // and the sizes and word sums of Q, K and V (rows empty before the first verify()).
