@@ -355,5 +355,19 @@ TEST_F(HarnessGpu, H200CeilingsInExpectedRange) {
   EXPECT_LE(c.gemm_tflops, 900.0);
 }
 
+// The FP8 GEMM ceiling on a Hopper GPU: measured (cuBLASLt found an e4m3 algorithm), and an FP8 rate: Hopper's
+// e4m3 tensor cores peak at twice the bf16 rate, so anything under 1.3x the bf16 GEMM is not FP8 at work.
+TEST_F(HarnessGpu, Fp8GemmCeilingIsAnFp8Rate) {
+  const DeviceInfo d = device_info();
+  if (d.cc_major != 9) GTEST_SKIP() << "the ratio is Hopper's, this is sm_" << d.cc_major << d.cc_minor;
+  Stream s;
+  const Ceilings c = measure_ceilings(s.get());
+  std::printf("%s ceilings: bf16 GEMM %.0f TFLOP/s, e4m3 GEMM %.0f TFLOP/s\n", d.name.c_str(), c.gemm_tflops,
+              c.gemm_fp8_tflops);
+  ASSERT_GT(c.gemm_fp8_tflops, 0.0) << c.gemm_fp8_note;
+  EXPECT_GT(c.gemm_fp8_tflops, 1.3 * c.gemm_tflops);
+  EXPECT_LT(c.gemm_fp8_tflops, 2.5 * c.gemm_tflops);
+}
+
 }  // namespace
 }  // namespace sb::bench

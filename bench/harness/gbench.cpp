@@ -122,6 +122,8 @@ void add_context(const Env& e, const BenchSpec& spec, const std::vector<std::pai
   put("cuda_architectures", kCudaArchitectures);
   put("copy_gbps", fmt(e.ceilings.copy_gbps, "%.1f"));
   put("gemm_tflops", fmt(e.ceilings.gemm_tflops, "%.1f"));
+  put("gemm_fp8_tflops",
+      e.ceilings.gemm_fp8_tflops > 0 ? fmt(e.ceilings.gemm_fp8_tflops, "%.1f") : "none: " + e.ceilings.gemm_fp8_note);
   put("flush_bytes", std::to_string(e.timer.flush_bytes()));
   {
     std::size_t persisting = 0;

@@ -22,6 +22,7 @@ ENV_ROWS = [
     ("Google Benchmark library", "library_build_type", ""),
     ("copy ceiling (measured, read + write)", "copy_gbps", "GB/s"),
     ("GEMM ceiling (measured, cuBLAS bf16)", "gemm_tflops", "TFLOP/s"),
+    ("FP8 GEMM ceiling (measured, cuBLASLt e4m3)", "gemm_fp8_tflops", "TFLOP/s"),
     ("date", "date", ""), ("host", "host_name", ""),
 ]
 LISTED_CASES = 5  # a warning names this many cases, then counts the rest
