@@ -14,16 +14,19 @@ PagedShape paged(int64_t batch, int64_t kv, int64_t page, LengthDist dist, bool 
 }
 
 // Llama-3-8B serving batches: 64 sequences of up to 16k keys and 256 of up to 4k (K + V of 4.3 GB when every
-// sequence is full), each in vLLM's page sizes, under each length distribution; and one long-context batch.
-// Then the FP8 cache at vLLM's default page size, 16, and at 64, full (eq: the contiguous cache's case) and
-// uniform, against the 16-bit rows of the same shapes.
+// sequence is full), each in vLLM's page sizes, under each length distribution; the same ragged batches with
+// one page a sequence (page = kv_len: each sequence contiguous, at kv_len keys apart, as a cache without paging
+// holds them); and one long-context batch. Then the FP8 cache at vLLM's default page size, 16, and at 64, full
+// (eq: the contiguous cache's case) and uniform, against the 16-bit rows of the same shapes.
 std::vector<PagedShape> make_paged_set() {
   std::vector<PagedShape> s;
   const std::pair<int64_t, int64_t> batches[] = {{64, 16384}, {256, 4096}};
-  for (const auto& [batch, kv] : batches)
+  for (const auto& [batch, kv] : batches) {
     for (int64_t page : {16, 64, 256})
       for (LengthDist d : {LengthDist::eq, LengthDist::unif, LengthDist::zipf, LengthDist::onelong})
         s.push_back(paged(batch, kv, page, d));
+    for (LengthDist d : {LengthDist::unif, LengthDist::zipf, LengthDist::onelong}) s.push_back(paged(batch, kv, kv, d));
+  }
   s.push_back(paged(16, 131072, 64, LengthDist::onelong));
   for (const auto& [batch, kv] : batches)
     for (int64_t page : {16, 64})

@@ -143,7 +143,7 @@ class AttentionCli(unittest.TestCase):
         self.assertFalse([n for n in r.stdout.split()  # no other row at a paged shape
                           if "_p16_zipf" in n and n.split("/")[1] not in impls])
         r = self.run_attention("--benchmark_list_tests=true", "--shapes=paged", "--dtypes=bf16")
-        self.assertEqual(len([n for n in r.stdout.split() if n.startswith("attention/paged_splitk/")]), 33 * 2)
+        self.assertEqual(len([n for n in r.stdout.split() if n.startswith("attention/paged_splitk/")]), 39 * 2)
         for spec, fragment in ((shape.replace("zipf", "normal"), "none of eq, unif, zipf, onelong"),
                                (shape.replace("q1", "q16"), "is not a decode shape")):
             r = self.run_attention(f"--shapes={spec}")

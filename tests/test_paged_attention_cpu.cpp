@@ -222,7 +222,8 @@ TEST(PagedShapes, NamesRoundTripAndBadItemsAreUsageErrors) {
   EXPECT_EQ(fp8[0].name(), "b64_hq32_hkv8_d128_q1_kv16384_p16_zipf_fp8");
   EXPECT_EQ(sb::bench::useful_work(fp8[0], DType::bf16).first, sb::bench::useful_work(one[0], DType::bf16).first / 2);
   const auto set = parse_paged_shapes("paged");
-  EXPECT_EQ(set.size(), 33u);  // 24 + the long-context batch + 8 FP8 caches
+  EXPECT_EQ(set.size(), 39u);  // 24 + 6 a page a sequence + the long-context batch + 8 FP8 caches
+  EXPECT_EQ(std::count_if(set.begin(), set.end(), [](const auto& s) { return s.page_size == s.dims.kv_len; }), 6);
   EXPECT_EQ(std::count_if(set.begin(), set.end(), [](const auto& s) { return s.fp8; }), 8);
   for (const auto& s : set) EXPECT_EQ(parse_paged_shapes(s.name())[0], s) << s.name();
   for (const char* bad : {"b1_hq32_hkv8_d128_q1_kv4096", "b1_hq32_hkv8_d128_q1_kv4096_p16_normal",
