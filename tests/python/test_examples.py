@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""The parts of examples/train_llama.py that run without a GPU: the model (with torch.nn.RMSNorm) and its
-forward on CPU, the synthetic task, and the script's exit code 3 without a GPU. Training itself needs a GPU
+"""The parts of examples/train_llama.py and examples/paged_decode.py that run without a GPU: the model (with
+torch.nn.RMSNorm) and its forward on CPU, the synthetic task, the page pools, and the scripts' exit code 3
+without a GPU. Training itself needs a GPU
 (python/README.md has the command).
 
 usage: test_examples.py [unittest arguments]
@@ -81,6 +82,40 @@ class TrainLlama(unittest.TestCase):
         self.assertEqual(run.returncode, 3, run.stderr)
         self.assertIn("train_llama.py: no GPU: ", run.stderr)
 
+
+
+class PagedDecode(unittest.TestCase):
+    """examples/paged_decode.py's page pools on the CPU, and its exit code 3 without a GPU."""
+
+    def setUp(self):
+        if torch is None:
+            self.skipTest("PyTorch is not installed")
+        spec = importlib.util.spec_from_file_location("paged_decode", ROOT / "examples" / "paged_decode.py")
+        self.ex = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(self.ex)
+
+    def test_the_pools_hold_each_sequence_through_its_block_table(self):
+        gen = torch.Generator().manual_seed(1)
+        lens = self.ex.ragged_lengths(5, 100, gen)
+        self.assertEqual((len(lens), lens[0], min(lens) >= 1, max(lens)), (5, 100, True, 100))
+        ks = [torch.randn(n, 2, 8, generator=gen) for n in lens]
+        vs = [torch.randn(n, 2, 8, generator=gen) for n in lens]
+        k_pages, v_pages, table = self.ex.page_pools(ks, vs, 16, gen)
+        self.assertEqual(sorted(table[table >= 0].tolist()), list(range(k_pages.shape[0])))  # each page once
+        for b, n in enumerate(lens):
+            self.assertEqual(int((table[b] >= 0).sum()), -(-n // 16))
+            rows = torch.stack([k_pages[table[b, t // 16], t % 16] for t in range(n)])
+            self.assertTrue(torch.equal(rows, ks[b]))
+            rows = torch.stack([v_pages[table[b, t // 16], t % 16] for t in range(n)])
+            self.assertTrue(torch.equal(rows, vs[b]))
+
+    def test_exits_3_without_a_gpu(self):
+        if torch.cuda.is_available():
+            self.skipTest("a GPU is present: the script would run")
+        run = subprocess.run([sys.executable, str(ROOT / "examples" / "paged_decode.py"), "--batch", "2"],
+                             capture_output=True, text=True, timeout=300)
+        self.assertEqual(run.returncode, 3, run.stderr)
+        self.assertIn("paged_decode: no GPU", run.stderr)
 
 
 if __name__ == "__main__":
