@@ -42,16 +42,6 @@ void check_shapes(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v)
               " heads must be a multiple of k and v's ", k.size(1), " (grouped-query attention)");
 }
 
-// The variant the caller named, or best_variant(); refused before its workspace is allocated (the manual
-// variant's workspace for a problem it refuses can exceed the GPU's memory).
-const attention::Variant& chosen(const attention::Problem& p, const std::string& name) {
-  p.validate();
-  const attention::Variant& v = name == "auto" ? attention::best_variant(p) : attention::variant(name);
-  if (const std::string why = v.supports(p); !why.empty())
-    throw std::invalid_argument(std::string("attention/") + v.name + " does not support this problem: " + why);
-  return v;
-}
-
 at::Tensor attention(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, bool causal,
                      std::optional<double> scale, const std::string& variant) {
   check_cuda(q, kOp, "q");
@@ -89,14 +79,7 @@ at::Tensor attention(const at::Tensor& q, const at::Tensor& k, const at::Tensor&
   // torch.backends.cuda.matmul.allow_tf32, which the manual variant's fp32 products then honour.
   p.cublas = at::cuda::getCurrentCUDABlasHandle();
   translated(kOp, [&] {
-    const attention::Variant& var = chosen(p, variant);
-    at::Tensor workspace;  // freed into the cache on return: later work on this stream runs after the kernels
-    if (const std::size_t bytes = var.workspace_bytes(p)) {
-      workspace = at::empty({static_cast<int64_t>(bytes)}, q.options().dtype(at::kByte));
-      p.workspace = workspace.data_ptr();
-      p.workspace_size = bytes;
-    }
-    attention::run(var, p, at::cuda::getCurrentCUDAStream().stream());
+    run_chosen(kOp, p, variant, q.options(), &attention::best_variant, &attention::variant, &attention::run);
   });
   return o.transpose(1, 2);
 }

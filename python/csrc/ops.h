@@ -4,9 +4,11 @@
 #pragma once
 
 #include <ATen/ATen.h>
+#include <ATen/cuda/CUDAContext.h>
 #include <c10/util/Exception.h>
 
 #include <exception>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -61,6 +63,27 @@ std::vector<std::string> names(const std::vector<V>& variants) {
   std::vector<std::string> out;
   for (const V& v : variants) out.emplace_back(v.name);
   return out;
+}
+
+// The op's call of a registry with workspaces (attention, paged_attention): `name`'s variant, or best(p) for
+// "auto"; refused with its reason before its workspace is allocated (a workspace for a problem a variant refuses
+// can exceed the GPU's memory); the workspace from PyTorch's caching allocator (freed into the cache on return:
+// later work on the stream runs after the kernels); run() on PyTorch's current stream. Inside translated().
+template <typename Problem, typename Variant>
+void run_chosen(const char* op, Problem p, const std::string& name, const at::TensorOptions& device,
+                const Variant& (*best)(const Problem&), const Variant& (*by_name)(const std::string&),
+                void (*run)(const Variant&, const Problem&, cudaStream_t)) {
+  p.validate();
+  const Variant& v = name == "auto" ? best(p) : by_name(name);
+  if (const std::string why = v.supports(p); !why.empty())
+    throw std::invalid_argument(std::string(op) + "/" + v.name + " does not support this problem: " + why);
+  at::Tensor workspace;
+  if (const std::size_t bytes = v.workspace_bytes(p)) {
+    workspace = at::empty({static_cast<int64_t>(bytes)}, device.dtype(at::kByte));
+    p.workspace = workspace.data_ptr();
+    p.workspace_size = bytes;
+  }
+  run(v, p, at::cuda::getCurrentCUDAStream().stream());
 }
 
 // Runs f; a kernel-side exception (an invalid or unsupported problem, an unknown variant name with the

@@ -131,16 +131,8 @@ at::Tensor paged_attention(const at::Tensor& q, const at::Tensor& k_cache, const
   p.v_pages = v_cache.data_ptr();
   p.o = o.data_ptr();
   translated(kOp, [&] {
-    p.validate();
-    const paged_attention::Variant& var =
-        variant == "auto" ? paged_attention::best_variant(p) : paged_attention::variant(variant);
-    at::Tensor workspace;  // freed into the cache on return: later work on this stream runs after the kernels
-    if (const std::size_t bytes = var.supports(p).empty() ? var.workspace_bytes(p) : 0) {
-      workspace = at::empty({static_cast<int64_t>(bytes)}, q.options().dtype(at::kByte));
-      p.workspace = workspace.data_ptr();
-      p.workspace_size = bytes;
-    }
-    paged_attention::run(var, p, at::cuda::getCurrentCUDAStream().stream());
+    run_chosen(kOp, p, variant, q.options(), &paged_attention::best_variant, &paged_attention::variant,
+               &paged_attention::run);
   });
   return o.transpose(1, 2);
 }
