@@ -12,6 +12,22 @@
 
 namespace sb::bench {
 
+namespace {
+
+// One sequence's K (or V) as the pools hold it: its own ([len, heads_kv, head_dim] in the dtype), or over an FP8
+// cache the e4m3 bytes of its values, written into `scratch`.
+const void* cached_kv(const attention::Problem& one, bool v, paged_attention::KvCache cache, DeviceBuffer& scratch,
+                      cudaStream_t stream) {
+  const void* own = v ? one.v : one.k;
+  if (cache != paged_attention::KvCache::fp8_e4m3) return own;
+  const std::size_t n = one.kv_bytes() / 2 / size_bytes(one.dtype);
+  scratch = DeviceBuffer(n);
+  to_e4m3(own, n, one.dtype, v ? kFp8VScale : kFp8KScale, scratch.get(), stream);
+  return scratch.get();
+}
+
+}  // namespace
+
 std::size_t paged_kv_read_workspace_bytes(const paged_attention::Problem& p) {
   return sizeof(unsigned) * static_cast<std::size_t>(p.batch * p.max_pages);
 }
@@ -51,24 +67,14 @@ PagedData::PagedData(const PagedDims& s, DType dtype, const std::vector<int64_t>
     seqs_.push_back(std::make_unique<AttentionData>(one_dims, dtype, seed * 131 + b, stream));
     const attention::Problem one = seqs_.back()->problem();
     SB_CUDA_CHECK(cudaMemcpyAsync(q_.as<char>() + b * q_seq, one.q, q_seq, cudaMemcpyDeviceToDevice, stream));
-    // The sequence's K and V as the pools hold them: its own (contiguous [len, heads_kv, head_dim]), or, over an
-    // FP8 cache, their e4m3 bytes after its own are rounded to the values those bytes hold.
-    const std::size_t n = static_cast<std::size_t>(lens[b]) * row_elems;
-    DeviceBuffer k8, v8;
-    const void* k_src = one.k;
-    const void* v_src = one.v;
-    if (fp8) {
-      k8 = DeviceBuffer(n);
-      v8 = DeviceBuffer(n);
-      // The inputs are this sequence's own AttentionData's: rounded in place, so its reference sees them.
+    if (fp8) {  // the sequence's own inputs, rounded in place to the values the cache holds: its reference sees them
+      const std::size_t n = static_cast<std::size_t>(lens[b]) * row_elems;
       round_through_e4m3(const_cast<void*>(one.k), n, dtype, kFp8KScale, stream);
       round_through_e4m3(const_cast<void*>(one.v), n, dtype, kFp8VScale, stream);
-      to_e4m3(one.k, n, dtype, kFp8KScale, k8.get(), stream);
-      to_e4m3(one.v, n, dtype, kFp8VScale, v8.get(), stream);
-      k_src = k8.get();
-      v_src = v8.get();
     }
-    owned_word_sum_ += word_sum(k_src, n * row / row_elems, stream) + word_sum(v_src, n * row / row_elems, stream);
+    DeviceBuffer k8, v8;
+    const void* k_src = cached_kv(one, false, kv_cache, k8, stream);
+    const void* v_src = cached_kv(one, true, kv_cache, v8, stream);
     for (int64_t j = 0; j * page_size < lens[b]; ++j) {
       const int32_t page = pages[next++];
       table_[static_cast<std::size_t>(b * max_pages + j)] = page;
@@ -100,8 +106,10 @@ PagedData::PagedData(const PagedDims& s, DType dtype, const std::vector<int64_t>
   p.causal = s.causal;
   p.dtype = dtype;
   p.kv_cache = kv_cache;
-  p.k_scale = kFp8KScale;
-  p.v_scale = kFp8VScale;
+  if (fp8) {
+    p.k_scale = kFp8KScale;
+    p.v_scale = kFp8VScale;
+  }
   p.seq_lens_host = lens_.data();
   p.seq_lens = d_lens_.as<int32_t>();
   p.block_table = d_table_.as<int32_t>();
@@ -151,9 +159,15 @@ Check PagedData::check_kv_read() {
   SB_CUDA_CHECK(cudaMemcpyAsync(sums.data(), problem_.workspace, sizeof(unsigned) * blocks, cudaMemcpyDeviceToHost,
                                 stream_));
   SB_CUDA_CHECK(cudaStreamSynchronize(stream_));
-  unsigned got = 0;
+  unsigned got = 0, want = 0;
   for (const unsigned x : sums) got += x;
-  const unsigned want = owned_word_sum_;
+  for (const auto& seq : seqs_)
+    for (const bool v : {false, true}) {
+      const attention::Problem one = seq->problem();
+      DeviceBuffer scratch;
+      const void* bytes = cached_kv(one, v, problem_.kv_cache, scratch, stream_);
+      want += word_sum(bytes, one.kv_bytes() / 2 / size_bytes(one.dtype) * problem_.kv_element_bytes(), stream_);
+    }
   Check c;
   c.ok = got == want;
   c.err = c.ok ? 0.0 : 2.0;  // exact or not: no tolerance

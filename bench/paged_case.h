@@ -64,7 +64,6 @@ class PagedData {
   cudaStream_t stream_;
   std::vector<std::unique_ptr<AttentionData>> seqs_;
   std::vector<int32_t> lens_, table_;
-  unsigned owned_word_sum_ = 0;  // of the bytes of every sequence's own K and V, as the pools hold them
   DeviceBuffer q_, o_, k_pool_, v_pool_, d_lens_, d_table_, workspace_;
   paged_attention::Problem problem_;
 };

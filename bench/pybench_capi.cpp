@@ -170,9 +170,9 @@ void register_attention(const std::vector<AttentionShape>& shapes, const std::ve
 // the bytes and FLOPs of the sequences' own keys.
 void register_paged_attention(const std::vector<PagedShape>& shapes, const std::vector<DType>& dtypes) {
   for (const PagedShape& shape : shapes)
-    for (DType dtype : dtypes)
+    for (DType dtype : dtypes) {
+      const std::pair<double, double> work = useful_work(shape, dtype);
       for (const PyImpl& impl : impls_of("paged_attention")) {
-        const std::pair<double, double> work = useful_work(shape, dtype);
         const std::string base =
             "attention/" + impl.name + "/" + std::string(sb::name(dtype)) + "/decode/" + shape.name();
         for (Mode mode : {Mode::cold, Mode::hot}) {
@@ -181,6 +181,7 @@ void register_paged_attention(const std::vector<PagedShape>& shapes, const std::
                         [=](benchmark::State& st) { run_python_case(st, mode, case_name, work.first, work.second); });
         }
       }
+    }
 }
 
 // As bench_e2e names and counts its layer cases: e2e/<impl>/<dtype>/<prefill|decode>/<shape>/<mode>, the layer's
@@ -188,8 +189,8 @@ void register_paged_attention(const std::vector<PagedShape>& shapes, const std::
 void register_layer(const std::vector<LayerShape>& shapes, const std::vector<DType>& dtypes) {
   for (const LayerShape& shape : shapes)
     for (DType dtype : dtypes) {
+      const double bytes = static_cast<double>(shape.bytes(dtype)), flops = shape.flops();
       for (const PyImpl& impl : impls_of("e2e")) {
-        const double bytes = static_cast<double>(shape.bytes(dtype)), flops = shape.flops();
         const std::string base =
             "e2e/" + impl.name + "/" + std::string(sb::name(dtype)) + "/" + shape.workload() + "/" + shape.name();
         for (Mode mode : {Mode::cold, Mode::hot}) {
